@@ -1,0 +1,50 @@
+"""metaeval: meta-evaluation of NLG evaluation metrics.
+
+The front door: :class:`Dataset` and the bundled datasets, :func:`correlate`
+(how well each metric agrees with humans, at every level, with every usual
+coefficient), :func:`compare` and :func:`compare_all` (is metric A really
+better than metric B; significance clusters).  Importing metaeval stays
+light: no plotting or deep-learning library is imported.
+"""
+
+from ._version import __version__
+from .compare import Comparison, Comparisons, compare, compare_all
+from .correlation import Correlation, Correlations, correlate
+from .data import Dataset, list_datasets, load_dataset, read_dataset
+from .errors import (
+    ConstantInputWarning,
+    DataError,
+    DegenerateGroupWarning,
+    MetaevalError,
+    MetaevalWarning,
+    ParameterError,
+    TooFewPairsWarning,
+    UndefinedStatisticWarning,
+)
+from .stats.coefficients import METHODS
+from .stats.levels import LEVELS
+
+__all__ = [
+    "__version__",
+    "Dataset",
+    "load_dataset",
+    "list_datasets",
+    "read_dataset",
+    "correlate",
+    "Correlation",
+    "Correlations",
+    "compare",
+    "compare_all",
+    "Comparison",
+    "Comparisons",
+    "LEVELS",
+    "METHODS",
+    "MetaevalError",
+    "DataError",
+    "ParameterError",
+    "MetaevalWarning",
+    "DegenerateGroupWarning",
+    "ConstantInputWarning",
+    "TooFewPairsWarning",
+    "UndefinedStatisticWarning",
+]

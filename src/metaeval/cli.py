@@ -1,0 +1,284 @@
+"""The ``metaeval`` command.
+
+Subcommands: ``datasets`` (list bundled datasets), ``correlate`` (every
+metric against a human column), ``compare`` (pairwise tests and significance
+clusters).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
+bundled dataset.  Bad input exits with code 2 and a one-line message.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from contextlib import contextmanager
+
+import click
+
+from ._version import __version__
+from .errors import MetaevalError
+
+FORMATS = ("table", "json", "csv")
+
+
+def _split(v):
+    if v is None:
+        return None
+    out = [s.strip() for s in v.split(",") if s.strip()]
+    return out or None
+
+
+def _load(data, system, input_, human, metrics, rater):
+    from .data import list_datasets, load_dataset, read_dataset
+
+    names = {d["name"] for d in list_datasets()}
+    if data in names:
+        return load_dataset(data)
+    import os
+
+    if not os.path.exists(data):
+        raise click.UsageError(
+            f"DATA {data!r} is neither a file nor a bundled dataset "
+            f"(bundled: {', '.join(sorted(names))})"
+        )
+    kw = dict(system=system, input=input_, human=human)
+    if metrics:
+        kw["metrics"] = metrics
+    if rater:
+        kw["rater"] = rater
+    return read_dataset(data, **kw)
+
+
+@contextmanager
+def _progress(total, label, enabled=True):
+    """A rich progress bar on stderr (only when stderr is a terminal)."""
+    if not enabled or total <= 1 or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    with Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        transient=True,
+        console=__import__("rich.console").console.Console(stderr=True),
+    ) as p:
+        task = p.add_task(label, total=total)
+        yield lambda k: p.advance(task, k)
+
+
+def _num(v, digits=4):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float):
+        if v != 0 and abs(v) < 10 ** (-digits):
+            return f"{v:.1e}"
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _json_default(o):
+    if isinstance(o, float) and math.isnan(o):
+        return None
+    import numpy as np
+
+    if isinstance(o, np.generic):
+        return o.item()
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(type(o))
+
+
+def _clean(records):
+    """NaN -> None so the JSON is standard."""
+    out = []
+    for r in records:
+        out.append({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()})
+    return out
+
+
+def _emit_json(obj):
+    click.echo(json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
+
+
+def _table(title, columns, rows, caption=None):
+    """Print a rich table; signatures (``caption``) follow as plain lines."""
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=title, show_lines=False)
+    for c in columns:
+        left = c in ("metric", "metric_a", "metric_b", "level", "method", "name")
+        t.add_column(c, justify="left" if left else "right", no_wrap=left)
+    for r in rows:
+        t.add_row(*r)
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(t)
+    if caption:
+        for line in caption.splitlines():
+            click.echo(line)
+
+
+def _fail(msg):
+    click.echo(f"metaeval: error: {msg}", err=True)
+    sys.exit(2)
+
+
+class _Group(click.Group):
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (MetaevalError, ValueError, KeyError, FileNotFoundError) as exc:
+            _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="metaeval")
+def main():
+    """Meta-evaluation of NLG evaluation metrics."""
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def datasets(fmt):
+    """List the bundled datasets."""
+    from .data import list_datasets
+
+    ds = list_datasets()
+    if fmt == "json":
+        _emit_json(ds)
+    elif fmt == "csv":
+        import pandas as pd
+
+        click.echo(pd.DataFrame(ds).to_csv(index=False), nl=False)
+    else:
+        cols = list(ds[0].keys()) if ds else ["name"]
+        _table("bundled datasets", cols, [[str(d[c]) for c in cols] for d in ds])
+
+
+_data_options = [
+    click.argument("data"),
+    click.option("--human", required=True, help="Human score column."),
+    click.option("--metrics", default=None, help="Comma-separated metric columns (default: all)."),
+    click.option("--system-col", "system", default="system", show_default=True, help="System column (files)."),
+    click.option("--input-col", "input_", default="input", show_default=True, help="Input column (files)."),
+    click.option("--rater-col", "rater", default=None, help="Rater column for long files with several raters."),
+]
+
+
+def _with(options):
+    def deco(f):
+        for o in reversed(options):
+            f = o(f)
+        return f
+
+    return deco
+
+
+@main.command()
+@_with(_data_options)
+@click.option("--level", default="system", show_default=True, help="Comma-separated: system,input,item,global.")
+@click.option("--method", default="pearson", show_default=True, help="Comma-separated coefficients.")
+@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+@click.option("--ci", default="boot-both", show_default=True, help="boot-both|boot-systems|boot-inputs|fisher|none")
+@click.option("--confidence-level", type=float, default=0.95, show_default=True)
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--pvalue", default="auto", show_default=True, help="auto|permutation|none")
+@click.option("--alternative", default="two-sided", show_default=True)
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def correlate(data, human, metrics, system, input_, rater, level, method, average, ci,
+              confidence_level, n_resamples, pvalue, alternative, seed, jobs, fmt):
+    """Correlate every metric with a human column at the given levels."""
+    from .correlation import correlate as _correlate
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    levels, methods = _split(level), _split(method)
+    mets = _split(metrics)
+    total = len(mets or ds.metrics) * len(levels or [1]) * len(methods or [1])
+    with _progress(total, "correlating") as prog:
+        res = _correlate(ds, human, metrics=mets, level=levels, method=methods, average=average,
+                         ci=ci, confidence_level=confidence_level, n_resamples=n_resamples,
+                         pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog)
+    if fmt == "json":
+        keys = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
+        extra = ["n_groups", "n_groups_dropped", "epsilon"]
+        _emit_json(_clean([{k: r.to_dict()[k] for k in keys + extra} for r in res]))
+    elif fmt == "csv":
+        click.echo(res.to_frame().to_csv(index=False), nl=False)
+    else:
+        cols = ["metric", "level", "method", "statistic", "CI", "p", "n", "dropped"]
+        rows = []
+        for r in res:
+            ci_txt = "-" if math.isnan(r.ci_low) else f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]"
+            stat = _num(r.statistic)
+            if r.method == "acc_eq":
+                stat += f" (eps={_num(r.epsilon, 3)})"
+            rows.append([r.metric, r.level, r.method, stat, ci_txt, _num(r.pvalue),
+                         str(r.n), f"{r.n_groups_dropped}/{r.n_groups}"])
+        sigs = sorted({r.signature for r in res})
+        _table(f"correlation with {human}", cols, rows, caption="\n".join(sigs))
+
+
+@main.command()
+@_with(_data_options)
+@click.option("--level", default="system", show_default=True)
+@click.option("--method", default="pearson", show_default=True)
+@click.option("--test", default="perm-both", show_default=True,
+              help="perm-both|perm-systems|perm-inputs|perm-both-rowcol|williams|boot-systems|boot-inputs|boot-both")
+@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--alternative", default="two-sided", show_default=True)
+@click.option("--correction", default="holm", show_default=True, help="holm|bh|none (all-pairs only)")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
+            alternative, correction, alpha, seed, jobs, fmt):
+    """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
+    from .compare import compare as _compare
+    from .compare import compare_all as _compare_all
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    mets = _split(metrics) or list(ds.metrics)
+    common = dict(level=level, method=method, test=test, average=average,
+                  n_resamples=n_resamples, alternative=alternative, rng=seed)
+    keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
+            "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
+    if len(mets) == 2:
+        c = _compare(ds, human, mets[0], mets[1], **common)
+        if fmt == "json":
+            _emit_json(_clean([{k: c.to_dict()[k] for k in keys}])[0])
+        elif fmt == "csv":
+            import pandas as pd
+
+            click.echo(pd.DataFrame([c.to_dict()]).to_csv(index=False), nl=False)
+        else:
+            _table(f"{c.metric_a} vs {c.metric_b} ({human})",
+                   ["metric_a", "metric_b", "stat A", "stat B", "delta", "p", "n"],
+                   [[c.metric_a, c.metric_b, _num(c.statistic_a), _num(c.statistic_b),
+                     _num(c.statistic), _num(c.pvalue), str(c.n)]], caption=c.signature)
+        return
+    k = len(mets)
+    with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
+        res = _compare_all(ds, human, metrics=mets, correction=correction, alpha=alpha,
+                           n_jobs=jobs, progress=prog, **common)
+    if fmt == "json":
+        recs = res.to_frame()
+        out = _clean(recs[keys + ["pvalue_adjusted"]].to_dict(orient="records"))
+        _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
+                    "signature": res.signature})
+    elif fmt == "csv":
+        click.echo(res.to_frame().to_csv(index=False), nl=False)
+    else:
+        rows = [[m, _num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
+        _table(f"{method} at {level} level vs {human}: significance clusters ({test}, {correction})",
+               ["metric", "statistic", "cluster"], rows, caption=res.signature)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

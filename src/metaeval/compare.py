@@ -1,0 +1,551 @@
+"""Is metric A really better than metric B?  :func:`compare` and :func:`compare_all`.
+
+The tests (``test=``):
+
+``williams``
+    Williams' (1959) t-test for two dependent correlations sharing the human
+    variable (Graham and Baldwin 2014; seed paper 000 section 5.1), on the
+    correlations at the chosen level.  For ``system`` and ``global`` it is
+    the classical test with n = the number of pairs.  At ``input`` and
+    ``item`` the averaged correlations are plugged in with n = the largest
+    number of valid pairs in a group (as nlpstats and seed paper 000 do); this
+    treats an average as one correlation and is an approximation: prefer a
+    permutation test there.  Defined for ``pearson``, ``spearman``,
+    ``kendall_b``, ``kendall_c``.
+``perm-both`` (default), ``perm-systems``, ``perm-inputs``
+    The paired permutation tests of Deutsch et al. (2021, section 4.2): both
+    metrics are z-scored over their common cells, then their scores are
+    exchanged per (system, input) cell (Perm-Both, as in the paper and
+    SacreROUGE), per system (whole rows) or per input (whole columns), and the
+    difference of the statistics is recomputed.
+``perm-both-rowcol``
+    nlpstats' ``"both"`` scheme: rows are swapped, then columns, so a cell is
+    exchanged iff its row coin XOR its column coin; offered to reproduce
+    nlpstats and NLGCorrEval, distinct from the paper's Perm-Both.
+``boot-systems``, ``boot-inputs``, ``boot-both``
+    Paired bootstrap: systems, inputs or both are resampled with replacement
+    (the same draw for both metrics and the human scores), giving replicates
+    delta* of the difference; the null distribution is delta* - delta (the
+    bootstrap shifted to the null), so the one-sided p-value counts
+    delta* >= 2 delta (Berg-Kirkpatrick et al. 2012) and the two-sided one
+    |delta* - delta| >= |delta|.  The result also carries the percentile
+    interval of delta.
+
+Resampling p-values are (count + 1) / (n + 1) with a relative tie tolerance
+of 1e-12 (see :data:`metaeval.correlation.RESAMPLING_TOL`), and results keep
+the null distribution.  Only cells where the human score and both metrics
+are present are used (so the two statistics are computed on the same data).
+"""
+
+from __future__ import annotations
+
+import warnings
+import zlib
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+import pandas as pd
+
+from ._parallel import check_n_jobs, run_units
+from ._signature import make_signature
+from .correlation import (
+    ALTERNATIVES,
+    _as_list,
+    _check_choice,
+    _human_column,
+    _metric_columns,
+    check_level_size,
+    percentile_interval,
+    resampling_pvalue,
+)
+from .errors import DataError, ParameterError
+from .stats import resampling as _rs
+from .stats.clusters import significance_clusters
+from .stats.coefficients import get_coefficient
+from .stats.levels import arrange, check_average, check_level, grouped_values
+from .stats.multitest import adjust_pairwise_matrix
+from .stats.williams import williams_test
+
+TESTS = (
+    "perm-both",
+    "perm-systems",
+    "perm-inputs",
+    "perm-both-rowcol",
+    "williams",
+    "boot-systems",
+    "boot-inputs",
+    "boot-both",
+)
+_PERM_SCHEME = {
+    "perm-both": "both",
+    "perm-systems": "systems",
+    "perm-inputs": "inputs",
+    "perm-both-rowcol": "both-rowcol",
+}
+CORRECTIONS = ("holm", "bh", "none")
+_WILLIAMS_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The test of metric A against metric B.
+
+    Attributes
+    ----------
+    statistic : float
+        delta = statistic_a - statistic_b.
+    pvalue : float
+        p-value for ``alternative`` (``greater``: A agrees better with humans).
+    pvalue_greater, pvalue_less : float
+        Both one-sided p-values from the same null distribution.
+    ci_low, ci_high : float
+        Percentile bootstrap interval of delta (bootstrap tests), else NaN.
+    t : float
+        Williams' t (``williams`` only, else NaN).
+    n : int
+        Cells used (present for the human score and both metrics); for
+        Williams, the n of the t statistic.
+    null_distribution : ndarray or None
+        Resampled delta under the null (permutation) or delta* - delta
+        (bootstrap).
+    """
+
+    metric_a: str
+    metric_b: str
+    human: str
+    level: str
+    method: str
+    test: str
+    alternative: str
+    statistic_a: float
+    statistic_b: float
+    statistic: float
+    pvalue: float
+    pvalue_greater: float
+    pvalue_less: float
+    ci_low: float
+    ci_high: float
+    t: float
+    n: int
+    n_resamples: int
+    n_resamples_nan: int
+    signature: str
+    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "null_distribution"}
+        if arrays:
+            nd = self.null_distribution
+            d["null_distribution"] = None if nd is None else nd.tolist()
+        return d
+
+
+@dataclass(frozen=True)
+class Comparisons:
+    """All-pairs comparison of metrics (:func:`compare_all`).
+
+    Attributes
+    ----------
+    metrics : tuple of str
+        Metrics in the order of the matrices (descending statistic; ties by name).
+    statistics : ndarray (K,)
+        Each metric's statistic (on its cells shared with the human scores).
+    pvalues : ndarray (K, K)
+        ``pvalues[i, j]``: p-value of the test of metric i against metric j
+        for ``alternative`` (two-sided: symmetric); NaN diagonal.
+    pvalues_adjusted : ndarray (K, K)
+        After ``correction`` over the K(K-1)/2 pairs (one family).
+    better : ndarray (K, K)
+        ``better[i, j]``: one-sided p-value that metric i is better than j.
+    clusters : ndarray (K,) of int
+        Significance clusters (mt-metrics-eval's greedy ranking; 1 = top),
+        from ``better`` (adjusted with ``correction``) at ``alpha``.
+    pairs : tuple of Comparison
+        Every tested pair (i < j in matrix order).
+    """
+
+    metrics: tuple
+    statistics: np.ndarray
+    pvalues: np.ndarray
+    pvalues_adjusted: np.ndarray
+    better: np.ndarray
+    clusters: np.ndarray
+    correction: str
+    alpha: float
+    pairs: tuple
+    signature: str
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: the :class:`Comparison` fields plus ``pvalue_adjusted``."""
+        rows = []
+        idx = {m: k for k, m in enumerate(self.metrics)}
+        for c in self.pairs:
+            d = c.to_dict()
+            d["pvalue_adjusted"] = float(self.pvalues_adjusted[idx[c.metric_a], idx[c.metric_b]])
+            rows.append(d)
+        return pd.DataFrame(rows)
+
+    def ranking_frame(self) -> pd.DataFrame:
+        """One row per metric: ``metric, statistic, cluster``."""
+        return pd.DataFrame(
+            {"metric": list(self.metrics), "statistic": self.statistics, "cluster": self.clusters}
+        )
+
+    def pvalue_frame(self, *, adjusted: bool = True) -> pd.DataFrame:
+        m = self.pvalues_adjusted if adjusted else self.pvalues
+        return pd.DataFrame(m, index=list(self.metrics), columns=list(self.metrics))
+
+    def to_dict(self) -> dict:
+        return {
+            "metrics": list(self.metrics),
+            "statistics": self.statistics.tolist(),
+            "clusters": self.clusters.tolist(),
+            "correction": self.correction,
+            "alpha": self.alpha,
+            "signature": self.signature,
+            "pairs": [
+                dict(c.to_dict(), pvalue_adjusted=float(self.pvalues_adjusted[i, j]))
+                for c, (i, j) in zip(self.pairs, _upper_pairs(len(self.metrics)))
+            ],
+        }
+
+
+def _upper_pairs(k):
+    return [(i, j) for i in range(k) for j in range(i + 1, k)]
+
+
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Opt:
+    human: str
+    level: str
+    method: str
+    test: str
+    average: str
+    n_resamples: int
+    alternative: str
+    confidence_level: float
+    seed_tag: str
+
+
+def _check_test(test, level, method):
+    _check_choice(test, "test", TESTS)
+    if test == "williams" and method not in _WILLIAMS_METHODS:
+        raise ParameterError(
+            f"test='williams' compares correlations; method={method!r} is not one "
+            f"(use {', '.join(_WILLIAMS_METHODS)}, or a permutation test)"
+        )
+    if test == "perm-systems" and level == "system":
+        pass  # valid: whole systems are exchanged
+    return test
+
+
+def _zscore(a):
+    m = np.nanmean(a)
+    s = np.nanstd(a)
+    return (a - m) / s if s > 0 else a - m
+
+
+def _common(x, y, z):
+    """Restrict the three matrices to the cells where all are finite."""
+    ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
+    return np.where(ok, x, np.nan), np.where(ok, y, np.nan), np.where(ok, z, np.nan), int(ok.sum())
+
+
+def _stat(x, z, opt, detail=False):
+    xg, zg = arrange(x, z, opt.level)
+    return grouped_values(xg, zg, opt.method, average=opt.average, detail=detail).value
+
+
+def _williams(xa, xb, z, opt):
+    sa = float(_stat(xa, z, opt)[0])
+    sb = float(_stat(xb, z, opt)[0])
+    sab = float(_stat(xa, xb, opt)[0])
+    ag, _ = arrange(xa, z, opt.level)
+    nv = np.isfinite(ag[0]).sum(-1)
+    n = int(nv.max()) if nv.size else 0
+    t, p2 = williams_test(sa, sb, sab, n, alternative="two-sided")
+    _, pg = williams_test(sa, sb, sab, n, alternative="greater")
+    _, pl = williams_test(sa, sb, sab, n, alternative="less")
+    return sa, sb, float(t), float(p2), float(pg), float(pl), n
+
+
+def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
+    a, b = names
+    t = np.nan
+    ci = (np.nan, np.nan)
+    null = None
+    n_nan = 0
+    if opt.test == "williams":
+        sa, sb, t, p2, pg, pl, n = _williams(xa, xb, z, opt)
+        delta = sa - sb
+        pv = {"two-sided": p2, "greater": pg, "less": pl}
+    else:
+        sa = float(_stat(xa, z, opt)[0])
+        sb = float(_stat(xb, z, opt)[0])
+        delta = sa - sb
+        N, M = z.shape
+        B = opt.n_resamples
+        if opt.test.startswith("perm-"):
+            za, zb = _zscore(xa), _zscore(xb)
+            w = _rs.swap_masks(gen, B, N, M, _PERM_SCHEME[opt.test])
+            pa = np.where(w, zb, za)
+            pb = np.where(w, za, zb)
+            null = _stat(pa, z, opt) - _stat(pb, z, opt)
+        else:
+            rows, cols = _rs.bootstrap_indices(gen, B, N, M, opt.test[5:])
+            zz = _rs.take_cells(z, rows, cols)
+            boot = _stat(_rs.take_cells(xa, rows, cols), zz, opt) - _stat(
+                _rs.take_cells(xb, rows, cols), zz, opt
+            )
+            ci = percentile_interval(boot, opt.confidence_level)
+            null = boot - delta
+        n_nan = int((~np.isfinite(null)).sum())
+        pv = {alt: resampling_pvalue(null, delta, alt) for alt in ALTERNATIVES}
+        n = n_cells
+    sig = make_signature(
+        human=opt.human,
+        level=opt.level,
+        method=opt.method,
+        avg=opt.average if opt.level in ("input", "item") else None,
+        nan="pairwise",
+        common="cells",
+        test=opt.test,
+        alt=opt.alternative,
+        n=opt.n_resamples if opt.test != "williams" else None,
+        seed=opt.seed_tag if opt.test != "williams" else None,
+    )
+    return Comparison(
+        metric_a=a,
+        metric_b=b,
+        human=opt.human,
+        level=opt.level,
+        method=opt.method,
+        test=opt.test,
+        alternative=opt.alternative,
+        statistic_a=sa,
+        statistic_b=sb,
+        statistic=float(delta),
+        pvalue=float(pv[opt.alternative]),
+        pvalue_greater=float(pv["greater"]),
+        pvalue_less=float(pv["less"]),
+        ci_low=float(ci[0]),
+        ci_high=float(ci[1]),
+        t=float(t),
+        n=int(n),
+        n_resamples=0 if opt.test == "williams" else opt.n_resamples,
+        n_resamples_nan=n_nan,
+        signature=sig,
+        null_distribution=null,
+    )
+
+
+def _pair_generator(ss, a, b):
+    key = zlib.crc32(f"{a}\x1f{b}".encode())
+    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (key,)))
+
+
+def _validate(dataset, human, level, method, test, average, n_resamples, alternative, cl):
+    human = _human_column(dataset, human)
+    if not isinstance(level, str) or not isinstance(method, str):
+        raise ParameterError("compare takes one level and one method (strings)")
+    level = check_level(level)
+    coef = get_coefficient(method)
+    if coef.levels is not None and level not in coef.levels:
+        raise ParameterError(f"method={method!r} is defined only at level {', '.join(coef.levels)}")
+    _check_test(test, level, method)
+    average = check_average(average)
+    n_resamples = _rs.check_n_resamples(n_resamples)
+    _check_choice(alternative, "alternative", ALTERNATIVES)
+    if not isinstance(cl, (int, float)) or not 0 < cl < 1:
+        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1)")
+    check_level_size(dataset, level)
+    return human, level, average, n_resamples
+
+
+def compare(
+    dataset,
+    human: str,
+    metric_a: str,
+    metric_b: str,
+    *,
+    level: str = "system",
+    method: str = "pearson",
+    test: str = "perm-both",
+    average: str = "macro",
+    n_resamples: int = 1000,
+    alternative: str = "two-sided",
+    confidence_level: float = 0.95,
+    rng=None,
+) -> Comparison:
+    """Test whether metric A agrees with the human scores better than metric B.
+
+    Parameters
+    ----------
+    dataset : Dataset
+    human : str
+        Human score column.
+    metric_a, metric_b : str
+        The two metrics (``alternative="greater"`` means A is better).
+    level, method, average
+        As in :func:`metaeval.correlate`.
+    test : str
+        One of :data:`TESTS` (module docstring).
+    n_resamples : int
+        Permutations or bootstrap replicates (default 1000).
+    alternative : {"two-sided", "greater", "less"}
+    confidence_level : float
+        For the bootstrap interval of the difference.
+    rng : seed, optional
+        See :func:`metaeval.correlate`.
+
+    Returns
+    -------
+    Comparison
+
+    Examples
+    --------
+    >>> import metaeval
+    >>> ds = metaeval.load_dataset("summeval")
+    >>> c = metaeval.compare(ds, "coherence", "ROUGE.1", "ROUGE.1", rng=0)
+    >>> c.statistic, c.pvalue
+    (0.0, 1.0)
+    """
+    human, level, average, n_resamples = _validate(
+        dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
+    )
+    cols = _metric_columns(dataset, [metric_a, metric_b])
+    ss, tag = _rs.seed_sequence(rng)
+    opt = _Opt(human, level, method, test, average, n_resamples, alternative, confidence_level, tag)
+    xa, xb, z, n = _common(dataset.scores(cols[0]), dataset.scores(cols[1]), dataset.scores(human))
+    if n < 2:
+        raise DataError(
+            f"metrics {metric_a!r} and {metric_b!r} share fewer than 2 cells with {human!r}"
+        )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return _pair_test(xa, xb, z, opt, _pair_generator(ss, metric_a, metric_b), n, cols)
+
+
+def compare_all(
+    dataset,
+    human: str,
+    *,
+    metrics=None,
+    level: str = "system",
+    method: str = "pearson",
+    test: str = "perm-both",
+    average: str = "macro",
+    n_resamples: int = 1000,
+    alternative: str = "two-sided",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    confidence_level: float = 0.95,
+    rng=None,
+    n_jobs: int = 1,
+    progress=None,
+) -> Comparisons:
+    """Compare every pair of metrics; p-value matrix, correction and clusters.
+
+    Metrics are ordered by their statistic (descending, ties by name); each
+    pair i < j is tested once (:func:`compare`), giving the two-sided and both
+    one-sided p-values from the same null distribution.  ``correction``
+    (``holm``, ``bh`` or ``none``) is applied over the K(K-1)/2 pairs as one
+    family.  Significance clusters follow mt-metrics-eval's greedy rule (a
+    metric starts a new cluster when a metric of the current cluster is
+    significantly better, one-sided adjusted p <= ``alpha``).
+
+    Each pair's random stream is derived from the seed and the two metric
+    names only, so results do not depend on ``n_jobs`` or on which other
+    metrics are compared.
+    """
+    human, level, average, n_resamples = _validate(
+        dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
+    )
+    _check_choice(correction, "correction", CORRECTIONS)
+    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
+        raise ParameterError(f"alpha={alpha!r} must be in (0, 1)")
+    check_n_jobs(n_jobs)
+    metrics = _metric_columns(dataset, metrics)
+    if len(set(metrics)) != len(metrics):
+        raise ParameterError("metrics contains duplicates")
+    if len(metrics) < 2:
+        raise ParameterError("compare_all needs at least 2 metrics")
+    ss, tag = _rs.seed_sequence(rng)
+    opt = _Opt(human, level, method, test, average, n_resamples, alternative, confidence_level, tag)
+    z = dataset.scores(human)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        own = {m: float(_stat(*_common(dataset.scores(m), z, z)[::2], opt)[0]) for m in metrics}
+    order = sorted(metrics, key=lambda m: (-own[m] if np.isfinite(own[m]) else np.inf, m))
+    K = len(order)
+    units = _upper_pairs(K)
+
+    def work(ij):
+        i, j = ij
+        a, b = order[i], order[j]
+        xa, xb, zz, n = _common(dataset.scores(a), dataset.scores(b), z)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _pair_test(xa, xb, zz, opt, _pair_generator(ss, a, b), n, (a, b))
+
+    pairs = run_units(work, units, n_jobs=n_jobs, progress=progress)
+    P = np.full((K, K), np.nan)
+    better = np.full((K, K), np.nan)
+    for (i, j), c in zip(units, pairs):
+        if alternative == "two-sided":
+            P[i, j] = P[j, i] = c.pvalue
+        else:
+            P[i, j] = c.pvalue
+            P[j, i] = c.pvalue_less if alternative == "greater" else c.pvalue_greater
+        better[i, j] = c.pvalue_greater
+        better[j, i] = c.pvalue_less
+    P_adj = adjust_pairwise_matrix(P, method=correction) if alternative == "two-sided" else _adjust_full(P, correction)
+    better_adj = _adjust_full(better, correction)
+    clusters = significance_clusters(
+        np.array([own[m] for m in order]), better_adj, alpha=alpha, names=list(order)
+    )
+    sig = make_signature(
+        human=human,
+        level=level,
+        method=method,
+        avg=average if level in ("input", "item") else None,
+        nan="pairwise",
+        common="cells",
+        test=test,
+        alt=alternative,
+        n=n_resamples if test != "williams" else None,
+        correction=correction,
+        alpha=alpha,
+        seed=tag if test != "williams" else None,
+    )
+    return Comparisons(
+        metrics=tuple(order),
+        statistics=np.array([own[m] for m in order]),
+        pvalues=P,
+        pvalues_adjusted=P_adj,
+        better=better,
+        clusters=np.asarray(clusters),
+        correction=correction,
+        alpha=float(alpha),
+        pairs=tuple(pairs),
+        signature=sig,
+    )
+
+
+def _adjust_full(P, correction):
+    """Adjust an asymmetric matrix of one-sided p-values: the upper-triangle
+    tests (i better than j, i < j) form the family used by the clusters."""
+    from .stats.multitest import adjust_pvalues
+
+    out = np.full_like(P, np.nan)
+    iu = np.triu_indices(P.shape[0], 1)
+    out[iu] = adjust_pvalues(P[iu], method=correction)
+    il = (iu[1], iu[0])
+    out[il] = adjust_pvalues(P[il], method=correction)
+    return out
+
+
+__all__ = ["compare", "compare_all", "Comparison", "Comparisons", "TESTS", "CORRECTIONS"]

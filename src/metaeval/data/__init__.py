@@ -1,0 +1,22 @@
+"""The data model: :class:`Dataset`, readers and bundled datasets.
+
+A :class:`Dataset` holds, for each score column (human dimension or
+metric), an array of shape systems x inputs (with a rater or run axis where
+there is one), the labels, which columns are human and which are metrics,
+optional texts and provenance.  It is validated once, at construction.
+
+Public names
+------------
+Dataset
+    The in-memory form every analysis takes.
+read_dataset
+    Read a CSV, TSV, JSONL or Parquet file.
+load_dataset, list_datasets
+    Bundled datasets (``"summeval"``) with provenance.
+"""
+
+from ._bundled import list_datasets, load_dataset
+from ._dataset import Dataset
+from ._io import read_dataset
+
+__all__ = ["Dataset", "load_dataset", "list_datasets", "read_dataset"]

@@ -1,0 +1,869 @@
+"""The :class:`Dataset`: the one in-memory form every analysis takes."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from metaeval.errors import DataError
+
+from ._validate import (
+    MAX_SHOWN,
+    RESERVED_NAMES,
+    as_name_list,
+    check_duplicate_keys,
+    check_unknown,
+    fmt_items,
+    fmt_key,
+    labels_to_str,
+    to_float,
+)
+
+#: Rater/run label of a column without a rater or run axis.
+NO_AXIS_LABEL = ""
+
+
+def _readonly(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def _nanmean0(array: np.ndarray) -> np.ndarray:
+    """Mean over axis 0 ignoring NaN; NaN (without a warning) where all are NaN.
+
+    Same arithmetic as :func:`numpy.nanmean` (sum of the present values
+    divided by their count), so results are identical to it.
+    """
+    if array.shape[0] == 1:
+        return array[0].copy()
+    present = ~np.isnan(array)
+    count = present.sum(axis=0)
+    total = np.where(present, array, 0.0).sum(axis=0)
+    out = np.full(total.shape, np.nan)
+    np.divide(total, count, out=out, where=count > 0)
+    return out
+
+
+def _array_to_float(value: Any, *, column: str) -> np.ndarray:
+    """Convert one array-like of scores to float64, rejecting non-numbers."""
+    array = np.asarray(value)
+    if array.ndim not in (2, 3):
+        raise DataError(
+            f"score array {column!r} has shape {array.shape}: expected (N, M) "
+            "systems x inputs or (R, N, M) raters/runs x systems x inputs"
+        )
+    if array.dtype.kind in "iuf":
+        return np.array(array, dtype=np.float64, copy=True)
+    # Booleans, strings, objects: reuse the column validator so messages name cells.
+    grid = np.indices(array.shape).reshape(array.ndim, -1)
+    names = ("system", "input") if array.ndim == 2 else ("rater/run", "system", "input")
+    if array.dtype.kind == "b":
+        series = pd.Series(array.ravel(), dtype=bool)
+    else:
+        series = pd.Series(array.ravel().tolist(), dtype=object)
+    flat = to_float(
+        series,
+        column=column,
+        key_arrays=[list(map(str, g)) for g in grid],
+        key_names=names,
+    )
+    return flat.reshape(array.shape)
+
+
+def check_texts(texts: Any, systems: Sequence[str], inputs: Sequence[str]) -> pd.DataFrame:
+    """Validate an optional texts table against the dataset's labels.
+
+    Parameters
+    ----------
+    texts : DataFrame
+        Columns ``system`` and/or ``input`` (at least one) plus any text
+        columns, one row per key.
+    systems, inputs : sequence of str
+        The dataset's labels.
+
+    Returns
+    -------
+    DataFrame
+        A copy with ``system``/``input`` labels converted to ``str``.
+
+    Raises
+    ------
+    TypeError
+        If ``texts`` is not a DataFrame.
+    DataError
+        If it has neither key column, has unknown labels or duplicate keys.
+    """
+    if not isinstance(texts, pd.DataFrame):
+        raise TypeError(f"`texts` must be a pandas DataFrame or None, got {type(texts).__name__}")
+    keys = [k for k in ("system", "input") if k in texts.columns]
+    if not keys:
+        raise DataError(
+            "`texts` needs a 'system' and/or an 'input' column to align its rows with the "
+            f"scores; its columns are {fmt_items(list(texts.columns), limit=20)}"
+        )
+    out = texts.reset_index(drop=True)
+    known = {"system": set(systems), "input": set(inputs)}
+    for key in keys:
+        labels = labels_to_str(out[key], what=f"texts column {key!r}")
+        unknown = list(dict.fromkeys(lab for lab in labels if lab not in known[key]))
+        if unknown:
+            raise DataError(
+                f"`texts` has {key} label(s) the scores lack: {fmt_items(unknown)}; drop "
+                "those rows or add scores for them"
+            )
+        out[key] = pd.Series(labels, dtype=object).astype(str)
+    check_duplicate_keys(
+        [out[k].to_numpy(dtype=object) for k in keys],
+        keys,
+        hint="`texts` needs one row per key",
+    )
+    return out
+
+
+def _filter_texts(
+    loader: Callable[[], pd.DataFrame | None],
+    systems: tuple[str, ...],
+    inputs: tuple[str, ...],
+) -> pd.DataFrame | None:
+    """Load texts with ``loader`` and keep rows of the given labels."""
+    texts = loader()
+    return None if texts is None else _subset_texts(texts, systems, inputs)
+
+
+def _subset_texts(
+    texts: pd.DataFrame, systems: Sequence[str], inputs: Sequence[str]
+) -> pd.DataFrame:
+    """Keep the rows of the given labels, ordered like them (system, then input)."""
+    sort_keys = []
+    keep = np.ones(len(texts), dtype=bool)
+    for column, labels in (("system", systems), ("input", inputs)):
+        if column in texts.columns:
+            position = pd.Index(list(labels), dtype=object).get_indexer(
+                texts[column].to_numpy(dtype=object)
+            )
+            keep &= position >= 0
+            sort_keys.append(position)
+    order = np.lexsort(sort_keys[::-1])  # stable; the first key is the primary one
+    order = order[keep[order]]
+    return texts.iloc[order].reset_index(drop=True)
+
+
+class Dataset:
+    """Human and metric scores of N systems on M inputs, validated once.
+
+    Every score column (a human dimension or a metric) is an array of shape
+    ``(R, N, M)``: ``R`` raters (human columns) or runs (stochastic metrics),
+    ``N`` systems, ``M`` inputs, with NaN for missing cells; ``R == 1`` when
+    the column has no rater or run axis.  :meth:`scores` averages over that
+    axis.  A Dataset is immutable: its arrays are read-only and its
+    attributes cannot be reassigned.
+
+    Build one with :meth:`from_frame` (long or wide tables),
+    :meth:`from_arrays`, :func:`~metaeval.data.read_dataset` (files) or
+    :func:`~metaeval.data.load_dataset` (bundled data).  The constructor
+    itself takes arrays already shaped ``(N, M)`` or ``(R, N, M)``.
+
+    Parameters
+    ----------
+    ratings : mapping of str to array_like
+        One array per score column, shaped ``(N, M)`` or ``(R, N, M)``.
+        Columns not listed in ``human`` are metrics, in mapping order.
+    human : str or sequence of str
+        The human score columns (at least one).
+    systems, inputs : sequence
+        The ``N`` system and ``M`` input labels (converted to ``str``,
+        unique).
+    rater_labels : mapping of str to sequence of str, optional
+        Rater (human) or run (metric) labels per column, length ``R``.
+        Default: ``("",)`` when ``R == 1``, else ``("r0", "r1", ...)``.
+    name : str, optional
+        A short name shown in :func:`repr` and reports.
+    texts : DataFrame, optional
+        Texts with a ``system`` and/or ``input`` column (see
+        :attr:`texts`).
+    provenance : str, optional
+        Citation, provenance and license text.
+
+    Raises
+    ------
+    DataError
+        If the data are empty, labels are missing or duplicated, a score is
+        not a finite number (booleans are rejected), a column name is
+        unknown, reserved or both human and metric, array shapes disagree, or
+        a metric scores systems or inputs that every human column lacks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metaeval.data import Dataset
+    >>> ds = Dataset.from_arrays(
+    ...     {"human": np.array([[1.0, 2.0], [3.0, np.nan]]),
+    ...      "bleu": np.array([[0.1, 0.2], [0.3, 0.4]])},
+    ...     human="human", systems=["A", "B"], inputs=["x", "y"])
+    >>> ds
+    Dataset(name=None, 2 systems x 2 inputs, 1 human, 1 metric)
+    >>> ds.scores("human")
+    array([[ 1.,  2.],
+           [ 3., nan]])
+    """
+
+    __slots__ = (
+        "_name",
+        "_systems",
+        "_inputs",
+        "_human",
+        "_metrics",
+        "_ratings",
+        "_rater_labels",
+        "_provenance",
+        "_texts",
+        "_texts_loader",
+        "_scores_cache",
+        "__weakref__",
+    )
+
+    def __init__(
+        self,
+        ratings: Mapping[str, Any],
+        *,
+        human: str | Sequence[str],
+        systems: Sequence[Any],
+        inputs: Sequence[Any],
+        rater_labels: Mapping[str, Sequence[str]] | None = None,
+        name: str | None = None,
+        texts: pd.DataFrame | None = None,
+        provenance: str | None = None,
+    ) -> None:
+        set_ = functools.partial(object.__setattr__, self)
+        if not isinstance(ratings, Mapping):
+            raise TypeError(
+                f"`ratings` must be a mapping of column name to array, got {type(ratings).__name__}"
+            )
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"`name` must be a str or None, got {type(name).__name__}")
+        if provenance is not None and not isinstance(provenance, str):
+            raise TypeError(f"`provenance` must be a str or None, got {type(provenance).__name__}")
+        human_names = as_name_list(human, parameter="human")
+        systems_t = tuple(labels_to_str(list(systems), what="`systems`"))
+        inputs_t = tuple(labels_to_str(list(inputs), what="`inputs`"))
+        if not systems_t or not inputs_t:
+            raise DataError(
+                f"empty data: {len(systems_t)} systems x {len(inputs_t)} inputs; a dataset "
+                "needs at least one system and one input"
+            )
+        for what, labels in (("system", systems_t), ("input", inputs_t)):
+            check_duplicate_keys(
+                [np.array(labels, dtype=object)], [what], hint=f"{what} labels must be unique"
+            )
+        if not ratings:
+            raise DataError("empty data: no score columns; give at least one human column")
+        if not human_names:
+            raise DataError(
+                "no human columns: name at least one with `human=`; the available columns are "
+                f"{fmt_items(list(ratings), limit=60)}"
+            )
+        bad_names = [c for c in ratings if not isinstance(c, str)]
+        if bad_names:
+            raise DataError(f"score column names must be str, got {fmt_items(bad_names)}")
+        reserved = [c for c in ratings if c in RESERVED_NAMES]
+        if reserved:
+            raise DataError(
+                f"score column name(s) {fmt_items(reserved)} are reserved for the labels "
+                "(see Dataset.to_frame); rename those columns"
+            )
+        check_unknown(human_names, list(ratings), what="human column(s)")
+        metrics = tuple(c for c in ratings if c not in set(human_names))
+        n, m = len(systems_t), len(inputs_t)
+
+        arrays: dict[str, np.ndarray] = {}
+        labels_out: dict[str, tuple[str, ...]] = {}
+        rater_labels = dict(rater_labels or {})
+        check_unknown(rater_labels, list(ratings), what="column(s) in `rater_labels`")
+        for column, value in ratings.items():
+            array = _array_to_float(value, column=column)
+            if array.ndim == 2:
+                array = array[np.newaxis]
+            if array.shape[1:] != (n, m) or array.shape[0] < 1:
+                raise DataError(
+                    f"score array {column!r} has shape {array.shape}: expected (N, M) = "
+                    f"({n}, {m}) or (R, {n}, {m}) with R >= 1 for {n} systems and {m} inputs"
+                )
+            r = array.shape[0]
+            if column in rater_labels:
+                labs = tuple(
+                    labels_to_str(
+                        list(rater_labels[column]),
+                        what=f"rater_labels[{column!r}]",
+                        allow_empty=r == 1,
+                    )
+                )
+                if len(labs) != r:
+                    raise DataError(
+                        f"rater_labels[{column!r}] has {len(labs)} labels but the column has "
+                        f"R = {r} raters/runs"
+                    )
+                check_duplicate_keys(
+                    [np.array(labs, dtype=object)],
+                    [f"rater of {column!r}"],
+                    hint="rater/run labels must be unique",
+                )
+            else:
+                labs = (NO_AXIS_LABEL,) if r == 1 else tuple(f"r{i}" for i in range(r))
+            _check_finite(array, column, systems_t, inputs_t, labs)
+            arrays[column] = _readonly(array)
+            labels_out[column] = labs
+
+        _check_human_present(arrays, human_names)
+        _check_coverage(arrays, human_names, metrics, systems_t, inputs_t)
+
+        set_("_name", name)
+        set_("_systems", systems_t)
+        set_("_inputs", inputs_t)
+        set_("_human", tuple(human_names))
+        set_("_metrics", metrics)
+        set_("_ratings", {c: arrays[c] for c in (*human_names, *metrics)})
+        set_("_rater_labels", {c: labels_out[c] for c in (*human_names, *metrics)})
+        set_("_provenance", provenance)
+        set_("_texts", None if texts is None else check_texts(texts, systems_t, inputs_t))
+        set_("_texts_loader", None)
+        set_("_scores_cache", {})
+
+    # ------------------------------------------------------------------ immutability
+    def __setattr__(self, key: str, value: Any) -> None:
+        raise AttributeError(
+            f"Dataset is immutable: cannot set {key!r}; build a new Dataset instead"
+        )
+
+    def __delattr__(self, key: str) -> None:
+        raise AttributeError(f"Dataset is immutable: cannot delete {key!r}")
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = {
+            k: getattr(self, k) for k in self.__slots__ if k not in ("_scores_cache", "__weakref__")
+        }
+        state["_scores_cache"] = {}
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
+        # Unpickled arrays come back writeable: freeze them again.
+        for array in self._ratings.values():
+            array.flags.writeable = False
+
+    def _attach_texts_loader(self, loader: Callable[[], pd.DataFrame | None]) -> Dataset:
+        """Attach a picklable zero-argument callable that loads texts lazily."""
+        object.__setattr__(self, "_texts", None)
+        object.__setattr__(self, "_texts_loader", loader)
+        return self
+
+    # ------------------------------------------------------------------ attributes
+    @property
+    def name(self) -> str | None:
+        """Short name of the dataset (``None`` if not given)."""
+        return self._name
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """The ``N`` system labels, in order of first appearance."""
+        return self._systems
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        """The ``M`` input labels, in order of first appearance."""
+        return self._inputs
+
+    @property
+    def human(self) -> tuple[str, ...]:
+        """Names of the human score columns."""
+        return self._human
+
+    @property
+    def metrics(self) -> tuple[str, ...]:
+        """Names of the metric score columns."""
+        return self._metrics
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """All score columns: :attr:`human` then :attr:`metrics`."""
+        return self._human + self._metrics
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        """``(N, M)``: number of systems and of inputs."""
+        return (len(self._systems), len(self._inputs))
+
+    @property
+    def provenance(self) -> str | None:
+        """Citation, provenance and license text (set for bundled data)."""
+        return self._provenance
+
+    @property
+    def texts(self) -> pd.DataFrame | None:
+        """Optional texts, one row per system x input (or per input).
+
+        Columns ``system`` and/or ``input`` (``str`` labels of this dataset)
+        plus text columns such as ``source``, ``reference``/``references``
+        and ``hypothesis``.  Bundled texts are loaded on first access.  A
+        new (shallow, copy-on-write) frame is returned on every access, so
+        changing it does not change the dataset.
+        """
+        if self._texts is None and self._texts_loader is not None:
+            loaded = self._texts_loader()
+            checked = None if loaded is None else check_texts(loaded, self._systems, self._inputs)
+            object.__setattr__(self, "_texts", checked)
+            object.__setattr__(self, "_texts_loader", None)
+        return None if self._texts is None else self._texts.copy(deep=False)
+
+    # ------------------------------------------------------------------ scores
+    def _column(self, column: str) -> np.ndarray:
+        try:
+            return self._ratings[column]
+        except (KeyError, TypeError):
+            raise DataError(
+                f"unknown score column {column!r}; available: human "
+                f"{fmt_items(self._human, limit=60)}; metrics {fmt_items(self._metrics, limit=60)}"
+            ) from None
+
+    def scores(self, column: str) -> np.ndarray:
+        """Scores of one column averaged over raters or runs.
+
+        Parameters
+        ----------
+        column : str
+            A human or metric column name.
+
+        Returns
+        -------
+        numpy.ndarray
+            Read-only float64 array of shape ``(N, M)``: the mean over the
+            rater/run axis ignoring NaN (as :func:`numpy.nanmean`), NaN where
+            no rater or run has a value.
+
+        Raises
+        ------
+        DataError
+            If ``column`` is unknown (the message lists the columns).
+        """
+        cached = self._scores_cache.get(column)
+        if cached is None:
+            cached = _readonly(_nanmean0(self._column(column)))
+            self._scores_cache[column] = cached
+        return cached
+
+    def ratings(self, column: str) -> np.ndarray:
+        """Individual ratings (human) or runs (metric) of one column.
+
+        Parameters
+        ----------
+        column : str
+            A human or metric column name.
+
+        Returns
+        -------
+        numpy.ndarray
+            Read-only float64 array of shape ``(R, N, M)``; ``R == 1`` when
+            the column has no rater or run axis.  NaN where missing.
+
+        Raises
+        ------
+        DataError
+            If ``column`` is unknown.
+        """
+        return self._column(column)
+
+    def rater_labels(self, column: str) -> tuple[str, ...]:
+        """The ``R`` rater (human) or run (metric) labels of one column.
+
+        Parameters
+        ----------
+        column : str
+            A human or metric column name.
+
+        Returns
+        -------
+        tuple of str
+            Length ``R``; ``("",)`` for a column without a rater or run axis.
+
+        Raises
+        ------
+        DataError
+            If ``column`` is unknown.
+        """
+        self._column(column)
+        return self._rater_labels[column]
+
+    # ------------------------------------------------------------------ derived datasets
+    def subset(
+        self,
+        *,
+        systems: Sequence[str] | None = None,
+        inputs: Sequence[str] | None = None,
+        human: Sequence[str] | None = None,
+        metrics: Sequence[str] | None = None,
+    ) -> Dataset:
+        """A new dataset restricted to some systems, inputs and columns.
+
+        Parameters
+        ----------
+        systems, inputs : sequence of str, optional
+            Labels to keep, in the order given (``None`` keeps all).
+        human, metrics : str or sequence of str, optional
+            Columns to keep, in the order given (``None`` keeps all; ``[]``
+            drops all metrics; at least one human column must remain).
+
+        Returns
+        -------
+        Dataset
+            Validated like any new dataset (so dropping human columns can
+            expose a metric that scores systems no remaining human column
+            covers).  Texts are filtered to the kept labels.
+
+        Raises
+        ------
+        DataError
+            If a label or column is unknown or repeated.
+        """
+
+        def pick(value: Any, available: tuple[str, ...], what: str) -> list[str]:
+            if value is None:
+                return list(available)
+            names = as_name_list(value, parameter=what)
+            names = [n if isinstance(n, str) else str(n) for n in names]
+            unknown = [n for n in names if n not in set(available)]
+            if unknown:
+                raise DataError(
+                    f"subset: unknown {what}: {fmt_items(unknown, limit=20)}; available: "
+                    f"{fmt_items(available, limit=60)}"
+                )
+            return names
+
+        sys_keep = pick(systems, self._systems, "systems")
+        inp_keep = pick(inputs, self._inputs, "inputs")
+        hum_keep = pick(human, self._human, "human")
+        met_keep = pick(metrics, self._metrics, "metrics")
+        s_idx = np.array([self._systems.index(s) for s in sys_keep], dtype=np.intp)
+        i_idx = np.array([self._inputs.index(i) for i in inp_keep], dtype=np.intp)
+        ratings = {c: self._ratings[c][:, s_idx][:, :, i_idx] for c in (*hum_keep, *met_keep)}
+        texts = None if self._texts is None else _subset_texts(self._texts, sys_keep, inp_keep)
+        out = Dataset(
+            ratings,
+            human=hum_keep,
+            systems=sys_keep,
+            inputs=inp_keep,
+            rater_labels={c: self._rater_labels[c] for c in ratings},
+            name=self._name,
+            texts=texts,
+            provenance=self._provenance,
+        )
+        if self._texts is None and self._texts_loader is not None:
+            out._attach_texts_loader(
+                functools.partial(
+                    _filter_texts, self._texts_loader, tuple(sys_keep), tuple(inp_keep)
+                )
+            )
+        return out
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long table of averaged scores, one row per system x input.
+
+        Returns
+        -------
+        DataFrame
+            ``N * M`` rows in system-major order; columns ``system``,
+            ``input`` (``str``), then every score column (human first) as
+            float64 from :meth:`scores`.  Feeding it back to
+            :meth:`from_frame` with ``human=ds.human`` gives the same scores
+            (rater and run axes are averaged away).
+        """
+        n, m = self.shape
+        data: dict[str, Any] = {
+            "system": pd.Series(np.repeat(np.array(self._systems, dtype=object), m), dtype=str),
+            "input": pd.Series(np.tile(np.array(self._inputs, dtype=object), n), dtype=str),
+        }
+        for column in self.columns:
+            data[column] = self.scores(column).reshape(-1).copy()
+        return pd.DataFrame(data)
+
+    def __repr__(self) -> str:
+        n, m = self.shape
+        n_metrics = len(self._metrics)
+        return (
+            f"Dataset(name={self._name!r}, {n} systems x {m} inputs, {len(self._human)} human, "
+            f"{n_metrics} metric{'' if n_metrics == 1 else 's'})"
+        )
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_arrays(
+        cls,
+        scores: Mapping[str, Any],
+        *,
+        human: str | Sequence[str],
+        systems: Sequence[Any] | None = None,
+        inputs: Sequence[Any] | None = None,
+        name: str | None = None,
+        texts: pd.DataFrame | None = None,
+        provenance: str | None = None,
+    ) -> Dataset:
+        """Build a dataset from score matrices.
+
+        Parameters
+        ----------
+        scores : mapping of str to array_like
+            One array per score column, shaped ``(N, M)`` (systems x inputs,
+            the nlpstats / mt-metrics-eval matrix convention) or
+            ``(R, N, M)`` with a leading rater (human) or run (metric) axis.
+            NaN marks missing cells.  Columns not in ``human`` are metrics.
+        human : str or sequence of str
+            The human score columns.
+        systems, inputs : sequence, optional
+            Labels (converted to ``str``); default ``"s0", "s1", ...`` and
+            ``"i0", "i1", ...``.
+        name : str, optional
+            Dataset name.
+        texts : DataFrame, optional
+            Texts with ``system`` and/or ``input`` columns.
+        provenance : str, optional
+            Citation, provenance and license text.
+
+        Returns
+        -------
+        Dataset
+            Rater/run labels are ``("",)`` for ``R == 1`` and
+            ``("r0", "r1", ...)`` otherwise.
+
+        Raises
+        ------
+        DataError
+            See :class:`Dataset`.
+        """
+        if not isinstance(scores, Mapping):
+            raise TypeError(
+                f"`scores` must be a mapping of column name to array, got {type(scores).__name__}"
+            )
+        if not scores:
+            raise DataError("empty data: `scores` has no columns; give at least one human column")
+        first = np.shape(next(iter(scores.values())))
+        if len(first) not in (2, 3):
+            col = next(iter(scores))
+            raise DataError(f"score array {col!r} has shape {first}: expected (N, M) or (R, N, M)")
+        n, m = first[-2:]
+        if systems is None:
+            systems = [f"s{i}" for i in range(n)]
+        if inputs is None:
+            inputs = [f"i{j}" for j in range(m)]
+        for what, labels, size in (("systems", systems, n), ("inputs", inputs, m)):
+            if len(labels) != size:
+                raise DataError(
+                    f"`{what}` has {len(labels)} labels but the score arrays have {size} {what}"
+                )
+        return cls(
+            scores,
+            human=human,
+            systems=systems,
+            inputs=inputs,
+            name=name,
+            texts=texts,
+            provenance=provenance,
+        )
+
+    @classmethod
+    def from_frame(
+        cls,
+        df: pd.DataFrame | Mapping[str, pd.DataFrame],
+        *,
+        system: str = "system",
+        input: str = "input",
+        human: str | Sequence[str] | None = None,
+        metrics: str | Sequence[str] | None = None,
+        rater: str | None = None,
+        run: str | None = None,
+        raters: Mapping[str, Sequence[str] | Mapping[str, str]] | None = None,
+        form: str = "long",
+        name: str | None = None,
+        texts: pd.DataFrame | None = None,
+        provenance: str | None = None,
+    ) -> Dataset:
+        """Build a dataset from a long or wide table.
+
+        Parameters
+        ----------
+        df : DataFrame, or mapping of str to DataFrame (wide form only)
+            The scores.  Long form (``form="long"``): one row per system x
+            input [x rater | x run], one column per score.  Wide form
+            (``form="wide"``): one row per system x score [x rater | x run],
+            a ``score`` column naming the score column of the row, and one
+            column per input; or a mapping of score name to a systems x
+            inputs matrix (systems as the index or a ``system`` column).
+        system, input : str
+            Names of the system and input label columns (long form; in the
+            wide form ``input`` is unused because inputs are the columns).
+        human : str or sequence of str
+            Human score columns.  Required unless ``raters`` is given (its
+            keys are human columns).  Columns listed in ``raters`` may be
+            listed here too, to keep them as single-rater human columns.
+        metrics : str or sequence of str, optional
+            Metric columns.  Default: every other numeric column (long form;
+            see Notes) or every other score (wide form).
+        rater : str, optional
+            Column of rater labels: rows are (system, input, rater) and
+            human columns get a rater axis (``ratings()`` is ``(R, N, M)``).
+            Metric values must agree across the raters of a cell (see
+            Notes).
+        run : str, optional
+            Column of run labels: rows are (system, input, run) and metric
+            columns get a run axis (stochastic metrics).  Human values must
+            agree across the runs of a cell.  ``rater`` and ``run`` cannot
+            both be given.
+        raters : mapping, optional
+            Raters in columns (the SummEval layout): maps a new human column
+            to the columns holding its raters, as a list (rater labels are
+            the column names) or a ``{rater_label: column}`` mapping.  E.g.
+            ``{"coherence": {"e1": "e1_coherence", "e2": "e2_coherence"}}``.
+            The source columns are not kept unless listed in ``human``.
+        form : {"long", "wide"}
+            Layout of ``df``.
+        name : str, optional
+            Dataset name.
+        texts : DataFrame, optional
+            Texts keyed by the ``system`` and/or ``input`` column (same
+            names as in ``df``).
+        provenance : str, optional
+            Citation, provenance and license text.
+
+        Returns
+        -------
+        Dataset
+
+        Raises
+        ------
+        ParameterError
+            If ``form`` is not ``"long"`` or ``"wide"``, if both ``rater`` and
+            ``run`` (or ``rater`` and ``raters``) are given, or if ``human``
+            is missing.
+        DataError
+            Empty frame, duplicate keys, non-numeric or infinite scores,
+            unknown or conflicting columns, metric values differing across
+            raters of a cell, metrics scoring systems or inputs that every
+            human column lacks.
+
+        Notes
+        -----
+        Labels are converted to ``str`` and kept in order of first
+        appearance.  A system x input combination absent from the table, or
+        a NaN value, is a missing (NaN) cell.
+
+        The default metric columns (long form) are the remaining columns of
+        numeric dtype, plus any text column whose present values mostly
+        (at least half) parse as numbers: such a column is taken for a score
+        column with typos, so its stray strings are reported instead of the
+        column silently vanishing.  Boolean columns are not picked by
+        default.  Pass ``metrics=`` explicitly to choose.
+
+        With ``rater=``, a metric must have, for each cell, one value shared
+        by every rater row that has a value: repeat it on every rater row,
+        or give it on one row and leave NaN on the others.  With ``run=``,
+        the same rule applies to human columns.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from metaeval.data import Dataset
+        >>> df = pd.DataFrame({"system": ["A", "A", "B", "B"],
+        ...                    "input": ["x", "y", "x", "y"],
+        ...                    "human": [1, 2, 3, 4],
+        ...                    "bleu": [0.1, 0.2, 0.3, 0.4]})
+        >>> Dataset.from_frame(df, human="human").scores("bleu")
+        array([[0.1, 0.2],
+               [0.3, 0.4]])
+        """
+        from ._frames import dataset_from_frame
+
+        return dataset_from_frame(
+            cls,
+            df,
+            system=system,
+            input=input,
+            human=human,
+            metrics=metrics,
+            rater=rater,
+            run=run,
+            raters=raters,
+            form=form,
+            name=name,
+            texts=texts,
+            provenance=provenance,
+        )
+
+
+def _check_finite(
+    array: np.ndarray,
+    column: str,
+    systems: tuple[str, ...],
+    inputs: tuple[str, ...],
+    labels: tuple[str, ...],
+) -> None:
+    bad = np.argwhere(np.isinf(array))
+    if bad.size == 0:
+        return
+    names = ("system", "input", "rater/run")
+    cells = [
+        f"{float(array[r, s, i])!r} at {fmt_key(names, (systems[s], inputs[i], labels[r]))}"
+        for r, s, i in bad[:MAX_SHOWN]
+    ]
+    rest = len(bad) - MAX_SHOWN
+    raise DataError(
+        f"score column {column!r} has {len(bad)} infinite value(s): {', '.join(cells)}"
+        f"{f' and {rest} more' if rest > 0 else ''}; scores must be finite: replace them "
+        "with a finite value or NaN (missing)"
+    )
+
+
+def _check_human_present(arrays: Mapping[str, np.ndarray], human: Sequence[str]) -> None:
+    if all(np.isnan(arrays[c]).all() for c in human):
+        raise DataError(
+            f"the human column(s) {fmt_items(human)} have no values (all missing): a dataset "
+            "needs human scores; check the column names and the missing-value markers"
+        )
+
+
+def _check_coverage(
+    arrays: Mapping[str, np.ndarray],
+    human: Sequence[str],
+    metrics: Sequence[str],
+    systems: tuple[str, ...],
+    inputs: tuple[str, ...],
+) -> None:
+    """Raise if a metric has values for a system or input no human column has."""
+    if not metrics:
+        return
+    human_present = np.zeros((len(systems), len(inputs)), dtype=bool)
+    for column in human:
+        human_present |= ~np.isnan(arrays[column]).all(axis=0)
+    human_sys = human_present.any(axis=1)
+    human_inp = human_present.any(axis=0)
+    problems = []
+    for column in metrics:
+        present = ~np.isnan(arrays[column]).all(axis=0)
+        extra_sys = [systems[k] for k in np.flatnonzero(present.any(axis=1) & ~human_sys)]
+        extra_inp = [inputs[k] for k in np.flatnonzero(present.any(axis=0) & ~human_inp)]
+        parts = []
+        if extra_sys:
+            parts.append(f"system(s) {fmt_items(extra_sys)}")
+        if extra_inp:
+            parts.append(f"input(s) {fmt_items(extra_inp)}")
+        if parts:
+            problems.append(f"metric {column!r} scores {' and '.join(parts)}")
+    if problems:
+        shown = "; ".join(problems[:MAX_SHOWN])
+        rest = len(problems) - MAX_SHOWN
+        raise DataError(
+            f"{shown}{f'; and {rest} more metric(s)' if rest > 0 else ''}, which no human column "
+            "scores at all: add the human scores, or drop those systems/inputs (e.g. with "
+            "Dataset.subset or by filtering the table)"
+        )

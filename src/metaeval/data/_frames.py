@@ -1,0 +1,462 @@
+"""Turn long and wide tables into :class:`~metaeval.data.Dataset` arrays.
+
+Both layouts are parsed into a :class:`_Table`: label orders (systems,
+inputs, raters or runs) and, per score column, validated float values with
+the integer coordinates of their cells.  One assembly step then builds the
+``(R, N, M)`` arrays, so long and wide tables obey exactly the same rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from metaeval.errors import DataError, ParameterError
+
+from ._validate import (
+    MAX_SHOWN,
+    as_name_list,
+    check_duplicate_keys,
+    check_unknown,
+    fmt_items,
+    fmt_key,
+    labels_to_str,
+    looks_numeric,
+    to_float,
+    unique_in_order,
+)
+
+#: Allowed values of ``form``.
+FORMS = ("long", "wide")
+
+#: In a stacked wide table, the column naming each row's score column.
+WIDE_SCORE_COLUMN = "score"
+
+
+@dataclass(frozen=True)
+class _Table:
+    """A parsed table: label orders plus a way to fetch each score column."""
+
+    systems: tuple[str, ...]
+    inputs: tuple[str, ...]
+    axis_labels: tuple[str, ...]  # raters or runs; () when there is no axis
+    available: tuple[Any, ...]  # score column names as the user refers to them
+    key_columns: tuple[Any, ...]  # label columns (cannot be score columns)
+    fetch: Callable[[Any], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]]
+    is_default_metric: Callable[[Any], bool]
+
+
+def _check_frame_columns(frame: pd.DataFrame, what: str) -> list:
+    columns = list(frame.columns)
+    if isinstance(frame.columns, pd.MultiIndex):
+        raise DataError(f"{what} has MultiIndex columns; flatten them to single names first")
+    seen: set = set()
+    repeated = [c for c in columns if c in seen or seen.add(c)]
+    if repeated:
+        raise DataError(f"{what} has repeated column name(s) {fmt_items(repeated)}; rename them")
+    return columns
+
+
+def _codes(labels: np.ndarray, order: tuple[str, ...]) -> np.ndarray:
+    return pd.Index(order, dtype=object).get_indexer(pd.Index(labels, dtype=object))
+
+
+def _long_table(df: Any, *, system: Any, input: Any, axis: Any, axis_kind: str | None) -> _Table:
+    if not isinstance(df, pd.DataFrame):
+        raise TypeError(f"`df` must be a pandas DataFrame for form='long', got {type(df).__name__}")
+    columns = _check_frame_columns(df, "the frame")
+    key_columns = [system, input] + ([axis] if axis is not None else [])
+    if len(set(key_columns)) != len(key_columns):
+        raise ParameterError(
+            f"the label columns must differ: system={system!r}, input={input!r}"
+            + (f", {axis_kind}={axis!r}" if axis is not None else "")
+        )
+    check_unknown(
+        key_columns, columns, what="label column(s) (check `system`, `input`, `rater`, `run`)"
+    )
+    if len(df) == 0:
+        raise DataError("empty data: the frame has no rows")
+    frame = df.reset_index(drop=True)
+    sys_labels = labels_to_str(frame[system], what=f"column {system!r}")
+    inp_labels = labels_to_str(frame[input], what=f"column {input!r}")
+    key_arrays = [sys_labels, inp_labels]
+    key_names = [str(system), str(input)]
+    axis_labels_arr = None
+    if axis is not None:
+        axis_labels_arr = labels_to_str(frame[axis], what=f"column {axis!r}")
+        key_arrays.append(axis_labels_arr)
+        key_names.append(str(axis))
+    hint = (
+        "aggregate first (e.g. df.groupby([...]).mean()) or, if the repeated rows are "
+        "raters or runs, pass `rater=` or `run=` with the column that tells them apart"
+        if axis is None
+        else f"each system x input x {axis_kind} needs a single row"
+    )
+    check_duplicate_keys(key_arrays, key_names, hint=hint)
+    systems = unique_in_order(sys_labels)
+    inputs = unique_in_order(inp_labels)
+    axis_labels = unique_in_order(axis_labels_arr) if axis_labels_arr is not None else ()
+    s_codes = _codes(sys_labels, systems)
+    i_codes = _codes(inp_labels, inputs)
+    a_codes = _codes(axis_labels_arr, axis_labels) if axis_labels_arr is not None else None
+
+    def fetch(column: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        values = to_float(
+            frame[column], column=str(column), key_arrays=key_arrays, key_names=key_names
+        )
+        return values, s_codes, i_codes, a_codes
+
+    def is_default_metric(column: Any) -> bool:
+        return looks_numeric(frame[column])
+
+    return _Table(
+        systems=systems,
+        inputs=inputs,
+        axis_labels=axis_labels,
+        available=tuple(c for c in columns if c not in set(key_columns)),
+        key_columns=tuple(key_columns),
+        fetch=fetch,
+        is_default_metric=is_default_metric,
+    )
+
+
+def _stack_matrices(frames: Mapping[Any, Any], *, system: Any) -> pd.DataFrame:
+    """Stack a mapping of score name -> systems x inputs matrix into one table."""
+    parts = []
+    for score_name, matrix in frames.items():
+        if not isinstance(matrix, pd.DataFrame):
+            raise TypeError(
+                f"form='wide' with a mapping needs a DataFrame per score; {score_name!r} is "
+                f"{type(matrix).__name__}"
+            )
+        if isinstance(matrix.index, pd.MultiIndex):
+            raise DataError(
+                f"the matrix of {score_name!r} has a MultiIndex; give one system label per row"
+            )
+        if WIDE_SCORE_COLUMN in matrix.columns:
+            raise DataError(
+                f"the matrix of {score_name!r} has a column named {WIDE_SCORE_COLUMN!r}, which "
+                "the wide form reserves for score names; rename it"
+            )
+        part = matrix if system in matrix.columns else matrix.rename_axis(system).reset_index()
+        part = part.copy()
+        part.insert(0, WIDE_SCORE_COLUMN, score_name)
+        parts.append(part)
+    if not parts:
+        raise DataError("empty data: the mapping of score matrices is empty")
+    return pd.concat(parts, ignore_index=True, sort=False)
+
+
+def _wide_table(df: Any, *, system: Any, axis: Any, axis_kind: str | None) -> _Table:
+    if isinstance(df, Mapping):
+        df = _stack_matrices(df, system=system)
+    elif not isinstance(df, pd.DataFrame):
+        raise TypeError(
+            "`df` must be a DataFrame or a mapping of score name to DataFrame for "
+            f"form='wide', got {type(df).__name__}"
+        )
+    columns = _check_frame_columns(df, "the wide frame")
+    key_columns = [system, WIDE_SCORE_COLUMN] + ([axis] if axis is not None else [])
+    if len(set(key_columns)) != len(key_columns):
+        raise ParameterError(
+            f"the label columns must differ: system={system!r}, the score column "
+            f"{WIDE_SCORE_COLUMN!r}" + (f", {axis_kind}={axis!r}" if axis is not None else "")
+        )
+    check_unknown(
+        key_columns,
+        columns,
+        what=f"label column(s) of the wide form (it needs `system`, a {WIDE_SCORE_COLUMN!r} "
+        "column naming each row's score, and optionally `rater`/`run`)",
+    )
+    if len(df) == 0:
+        raise DataError("empty data: the wide frame has no rows")
+    input_columns = [c for c in columns if c not in set(key_columns)]
+    if not input_columns:
+        raise DataError(
+            "the wide frame has no input columns: besides the label columns "
+            f"{fmt_items(key_columns)} it needs one column per input"
+        )
+    input_labels = labels_to_str(
+        pd.Series(input_columns, dtype=object), what="the input column names"
+    )
+    check_duplicate_keys(
+        [input_labels], ["input"], hint="input column names must stay distinct as str"
+    )
+    frame = df.reset_index(drop=True)
+    sys_labels = labels_to_str(frame[system], what=f"column {system!r}")
+    score_labels = labels_to_str(frame[WIDE_SCORE_COLUMN], what=f"column {WIDE_SCORE_COLUMN!r}")
+    key_arrays = [sys_labels, score_labels]
+    key_names = [str(system), WIDE_SCORE_COLUMN]
+    axis_labels_arr = None
+    if axis is not None:
+        axis_labels_arr = labels_to_str(frame[axis], what=f"column {axis!r}")
+        key_arrays.append(axis_labels_arr)
+        key_names.append(str(axis))
+    check_duplicate_keys(
+        key_arrays,
+        key_names,
+        hint="in the wide form each system x score"
+        + (f" x {axis_kind}" if axis is not None else "")
+        + " needs a single row",
+    )
+    systems = unique_in_order(sys_labels)
+    inputs = tuple(input_labels)
+    axis_labels = unique_in_order(axis_labels_arr) if axis_labels_arr is not None else ()
+    n_inputs = len(input_columns)
+    available = unique_in_order(score_labels)
+
+    def fetch(column: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray | None]:
+        rows = np.flatnonzero(score_labels == column)
+        block = frame.iloc[rows]
+        series = pd.concat([block[c] for c in input_columns], ignore_index=True)
+        row_sys = np.tile(sys_labels[rows], n_inputs)
+        row_inp = np.repeat(input_labels, len(rows))
+        arrays = [row_sys, row_inp]
+        names = [str(system), "input"]
+        if axis_labels_arr is not None:
+            arrays.append(np.tile(axis_labels_arr[rows], n_inputs))
+            names.append(str(axis))
+        values = to_float(series, column=str(column), key_arrays=arrays, key_names=names)
+        return (
+            values,
+            _codes(row_sys, systems),
+            np.repeat(np.arange(n_inputs), len(rows)),
+            _codes(arrays[2], axis_labels) if axis_labels_arr is not None else None,
+        )
+
+    return _Table(
+        systems=systems,
+        inputs=inputs,
+        axis_labels=axis_labels,
+        available=available,
+        key_columns=tuple(key_columns),
+        fetch=fetch,
+        is_default_metric=lambda column: True,
+    )
+
+
+def _normalize_raters(raters: Any) -> dict[str, tuple[tuple[str, ...], list]]:
+    """``raters`` option -> {human column: (rater labels, source columns)}."""
+    if raters is None:
+        return {}
+    if not isinstance(raters, Mapping):
+        raise TypeError(
+            "`raters` must be a mapping of human column to its rater columns, got "
+            f"{type(raters).__name__}"
+        )
+    out: dict[str, tuple[tuple[str, ...], list]] = {}
+    for key, spec in raters.items():
+        if not isinstance(key, str):
+            raise TypeError(f"`raters` keys must be str column names, got {key!r}")
+        if isinstance(spec, Mapping):
+            labels = tuple(str(k) for k in spec)
+            sources = list(spec.values())
+        elif isinstance(spec, Sequence) and not isinstance(spec, str):
+            sources = list(spec)
+            labels = tuple(str(c) for c in sources)
+        else:
+            raise TypeError(
+                f"raters[{key!r}] must be a list of columns or a {{rater: column}} mapping, "
+                f"got {type(spec).__name__}"
+            )
+        if not sources:
+            raise DataError(f"raters[{key!r}] lists no columns")
+        check_duplicate_keys(
+            [np.array(labels, dtype=object)],
+            [f"rater of {key!r}"],
+            hint="rater labels must be unique",
+        )
+        out[key] = (labels, sources)
+    return out
+
+
+def _collapse(
+    array: np.ndarray,
+    *,
+    column: str,
+    role: str,
+    axis_kind: str,
+    systems: tuple[str, ...],
+    inputs: tuple[str, ...],
+) -> np.ndarray:
+    """Collapse an axis on which a column must be constant; (R, N, M) -> (1, N, M)."""
+    high = np.fmax.reduce(array, axis=0)
+    low = np.fmin.reduce(array, axis=0)
+    differs = ~np.isnan(high) & (high != low)
+    if differs.any():
+        cells = np.argwhere(differs)
+        shown = ", ".join(
+            f"{fmt_key(('system', 'input'), (systems[s], inputs[i]))}: "
+            f"{float(low[s, i])!r} vs {float(high[s, i])!r}"
+            for s, i in cells[:MAX_SHOWN]
+        )
+        rest = len(cells) - MAX_SHOWN
+        what = (
+            "a metric scores the output, not the rater"
+            if axis_kind == "rater"
+            else "human scores do not change between metric runs"
+        )
+        raise DataError(
+            f"{role} {column!r} has different values across the {axis_kind}s of "
+            f"{len(cells)} cell(s), at {shown}{f' and {rest} more' if rest > 0 else ''}: "
+            f"{what}; give one value per system x input (repeat it on every {axis_kind} "
+            "row, or fill one row and leave the others missing)"
+        )
+    return high[np.newaxis]
+
+
+def dataset_from_frame(
+    cls: type,
+    df: Any,
+    *,
+    system: Any,
+    input: Any,
+    human: Any,
+    metrics: Any,
+    rater: Any,
+    run: Any,
+    raters: Any,
+    form: str,
+    name: str | None,
+    texts: pd.DataFrame | None,
+    provenance: str | None,
+) -> Any:
+    """Implementation of :meth:`Dataset.from_frame` (see its docstring)."""
+    if form not in FORMS:
+        raise ParameterError(f"`form` must be one of {fmt_items(FORMS)}, got {form!r}")
+    if rater is not None and run is not None:
+        raise ParameterError(
+            f"give `rater` or `run`, not both (got rater={rater!r}, run={run!r}): a dataset "
+            "has a rater axis on human columns or a run axis on metrics; average the runs "
+            "(or the raters) first"
+        )
+    rater_map = _normalize_raters(raters)
+    if rater is not None and rater_map:
+        raise ParameterError(
+            "give `rater` (raters in rows) or `raters` (raters in columns), not both"
+        )
+    human_list = as_name_list(human, parameter="human")
+    metrics_list = None if metrics is None else as_name_list(metrics, parameter="metrics")
+    if not human_list and not rater_map:
+        raise ParameterError(
+            "`human` is required: name the human score column(s), e.g. human='overall' or "
+            "human=['coherence', 'fluency'] (or give `raters`)"
+        )
+    axis = rater if rater is not None else run
+    axis_kind = "rater" if rater is not None else ("run" if run is not None else None)
+
+    if form == "long":
+        table = _long_table(df, system=system, input=input, axis=axis, axis_kind=axis_kind)
+    else:
+        table = _wide_table(df, system=system, axis=axis, axis_kind=axis_kind)
+
+    # ---- resolve column roles
+    requested = (
+        human_list + (metrics_list or []) + [c for _, srcs in rater_map.values() for c in srcs]
+    )
+    as_keys = [c for c in requested if c in set(table.key_columns)]
+    if as_keys:
+        raise DataError(
+            f"column(s) {fmt_items(as_keys)} are label columns (system/input/rater/run) and "
+            "cannot also be score columns"
+        )
+    sources = [c for _, srcs in rater_map.values() for c in srcs]
+    check_unknown(sources, table.available, what="column(s) in `raters`")
+    clashing = [k for k in rater_map if k in set(table.available)]
+    if clashing:
+        raise DataError(
+            f"`raters` key(s) {fmt_items(clashing)} are already columns of the table; choose "
+            "new names for the rater-axis columns"
+        )
+    check_unknown(
+        [h for h in human_list if h not in rater_map], table.available, what="human column(s)"
+    )
+    if metrics_list is not None:
+        check_unknown(metrics_list, table.available, what="metric column(s)")
+        both = [c for c in metrics_list if c in set(human_list) or c in rater_map]
+        if both:
+            raise DataError(
+                f"column(s) {fmt_items(both)} are listed both as human and as metric; "
+                "a column is one or the other"
+            )
+        source_metrics = [c for c in metrics_list if c in set(sources)]
+        if source_metrics:
+            raise DataError(
+                f"column(s) {fmt_items(source_metrics)} are rater columns in `raters` (human "
+                "scores) and also listed as metrics; a column is one or the other"
+            )
+    else:
+        excluded = set(human_list) | set(sources)
+        metrics_list = [
+            c for c in table.available if c not in excluded and table.is_default_metric(c)
+        ]
+    human_final = human_list + [k for k in rater_map if k not in set(human_list)]
+    all_names = [*map(str, human_final), *map(str, metrics_list)]
+    check_duplicate_keys(
+        [np.array(all_names, dtype=object)],
+        ["score column"],
+        hint="score column names must stay distinct when converted to str",
+    )
+
+    # ---- assemble (R, N, M) arrays
+    n, m = len(table.systems), len(table.inputs)
+    r_axis = max(len(table.axis_labels), 1)
+
+    def build(column: Any, *, role: str, keep_axis: bool) -> np.ndarray:
+        values, s_codes, i_codes, a_codes = table.fetch(column)
+        array = np.full((r_axis, n, m), np.nan)
+        array[a_codes if a_codes is not None else 0, s_codes, i_codes] = values
+        if a_codes is None or keep_axis:
+            return array
+        return _collapse(
+            array,
+            column=str(column),
+            role=role,
+            axis_kind=axis_kind or "",
+            systems=table.systems,
+            inputs=table.inputs,
+        )
+
+    ratings: dict[str, np.ndarray] = {}
+    rater_labels: dict[str, tuple[str, ...]] = {}
+    for column in human_final:
+        if column in rater_map:
+            labels, srcs = rater_map[column]
+            ratings[column] = np.concatenate(
+                [build(src, role="human column", keep_axis=False) for src in srcs], axis=0
+            )
+            rater_labels[column] = labels
+        else:
+            keep = axis_kind == "rater"
+            ratings[str(column)] = build(column, role="human column", keep_axis=keep)
+            if keep:
+                rater_labels[str(column)] = table.axis_labels
+    for column in metrics_list:
+        keep = axis_kind == "run"
+        ratings[str(column)] = build(column, role="metric", keep_axis=keep)
+        if keep:
+            rater_labels[str(column)] = table.axis_labels
+
+    if texts is not None and isinstance(texts, pd.DataFrame):
+        renames = {
+            old: new
+            for old, new in ((system, "system"), (input, "input"))
+            if old != new and old in texts.columns and new not in texts.columns
+        }
+        if renames:
+            texts = texts.rename(columns=renames)
+
+    return cls(
+        ratings,
+        human=[str(h) for h in human_final],
+        systems=table.systems,
+        inputs=table.inputs,
+        rater_labels=rater_labels,
+        name=name,
+        texts=texts,
+        provenance=provenance,
+    )

@@ -1,0 +1,134 @@
+"""NumPy twins of the numba kernels in :mod:`metaeval.stats._kernels`.
+
+Same signatures and results; used when numba is disabled
+(``METAEVAL_DISABLE_NUMBA=1``) and as the fast-path's cross-check in tests.
+They favour clarity over speed (they vectorise over pairs, chunking the batch
+axis to bound memory).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._kernels import C, D, KX, KY, N_STATS, NVALID, TIE_TOL, TX, TXY, TY
+
+_CHUNK_ELEMS = 2_000_000
+
+
+def _n_distinct(a, valid):
+    """Distinct finite values per row of (R, n) ``a`` restricted to ``valid``."""
+    s = np.sort(np.where(valid, a, np.inf), axis=-1)
+    new = np.ones_like(s, dtype=bool)
+    new[..., 1:] = s[..., 1:] != s[..., :-1]
+    return (new & np.isfinite(s)).sum(-1)
+
+
+def kendall_stats(x, y, eps):
+    """See :func:`metaeval.stats._kernels.kendall_stats`."""
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    B, G, n = x.shape
+    out = np.zeros((B, G, N_STATS))
+    xf = x.reshape(B * G, n)
+    yf = y.reshape(B * G, n)
+    of = out.reshape(B * G, N_STATS)
+    iu, ju = np.triu_indices(n, 1)
+    step = max(1, _CHUNK_ELEMS // max(1, iu.size))
+    for lo in range(0, B * G, step):
+        xs = xf[lo : lo + step]
+        ys = yf[lo : lo + step]
+        valid = np.isfinite(xs) & np.isfinite(ys)
+        pv = valid[:, iu] & valid[:, ju]
+        with np.errstate(over="ignore", invalid="ignore"):
+            dx = xs[:, ju] - xs[:, iu]
+            dy = ys[:, ju] - ys[:, iu]
+        xt = np.abs(dx) <= eps
+        yt = dy == 0
+        o = of[lo : lo + step]
+        o[:, TXY] = (pv & xt & yt).sum(-1)
+        o[:, TX] = (pv & xt & ~yt).sum(-1)
+        o[:, TY] = (pv & ~xt & yt).sum(-1)
+        strict = pv & ~xt & ~yt
+        same = (dx > 0) == (dy > 0)
+        o[:, C] = (strict & same).sum(-1)
+        o[:, D] = (strict & ~same).sum(-1)
+        o[:, NVALID] = valid.sum(-1)
+        o[:, KX] = _n_distinct(xs, valid)
+        o[:, KY] = _n_distinct(ys, valid)
+    return out
+
+
+def average_ranks(a):
+    """See :func:`metaeval.stats._kernels.average_ranks`."""
+    from scipy.stats import rankdata
+
+    a = np.where(np.isfinite(a), a, np.nan)
+    return rankdata(a, axis=-1, nan_policy="omit")
+
+
+def tie_calibration(x, y, weights):
+    """Thresholds and averaged acc_23 values of the tie-calibration sweep.
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (G, n)
+        Metric and human scores of each group.
+    weights : ndarray, shape (G,)
+        Weight of each group's accuracy in the average (sum to one over the
+        groups with at least one valid pair).
+
+    Returns
+    -------
+    thresholds, values : ndarray, shape (K,)
+        ``thresholds[0] == 0`` and then every distinct positive absolute metric
+        difference of a valid within-group pair, ascending; ``values[k]`` is the
+        weighted average over groups of acc_23 when pairs with
+        ``|dx| <= thresholds[k]`` count as metric ties.
+    """
+    diffs = []
+    deltas = []
+    base = 0.0
+    G, n = x.shape
+    iu, ju = np.triu_indices(n, 1)
+    for g in range(G):
+        valid = np.isfinite(x[g]) & np.isfinite(y[g])
+        pv = valid[iu] & valid[ju]
+        npairs = int(pv.sum())
+        if npairs == 0:
+            continue
+        unit = weights[g] / npairs
+        with np.errstate(over="ignore", invalid="ignore"):
+            dx = (x[g, ju] - x[g, iu])[pv]
+            dy = (y[g, ju] - y[g, iu])[pv]
+        ad = np.abs(dx)
+        yt = dy == 0
+        conc = ~yt & ((dx > 0) == (dy > 0))
+        base += unit * np.sum(np.where(ad == 0, yt, conc))
+        d = np.where(conc, -unit, np.where(yt, unit, 0.0))
+        d[ad == 0] = 0.0
+        diffs.append(ad)
+        deltas.append(d)
+    if not diffs:
+        return np.zeros(1), np.array([base])
+    ad = np.concatenate(diffs)
+    d = np.concatenate(deltas)
+    order = np.argsort(ad, kind="mergesort")
+    ad = ad[order]
+    cum = base + np.cumsum(d[order])
+    thr = np.unique(ad[ad > 0])
+    # value at a threshold: the cumulative sum at the last pair with |dx| <= thr
+    last = np.searchsorted(ad, thr, side="right") - 1
+    return np.concatenate([[0.0], thr]), np.concatenate([[base], cum[last]])
+
+
+def tie_calibration_best(x, y, weights):
+    """See :func:`metaeval.stats._kernels.tie_calibration_best`."""
+    B = x.shape[0]
+    out = np.empty((B, 2))
+    for b in range(B):
+        thr, val = tie_calibration(x[b], y[b], weights[b])
+        best = 0
+        for k in range(1, val.size):
+            if val[k] > val[best] + TIE_TOL:
+                best = k
+        out[b] = thr[best], val[best]
+    return out

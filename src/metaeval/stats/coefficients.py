@@ -1,0 +1,354 @@
+"""The correlation coefficients and agreement statistics, one registry.
+
+Every coefficient is computed for a batch: ``x`` (metric) and ``y`` (human)
+of shape ``(B, G, n)`` (``y`` may broadcast), giving one value per resample
+``b`` and group ``g``.  Pairs with a non-finite value on either side are
+dropped per group (pairwise deletion).
+
+Definitions (C, D: concordant and discordant pairs; Tx, Ty, Txy: pairs tied
+in the metric only, in the human score only, in both; N = C+D+Tx+Ty+Txy):
+
+``pearson``
+    Pearson's product-moment r.
+``spearman``
+    Pearson's r of the average ranks (ties get the mean rank), i.e. scipy's
+    ``spearmanr``.
+``kendall_b``
+    tau-b = (C - D) / sqrt((N - Tx - Txy)(N - Ty - Txy)) (Kendall 1945;
+    scipy ``kendalltau(variant="b")``).
+``kendall_c``
+    tau-c = 2 (C - D) / (n^2 (k - 1) / k), k = min(#distinct metric values,
+    #distinct human values) (Stuart 1953; scipy ``variant="c"``).
+``kendall_23``
+    tau_23 = (C + Txy - D - Tx - Ty) / N (Deutsch et al. 2023, Eq. 3): a tie
+    predicted correctly counts as concordant, any other tie as discordant.
+``acc_23``
+    acc_23 = (C + Txy) / N (Deutsch et al. 2023, Eq. 4): the share of pairs
+    ordered correctly, ties included.
+``acc_eq``
+    acc_23 with tie calibration (Deutsch et al. 2023, section 5): metric
+    pairs with ``|dx| <= epsilon`` count as ties, and epsilon is the
+    smallest threshold maximising the averaged acc_23 over the whole data (one
+    epsilon shared by all groups); the result reports epsilon.
+``pairwise_accuracy``
+    System-level pairwise accuracy (Kocmi et al. 2021; mt-metrics-eval
+    ``Agreement``): the share of system pairs whose metric difference has the
+    sign of the human difference, a human tie counting as agreement only if
+    the metric ties exactly.  Numerically acc_23 at system level; offered only
+    at ``level="system"``.
+
+A group is *degenerate* (NaN, :class:`~metaeval.errors.TooFewPairsWarning`)
+when it has fewer than two valid pairs; correlations (``pearson``,
+``spearman``, ``kendall_b``, ``kendall_c``) are also undefined, with
+:class:`~metaeval.errors.ConstantInputWarning`, when the metric or the human
+scores are constant over the group's valid pairs.  The accuracy-type
+statistics (``kendall_23``, ``acc_23``, ``acc_eq``, ``pairwise_accuracy``)
+are defined for constant groups.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+from scipy import stats as _st
+
+from ..errors import ParameterError
+from . import _numpy_kernels as _npk
+
+if os.environ.get("METAEVAL_DISABLE_NUMBA", "") not in ("", "0"):
+    _kern = _npk
+else:  # pragma: no branch
+    from . import _kernels as _kern
+
+from ._kernels import C, D, KX, KY, NVALID, TX, TXY, TY
+
+
+def kernels(fast: bool = True):
+    """The kernel module: numba (``fast=True``, unless disabled) or NumPy."""
+    return _kern if fast else _npk
+
+
+# --------------------------------------------------------------------------
+# batched coefficients: (B, G, n) x (B|1, G, n) -> (B, G)
+
+
+def _masked(x, y):
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    valid = np.isfinite(x) & np.isfinite(y)
+    return x, y, valid
+
+
+def n_valid(x, y):
+    """Number of valid pairs per (b, g)."""
+    _, _, valid = _masked(x, y)
+    return valid.sum(-1)
+
+
+def _constant(a, valid):
+    lo = np.where(valid, a, np.inf).min(-1, initial=np.inf)
+    hi = np.where(valid, a, -np.inf).max(-1, initial=-np.inf)
+    return ~(hi > lo)
+
+
+def _scaled_deviations(a, valid, cnt):
+    """Deviations from the mean over valid entries, scaled by the largest
+    absolute value (so sums of squares neither overflow nor underflow);
+    zero at invalid entries.  Pearson's r is invariant to the scaling."""
+    s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
+    s = np.where(s > 0, s, 1.0)[..., None]
+    a = np.where(valid, a / s, 0.0)
+    m = a.sum(-1) / np.maximum(cnt, 1)
+    return np.where(valid, a - m[..., None], 0.0)
+
+
+def pearson_batch(x, y):
+    """Pearson's r per (b, g) with pairwise deletion."""
+    x, y, valid = _masked(x, y)
+    cnt = valid.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        dx = _scaled_deviations(x, valid, cnt)
+        dy = _scaled_deviations(y, valid, cnt)
+        sxy = (dx * dy).sum(-1)
+        r = sxy / (np.sqrt((dx * dx).sum(-1)) * np.sqrt((dy * dy).sum(-1)))
+    r = np.clip(r, -1.0, 1.0)
+    bad = (cnt < 2) | _constant(x, valid) | _constant(y, valid)
+    return np.where(bad, np.nan, r)
+
+
+def rank_batch(a, valid, *, fast=True):
+    """Average ranks along the last axis among ``valid`` entries (NaN elsewhere)."""
+    a = np.where(valid, a, np.nan)
+    shape = a.shape
+    if a.size == 0:
+        return a
+    flat = np.ascontiguousarray(a.reshape(-1, shape[-1]))
+    return kernels(fast).average_ranks(flat).reshape(shape)
+
+
+def spearman_batch(x, y, *, fast=True):
+    """Spearman's rho per (b, g): Pearson's r of average ranks.
+
+    When the human scores and the validity mask are the same in every batch
+    item (the usual case in permutation tests), they are ranked once.
+    """
+    y0 = np.asarray(y, float)
+    x, y, valid = _masked(x, y0)
+    rx = rank_batch(x, valid, fast=fast)
+    if y0.ndim == x.ndim and y0.shape[0] == 1 and (valid == valid[:1]).all():
+        ry = np.broadcast_to(rank_batch(y[:1], valid[:1], fast=fast), x.shape)
+    else:
+        ry = rank_batch(y, valid, fast=fast)
+    return pearson_batch(rx, ry)
+
+
+def kendall_stats(x, y, eps=0.0, *, fast=True):
+    """Kendall sufficient statistics (B, G, 8); see :mod:`._kernels`."""
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    return kernels(fast).kendall_stats(np.ascontiguousarray(x), np.ascontiguousarray(y), float(eps))
+
+
+def kendall_from_stats(s, variant):
+    """A Kendall-family statistic from sufficient statistics ``s`` (..., 8)."""
+    c, d, tx, ty, txy, n = (s[..., k] for k in (C, D, TX, TY, TXY, NVALID))
+    npairs = c + d + tx + ty + txy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "b":
+            val = (c - d) / np.sqrt((npairs - tx - txy) * (npairs - ty - txy))
+            bad = (npairs - tx - txy == 0) | (npairs - ty - txy == 0)
+        elif variant == "c":
+            k = np.minimum(s[..., KX], s[..., KY])
+            val = 2.0 * (c - d) / (n * n * (k - 1) / k)
+            bad = k < 2
+        elif variant == "23":
+            val = (c + txy - d - tx - ty) / npairs
+            bad = np.zeros(val.shape, bool)
+        elif variant == "acc23":
+            val = (c + txy) / npairs
+            bad = np.zeros(val.shape, bool)
+        else:  # pragma: no cover - internal
+            raise ValueError(variant)
+    bad = bad | (npairs == 0)
+    return np.where(bad, np.nan, val)
+
+
+def _kendall(variant):
+    def f(x, y, *, fast=True):
+        return kendall_from_stats(kendall_stats(x, y, 0.0, fast=fast), variant)
+
+    return f
+
+
+# --------------------------------------------------------------------------
+# analytic p-values for a single correlation (system and global levels)
+
+
+def _p_pearson(x, y, alternative):
+    return _st.pearsonr(x, y, alternative=alternative).pvalue
+
+
+def _p_spearman(x, y, alternative):
+    return _st.spearmanr(x, y, alternative=alternative).pvalue
+
+
+def _p_kendall(variant):
+    def f(x, y, alternative):
+        return _st.kendalltau(x, y, variant=variant, alternative=alternative).pvalue
+
+    return f
+
+
+@dataclass(frozen=True)
+class Coefficient:
+    """A registered coefficient.
+
+    Attributes
+    ----------
+    name : str
+        Registry name (``method=`` value).
+    batch : callable or None
+        ``batch(x, y, fast=True) -> (B, G)`` values; None for ``acc_eq``,
+        whose threshold is shared by all groups (computed by the level code).
+    constant_is_degenerate : bool
+        Whether a constant group gives NaN.
+    pair_weighted : bool
+        Micro averaging weights groups by their number of pairs (True) or of
+        items (False).
+    fisher : tuple or None
+        Bonett and Wright (2000) constants ``(b, c(r))`` of the Fisher-z
+        interval ``tanh(atanh(r) +- z * c(r) / sqrt(n - b))``.
+    pvalue : callable or None
+        Analytic p-value ``pvalue(x, y, alternative)`` of one correlation.
+    levels : tuple of str or None
+        Levels where the method is offered (None: all).
+    """
+
+    name: str
+    batch: Callable | None
+    constant_is_degenerate: bool
+    pair_weighted: bool
+    fisher: tuple | None
+    pvalue: Callable | None
+    description: str
+    levels: tuple | None = None
+
+
+COEFFICIENTS: dict[str, Coefficient] = {
+    "pearson": Coefficient(
+        "pearson",
+        lambda x, y, fast=True: pearson_batch(x, y),
+        True,
+        False,
+        (3.0, lambda r: np.ones_like(r)),
+        _p_pearson,
+        "Pearson's r",
+    ),
+    "spearman": Coefficient(
+        "spearman",
+        lambda x, y, fast=True: spearman_batch(x, y, fast=fast),
+        True,
+        False,
+        (3.0, lambda r: np.sqrt(1.0 + r * r / 2.0)),
+        _p_spearman,
+        "Spearman's rho (average ranks for ties)",
+    ),
+    "kendall_b": Coefficient(
+        "kendall_b",
+        _kendall("b"),
+        True,
+        False,
+        (4.0, lambda r: np.full_like(r, np.sqrt(0.437))),
+        _p_kendall("b"),
+        "Kendall's tau-b",
+    ),
+    "kendall_c": Coefficient(
+        "kendall_c",
+        _kendall("c"),
+        True,
+        False,
+        None,
+        _p_kendall("c"),
+        "Kendall's tau-c (Stuart)",
+    ),
+    "kendall_23": Coefficient(
+        "kendall_23",
+        _kendall("23"),
+        False,
+        True,
+        None,
+        None,
+        "tau_23 of Deutsch et al. 2023 (ties are predictions)",
+    ),
+    "acc_23": Coefficient(
+        "acc_23",
+        _kendall("acc23"),
+        False,
+        True,
+        None,
+        None,
+        "pairwise accuracy acc_23 of Deutsch et al. 2023",
+    ),
+    "acc_eq": Coefficient(
+        "acc_eq",
+        None,
+        False,
+        True,
+        None,
+        None,
+        "acc_23 with tie calibration (optimal metric tie threshold epsilon)",
+    ),
+    "pairwise_accuracy": Coefficient(
+        "pairwise_accuracy",
+        _kendall("acc23"),
+        False,
+        True,
+        None,
+        None,
+        "system-level pairwise accuracy (Kocmi et al. 2021)",
+        levels=("system",),
+    ),
+}
+
+METHODS = tuple(COEFFICIENTS)
+
+
+def get_coefficient(method: str) -> Coefficient:
+    """Look up ``method`` in the registry, with an error listing the choices."""
+    try:
+        return COEFFICIENTS[method]
+    except (KeyError, TypeError):
+        hint = ""
+        if isinstance(method, str) and method.lower() in ("kendall", "kendalltau", "tau"):
+            hint = " ('kendall' is ambiguous: choose kendall_b, kendall_c or kendall_23)"
+        raise ParameterError(
+            f"method={method!r} is not a known coefficient{hint}; "
+            f"choose one of {', '.join(METHODS)}"
+        ) from None
+
+
+def fisher_interval(r, n, method, confidence_level=0.95):
+    """Fisher-z confidence interval with the Bonett and Wright (2000) constants.
+
+    ``tanh(atanh(r) -+ z_{1-alpha/2} * c(r) / sqrt(n - b))`` with
+    (b, c) = (3, 1) for Pearson, (3, sqrt(1 + r^2 / 2)) for Spearman and
+    (4, sqrt(0.437)) for Kendall's tau-b.  NaN when ``n <= b`` or r is NaN.
+    """
+    coef = get_coefficient(method)
+    if coef.fisher is None:
+        raise ParameterError(
+            f"ci='fisher' is not defined for method={method!r}; it applies to "
+            "pearson, spearman and kendall_b (use a bootstrap interval instead)"
+        )
+    b, cfun = coef.fisher
+    r = np.asarray(r, float)
+    n = np.asarray(n, float)
+    zc = _st.norm.ppf(0.5 + confidence_level / 2.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        z = np.arctanh(np.clip(r, -1.0, 1.0))
+        half = zc * cfun(r) / np.sqrt(n - b)
+        lo = np.tanh(z - half)
+        hi = np.tanh(z + half)
+    bad = ~np.isfinite(r) | (n <= b)
+    return np.where(bad, np.nan, lo), np.where(bad, np.nan, hi)

@@ -1,0 +1,200 @@
+"""Grouping levels: one wrapper that turns a batched coefficient into the four
+levels of seed paper 000 (section 2), with the NaN policy.
+
+With N systems and M inputs, scores are (N, M) matrices (batched: (B, N, M)):
+
+``system``
+    correlation of the N per-system mean scores.  The means are taken over
+    the *matched* cells of each system: cells where both the metric and the
+    human score are present (pairwise deletion), so both means describe the
+    same inputs.
+``input``
+    per input, the correlation across the N systems; averaged over inputs
+    (mt-metrics-eval ``item``, nlpstats ``input``, "summary level").
+``item``
+    per system, the correlation across the M inputs; averaged over systems
+    (mt-metrics-eval ``sys`` grouping).
+``global``
+    one correlation over all N x M cells (mt-metrics-eval ``none``,
+    nlpstats ``global``).
+
+Averaging at ``input`` and ``item`` is ``macro`` (the plain mean over the
+groups whose statistic is defined; the default, as in seed paper 000 and
+nlpstats) or ``micro`` (a weighted mean: weights are the numbers of valid
+items per group for the correlations, and the numbers of valid pairs per group
+for the pair statistics ``kendall_23``, ``acc_23``, ``acc_eq``, which makes
+micro-averaged accuracy the pooled share of correct pairs).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..errors import ParameterError
+from .coefficients import get_coefficient, kendall_from_stats, kernels
+
+LEVELS = ("system", "input", "item", "global")
+AVERAGES = ("macro", "micro")
+
+# Names other tools use.  Unambiguous ones map to ours; ambiguous ones are
+# refused with an explanation.
+_ALIASES = {
+    "system-level": "system",
+    "summary": "input",
+    "summary-level": "input",
+    "none": "global",
+    "no-grouping": "global",
+}
+_AMBIGUOUS = {
+    "segment": "'segment' is used both for input-grouped and ungrouped correlations",
+    "seg": "'seg' is used both for input-grouped and ungrouped correlations",
+    "sys": "mt-metrics-eval's average_by='sys' groups by system (our 'item'), while "
+    "'sys' elsewhere means system level (our 'system')",
+    "sample": "ExplainaBoard's group_by='sample' is our 'input', while 'sample-level' "
+    "elsewhere means no grouping (our 'global')",
+}
+
+
+def check_level(level: str) -> str:
+    """Validate a level name, resolving unambiguous aliases."""
+    if level in LEVELS:
+        return level
+    if isinstance(level, str):
+        if level in _AMBIGUOUS:
+            raise ParameterError(
+                f"level={level!r} is ambiguous: {_AMBIGUOUS[level]}; choose one of "
+                f"{', '.join(LEVELS)}"
+            )
+        if level in _ALIASES:
+            return _ALIASES[level]
+    raise ParameterError(
+        f"level={level!r} is not a grouping level; choose one of {', '.join(LEVELS)} "
+        "(note: mt-metrics-eval's 'item' grouping is our 'input'; our 'item' "
+        "correlates across inputs within each system)"
+    )
+
+
+def check_average(average: str) -> str:
+    if average not in AVERAGES:
+        raise ParameterError(f"average={average!r}; choose one of {', '.join(AVERAGES)}")
+    return average
+
+
+def arrange(x, y, level):
+    """Arrange (B, N, M) score batches into (B, G, n) groups for ``level``.
+
+    ``x`` and ``y`` are broadcast against each other first.  Returns the
+    arranged metric and human arrays.
+    """
+    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    if x.ndim == 2:
+        x = x[None]
+        y = y[None]
+    B, N, M = x.shape
+    if level == "system":
+        valid = np.isfinite(x) & np.isfinite(y)
+        cnt = valid.sum(-1)
+        # Sums over sorted rows: systems with the same scores in another order
+        # get bit-identical means, so exact ties stay ties.
+        with np.errstate(invalid="ignore", divide="ignore"):
+            xm = np.sort(np.where(valid, x, 0.0), axis=-1).sum(-1) / cnt
+            ym = np.sort(np.where(valid, y, 0.0), axis=-1).sum(-1) / cnt
+        return xm[:, None, :], ym[:, None, :]
+    if level == "input":
+        return x.transpose(0, 2, 1), y.transpose(0, 2, 1)
+    if level == "item":
+        return x, y
+    if level == "global":
+        return x.reshape(B, 1, N * M), y.reshape(B, 1, N * M)
+    raise ParameterError(f"level={level!r}")  # pragma: no cover - validated
+
+
+@dataclass
+class LevelValues:
+    """Batched statistic at one level.
+
+    value : (B,) the level statistic (averaged over groups where applicable).
+    group : (B, G) per-group statistics (for ``acc_eq``: acc_23 of each
+        group at the calibrated threshold).
+    n_valid : (B, G) valid items per group.
+    epsilon : (B,) calibrated tie threshold (``acc_eq`` only) else None.
+    """
+
+    value: np.ndarray
+    group: np.ndarray
+    n_valid: np.ndarray
+    epsilon: np.ndarray | None = None
+
+
+def _weights(group, nv, pair_weighted, average):
+    defined = np.isfinite(group)
+    if average == "macro":
+        w = defined.astype(float)
+    else:
+        w = np.where(defined, nv * (nv - 1) / 2.0 if pair_weighted else nv, 0.0)
+    return w
+
+
+def _aggregate(group, w):
+    tot = w.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        val = (np.where(w > 0, group, 0.0) * w).sum(-1) / tot
+    return np.where(tot > 0, val, np.nan)
+
+
+def level_values(
+    x, y, level, method, *, average="macro", fast=True, detail=True
+) -> LevelValues:
+    """The statistic of ``method`` at ``level`` for every batch item.
+
+    Parameters
+    ----------
+    x, y : ndarray, shape (B, N, M) or (N, M)
+        Metric and human scores (broadcastable).
+    level, method, average : str
+        Validated names.
+    fast : bool
+        Use the numba kernels (True) or their NumPy twins.
+    detail : bool
+        For ``acc_eq``, also compute each group's acc_23 at the calibrated
+        threshold (``group``); resampling loops pass False and get NaN there.
+    """
+    xg, yg = arrange(x, y, level)
+    return grouped_values(xg, yg, method, average=average, fast=fast, detail=detail)
+
+
+def grouped_values(xg, yg, method, *, average="macro", fast=True, detail=True) -> LevelValues:
+    """The statistic of ``method`` on already arranged (B, G, n) groups."""
+    coef = get_coefficient(method)
+    xg, yg = np.broadcast_arrays(np.asarray(xg, float), np.asarray(yg, float))
+    valid = np.isfinite(xg) & np.isfinite(yg)
+    nv = valid.sum(-1)
+    if coef.batch is not None:
+        group = coef.batch(xg, yg, fast=fast)
+        w = _weights(group, nv, coef.pair_weighted, average)
+        return LevelValues(_aggregate(group, w), group, nv)
+    # acc_eq: one threshold shared by all groups
+    has_pair = nv >= 2
+    if average == "macro":
+        w = has_pair / np.maximum(has_pair.sum(-1, keepdims=True), 1)
+    else:
+        pairs = np.where(has_pair, nv * (nv - 1) / 2.0, 0.0)
+        w = pairs / np.maximum(pairs.sum(-1, keepdims=True), 1)
+    k = kernels(fast)
+    best = k.tie_calibration_best(
+        np.ascontiguousarray(xg), np.ascontiguousarray(yg), np.ascontiguousarray(w)
+    )
+    any_pair = has_pair.any(-1)
+    eps = np.where(any_pair, best[:, 0], np.nan)
+    value = np.where(any_pair, best[:, 1], np.nan)
+    group = np.full(nv.shape, np.nan)
+    for b in range(xg.shape[0] if detail else 0):
+        if not any_pair[b]:
+            continue
+        s = k.kendall_stats(
+            np.ascontiguousarray(xg[b : b + 1]), np.ascontiguousarray(yg[b : b + 1]), float(eps[b])
+        )
+        group[b] = kendall_from_stats(s, "acc23")[0]
+    return LevelValues(value, group, nv, eps)
