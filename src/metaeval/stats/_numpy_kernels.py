@@ -65,6 +65,12 @@ def average_ranks(a):
     return rankdata(a, axis=-1, nan_policy="omit")
 
 
+def kendall_stats_ranked_y(x, yr, k):
+    """See :func:`metaeval.stats._kernels.kendall_stats_ranked_y`."""
+    y = np.where(yr >= 0, yr, np.nan).astype(float)
+    return kendall_stats(x, np.broadcast_to(y, x.shape), 0.0)
+
+
 def tie_calibration(x, y, weights):
     """Thresholds and averaged acc_23 values of the tie-calibration sweep.
 

@@ -144,10 +144,40 @@ def spearman_batch(x, y, *, fast=True):
     return pearson_batch(rx, ry)
 
 
+def dense_ranks(y):
+    """Dense ranks (0..k-1) of each row of (G, n) ``y``; -1 where not finite.
+
+    Returns ``(ranks, k)`` with ``k`` (G,) the number of distinct values.
+    """
+    G, n = y.shape
+    ranks = np.full((G, n), -1, np.int64)
+    k = np.zeros(G, np.int64)
+    for g in range(G):
+        ok = np.isfinite(y[g])
+        if ok.any():
+            u, inv = np.unique(y[g][ok], return_inverse=True)
+            ranks[g, ok] = inv
+            k[g] = u.size
+    return ranks, k
+
+
 def kendall_stats(x, y, eps=0.0, *, fast=True):
-    """Kendall sufficient statistics (B, G, 8); see :mod:`._kernels`."""
-    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
-    return kernels(fast).kendall_stats(np.ascontiguousarray(x), np.ascontiguousarray(y), float(eps))
+    """Kendall sufficient statistics (B, G, 8); see :mod:`._kernels`.
+
+    When ``y`` is one human score shared by the whole batch (shape
+    (1, G, n)), eps is 0 and groups are large, the human scores are ranked
+    once and the ranked-human kernel is used.
+    """
+    from ._kernels import KNIGHT_MIN_N
+
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    k = kernels(fast)
+    if eps == 0.0 and y.ndim == 3 and y.shape[0] == 1 and x.shape[0] > 1 and x.shape[-1] >= KNIGHT_MIN_N:
+        yr, levels = dense_ranks(y[0])
+        return k.kendall_stats_ranked_y(np.ascontiguousarray(x), yr, levels)
+    x, y = np.broadcast_arrays(x, y)
+    return k.kendall_stats(np.ascontiguousarray(x), np.ascontiguousarray(y), float(eps))
 
 
 def kendall_from_stats(s, variant):

@@ -168,10 +168,10 @@ def level_values(
 def grouped_values(xg, yg, method, *, average="macro", fast=True, detail=True) -> LevelValues:
     """The statistic of ``method`` on already arranged (B, G, n) groups."""
     coef = get_coefficient(method)
-    xg, yg = np.broadcast_arrays(np.asarray(xg, float), np.asarray(yg, float))
-    valid = np.isfinite(xg) & np.isfinite(yg)
-    nv = valid.sum(-1)
+    xg, yg = np.asarray(xg, float), np.asarray(yg, float)
+    nv = (np.isfinite(xg) & np.isfinite(yg)).sum(-1)
     if coef.batch is not None:
+        # unbroadcast inputs: a human batch of one is ranked/used once
         group = coef.batch(xg, yg, fast=fast)
         w = _weights(group, nv, coef.pair_weighted, average)
         return LevelValues(_aggregate(group, w), group, nv)
@@ -182,6 +182,7 @@ def grouped_values(xg, yg, method, *, average="macro", fast=True, detail=True) -
     else:
         pairs = np.where(has_pair, nv * (nv - 1) / 2.0, 0.0)
         w = pairs / np.maximum(pairs.sum(-1, keepdims=True), 1)
+    xg, yg = np.broadcast_arrays(xg, yg)
     k = kernels(fast)
     best = k.tie_calibration_best(
         np.ascontiguousarray(xg), np.ascontiguousarray(yg), np.ascontiguousarray(w)
