@@ -126,8 +126,16 @@ def _fail(msg):
     sys.exit(2)
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """Warnings as one line on stderr: ``metaeval: warning (Category): message``."""
+    click.echo(f"metaeval: warning ({category.__name__}): {message}", err=True)
+
+
 class _Group(click.Group):
     def invoke(self, ctx):
+        import warnings
+
+        warnings.showwarning = _show_warning
         try:
             return super().invoke(ctx)
         except (MetaevalError, ValueError, KeyError, FileNotFoundError) as exc:

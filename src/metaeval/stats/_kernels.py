@@ -40,6 +40,9 @@ N_STATS = 8
 # Knight (1966) when eps == 0; smaller ones use the direct O(n^2) double loop.
 KNIGHT_MIN_N = 64
 
+# Rows with at most this many finite entries are ranked by direct counting.
+SMALL_RANK_N = 24
+
 # Tolerance when choosing the maximum of the tie-calibration sweep.
 TIE_TOL = 1e-12
 
@@ -344,6 +347,62 @@ def kendall_stats_ranked_y(x, yr, k):
 
 
 @nb.njit(cache=True)
+def _pearson_row(x, y):
+    n = x.size
+    m = 0
+    sx = 0.0
+    sy = 0.0
+    xmin = np.inf
+    xmax = -np.inf
+    ymin = np.inf
+    ymax = -np.inf
+    for i in range(n):
+        if np.isfinite(x[i]) and np.isfinite(y[i]):
+            m += 1
+            xmin = min(xmin, x[i])
+            xmax = max(xmax, x[i])
+            ymin = min(ymin, y[i])
+            ymax = max(ymax, y[i])
+    if m < 2 or not (xmax > xmin) or not (ymax > ymin):
+        return np.nan
+    # scale by the largest magnitude so sums of squares cannot overflow
+    ax = max(abs(xmin), abs(xmax))
+    ay = max(abs(ymin), abs(ymax))
+    for i in range(n):
+        if np.isfinite(x[i]) and np.isfinite(y[i]):
+            sx += x[i] / ax
+            sy += y[i] / ay
+    mx = sx / m
+    my = sy / m
+    sxy = 0.0
+    sxx = 0.0
+    syy = 0.0
+    for i in range(n):
+        if np.isfinite(x[i]) and np.isfinite(y[i]):
+            dx = x[i] / ax - mx
+            dy = y[i] / ay - my
+            sxy += dx * dy
+            sxx += dx * dx
+            syy += dy * dy
+    r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
+    return min(1.0, max(-1.0, r))
+
+
+@nb.njit(parallel=True, cache=True)
+def pearson_rows(x, y):
+    """Pearson's r per (b, g) of ``x`` (B, G, n) against ``y`` (B or 1, G, n)
+    with pairwise deletion; NaN for fewer than 2 pairs or a constant side."""
+    B, G, _ = x.shape
+    shared = y.shape[0] == 1
+    out = np.empty((B, G))
+    for t in nb.prange(B * G):
+        b = t // G
+        g = t % G
+        out[b, g] = _pearson_row(x[b, g], y[0 if shared else b, g])
+    return out
+
+
+@nb.njit(cache=True)
 def _rank_row(a, out):
     """Average ranks (1-based) of the finite entries of ``a``; NaN elsewhere."""
     n = a.size
@@ -355,6 +414,20 @@ def _rank_row(a, out):
             m += 1
         else:
             out[i] = np.nan
+    if m <= SMALL_RANK_N:
+        # direct counting: rank = 1 + #smaller + (#equal - 1) / 2
+        for p in range(m):
+            v = a[idx[p]]
+            less = 0
+            eq = 0
+            for q in range(m):
+                w = a[idx[q]]
+                if w < v:
+                    less += 1
+                elif w == v:
+                    eq += 1
+            out[idx[p]] = 1.0 + less + 0.5 * (eq - 1)
+        return
     vals = np.empty(m)
     for k in range(m):
         vals[k] = a[idx[k]]

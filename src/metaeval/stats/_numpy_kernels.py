@@ -57,6 +57,13 @@ def kendall_stats(x, y, eps):
     return out
 
 
+def pearson_rows(x, y):
+    """See :func:`metaeval.stats._kernels.pearson_rows`."""
+    from .coefficients import pearson_numpy
+
+    return pearson_numpy(x, y)
+
+
 def average_ranks(a):
     """See :func:`metaeval.stats._kernels.average_ranks`."""
     from scipy.stats import rankdata

@@ -104,8 +104,22 @@ def _scaled_deviations(a, valid, cnt):
     return np.where(valid, a - m[..., None], 0.0)
 
 
-def pearson_batch(x, y):
-    """Pearson's r per (b, g) with pairwise deletion."""
+def pearson_batch(x, y, *, fast=True):
+    """Pearson's r per (b, g) with pairwise deletion.
+
+    ``x`` is (B, G, n); ``y`` is (B, G, n) or (1, G, n) (shared by the batch).
+    """
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    if x.ndim == 3 and y.ndim == 3 and y.shape[0] in (1, x.shape[0]) and x.shape[1:] == y.shape[1:]:
+        if x.size == 0:
+            return np.full(x.shape[:2], np.nan)
+        return kernels(fast).pearson_rows(np.ascontiguousarray(x), np.ascontiguousarray(y))
+    return pearson_numpy(x, y)
+
+
+def pearson_numpy(x, y):
+    """Pearson's r per (b, g) with pairwise deletion (NumPy; any broadcastable shapes)."""
     x, y, valid = _masked(x, y)
     cnt = valid.sum(-1)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
@@ -138,10 +152,10 @@ def spearman_batch(x, y, *, fast=True):
     x, y, valid = _masked(x, y0)
     rx = rank_batch(x, valid, fast=fast)
     if y0.ndim == x.ndim and y0.shape[0] == 1 and (valid == valid[:1]).all():
-        ry = np.broadcast_to(rank_batch(y[:1], valid[:1], fast=fast), x.shape)
+        ry = rank_batch(y[:1], valid[:1], fast=fast)
     else:
         ry = rank_batch(y, valid, fast=fast)
-    return pearson_batch(rx, ry)
+    return pearson_batch(rx, ry, fast=fast)
 
 
 def dense_ranks(y):
@@ -268,7 +282,7 @@ class Coefficient:
 COEFFICIENTS: dict[str, Coefficient] = {
     "pearson": Coefficient(
         "pearson",
-        lambda x, y, fast=True: pearson_batch(x, y),
+        lambda x, y, fast=True: pearson_batch(x, y, fast=fast),
         True,
         False,
         (3.0, lambda r: np.ones_like(r)),

@@ -85,15 +85,19 @@ def check_average(average: str) -> str:
 def arrange(x, y, level):
     """Arrange (B, N, M) score batches into (B, G, n) groups for ``level``.
 
-    ``x`` and ``y`` are broadcast against each other first.  Returns the
-    arranged metric and human arrays.
+    ``x`` and ``y`` may have different batch sizes (1 broadcasts); a 2-D
+    input gets a batch axis of 1.  They are *not* broadcast against each
+    other (except for the matched system means), so a human score shared by
+    a batch stays a batch of one and is ranked or preprocessed once.
     """
-    x, y = np.broadcast_arrays(np.asarray(x, float), np.asarray(y, float))
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
     if x.ndim == 2:
         x = x[None]
+    if y.ndim == 2:
         y = y[None]
-    B, N, M = x.shape
     if level == "system":
+        x, y = np.broadcast_arrays(x, y)
         valid = np.isfinite(x) & np.isfinite(y)
         cnt = valid.sum(-1)
         # Sums over sorted rows: systems with the same scores in another order
@@ -107,7 +111,7 @@ def arrange(x, y, level):
     if level == "item":
         return x, y
     if level == "global":
-        return x.reshape(B, 1, N * M), y.reshape(B, 1, N * M)
+        return x.reshape(x.shape[0], 1, -1), y.reshape(y.shape[0], 1, -1)
     raise ParameterError(f"level={level!r}")  # pragma: no cover - validated
 
 
