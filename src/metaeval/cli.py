@@ -16,7 +16,7 @@ from contextlib import contextmanager
 import click
 
 from ._version import __version__
-from .errors import MetaevalError
+from .errors import DataError, MetaevalError
 
 FORMATS = ("table", "json", "csv")
 
@@ -36,11 +36,9 @@ def _load(data, system, input_, human, metrics, rater):
         return load_dataset(data)
     import os
 
-    if not os.path.exists(data):
-        raise click.UsageError(
-            f"DATA {data!r} is neither a file nor a bundled dataset "
-            f"(bundled: {', '.join(sorted(names))})"
-        )
+    if not os.path.isfile(data):
+        what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
+        raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
     kw = dict(system=system, input=input_, human=human)
     if metrics:
         kw["metrics"] = metrics
@@ -135,11 +133,14 @@ class _Group(click.Group):
     def invoke(self, ctx):
         import warnings
 
+        saved = warnings.showwarning
         warnings.showwarning = _show_warning
         try:
             return super().invoke(ctx)
-        except (MetaevalError, ValueError, KeyError, FileNotFoundError) as exc:
+        except (MetaevalError, ValueError, KeyError, OSError) as exc:
             _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        finally:
+            warnings.showwarning = saved
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})

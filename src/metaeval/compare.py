@@ -315,6 +315,7 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
         test=opt.test,
         alt=opt.alternative,
         n=opt.n_resamples if opt.test != "williams" else None,
+        ci=opt.confidence_level if opt.test.startswith("boot-") else None,
         seed=opt.seed_tag if opt.test != "williams" else None,
     )
     return Comparison(
@@ -343,7 +344,11 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
 
 
 def _pair_generator(ss, a, b):
-    key = zlib.crc32(f"{a}\x1f{b}".encode())
+    """The pair's stream: a function of the seed and the *unordered* pair of
+    names, so compare(A, B) and compare(B, A) use the same draws (their null
+    distributions are exact mirrors) and agree with compare_all."""
+    lo, hi = sorted((a, b))
+    key = zlib.crc32(f"{lo}\x1f{hi}".encode())
     return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (key,)))
 
 

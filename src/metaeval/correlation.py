@@ -400,6 +400,14 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             UndefinedStatisticWarning,
             stacklevel=3,
         )
+    if res.ci_method == "fisher" and np.isfinite(res.statistic) and np.isnan(res.ci_low):
+        warnings.warn(
+            f"the Fisher interval of {res.method} for metric {res.metric!r} at level "
+            f"{res.level!r} is undefined with n={res.n} pairs (it needs n > "
+            f"{get_coefficient(res.method).fisher[0]:.0f}); ci_low and ci_high are NaN",
+            UndefinedStatisticWarning,
+            stacklevel=3,
+        )
     if res.n_groups_dropped == 0:
         return
     what = {"system": "system-level", "global": "global"}.get(res.level, f"{res.level} groups")

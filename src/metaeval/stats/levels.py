@@ -82,6 +82,20 @@ def check_average(average: str) -> str:
     return average
 
 
+def _matched_mean(a, valid, cnt):
+    """Row means over ``valid`` cells, exact-tie preserving and overflow-safe.
+
+    Rows are scaled by their largest magnitude (so sums of values near the
+    float maximum do not overflow) and summed after sorting, so systems with
+    the same scores in another order get bit-identical means.
+    """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
+        s = np.where(s > 0, s, 1.0)
+        scaled = np.sort(np.where(valid, a / s[..., None], 0.0), axis=-1)
+        return s * (scaled.sum(-1) / cnt)
+
+
 def arrange(x, y, level):
     """Arrange (B, N, M) score batches into (B, G, n) groups for ``level``.
 
@@ -100,12 +114,7 @@ def arrange(x, y, level):
         x, y = np.broadcast_arrays(x, y)
         valid = np.isfinite(x) & np.isfinite(y)
         cnt = valid.sum(-1)
-        # Sums over sorted rows: systems with the same scores in another order
-        # get bit-identical means, so exact ties stay ties.
-        with np.errstate(invalid="ignore", divide="ignore"):
-            xm = np.sort(np.where(valid, x, 0.0), axis=-1).sum(-1) / cnt
-            ym = np.sort(np.where(valid, y, 0.0), axis=-1).sum(-1) / cnt
-        return xm[:, None, :], ym[:, None, :]
+        return _matched_mean(x, valid, cnt)[:, None, :], _matched_mean(y, valid, cnt)[:, None, :]
     if level == "input":
         return x.transpose(0, 2, 1), y.transpose(0, 2, 1)
     if level == "item":

@@ -1,0 +1,319 @@
+"""Tests of the ``metaeval`` command (``metaeval.cli.main``).
+
+Most tests use click's CliRunner; one runs the installed console script in
+a subprocess.  Expected numbers are computed independently: with pandas from
+the raw SummEval file ``/work/shared/data/summeval/scores.csv`` (the source
+the bundled parquet was converted from, PROVENANCE.md) and scipy, or with
+scipy on a small CSV written here.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+from scipy import stats
+
+import metaeval
+from metaeval.cli import main
+
+RAW = Path("/work/shared/data/summeval/scores.csv")
+REQUIRED = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high",
+            "n", "signature"]
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def system_means():
+    """SummEval system means from the raw CSV with pandas: coherence is the mean
+    of the three experts per (system, document), then averaged per system (the
+    file has no missing values, so matched-cell means are plain means)."""
+    if not RAW.exists():
+        pytest.skip(f"{RAW} not available")
+    df = pd.read_csv(RAW)
+    assert not df.isna().any().any()
+    df["coherence"] = df[[f"expert{k}_coherence" for k in (1, 2, 3)]].mean(axis=1)
+    return df.groupby("system").mean(numeric_only=True)
+
+
+@pytest.fixture
+def long_csv(tmp_path):
+    """A long-form CSV: 4 systems x 3 inputs, human column 'quality', two metrics."""
+    rows = []
+    quality = [[1, 2, 3], [2, 4, 3], [5, 4, 4], [3, 1, 2]]
+    m1 = [[0.1, 0.3, 0.2], [0.4, 0.6, 0.5], [0.9, 0.7, 0.8], [0.2, 0.1, 0.35]]
+    m2 = [[0.5, 0.1, 0.9], [0.3, 0.3, 0.2], [0.6, 0.8, 0.1], [0.7, 0.2, 0.4]]
+    for i, s in enumerate(["sysA", "sysB", "sysC", "sysD"]):
+        for j, d in enumerate(["d1", "d2", "d3"]):
+            rows.append({"system": s, "input": d, "quality": quality[i][j],
+                         "m1": m1[i][j], "m2": m2[i][j]})
+    path = tmp_path / "scores.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    means = {k: np.mean(v, axis=1) for k, v in (("quality", quality), ("m1", m1), ("m2", m2))}
+    return path, means, np.array(quality, float), np.array(m1), np.array(m2)
+
+
+def assert_one_line_error(res, *needles):
+    assert res.exit_code == 2, (res.exit_code, res.output)
+    err = res.stderr
+    assert err.startswith("metaeval: error: "), err
+    assert err.count("\n") == 1 and err.endswith("\n"), err  # exactly one line
+    assert res.stdout == ""
+    for n in needles:
+        assert n in err, err
+
+
+# --------------------------------------------------------------------------
+# datasets
+
+
+def test_datasets_table_json_csv():
+    res = run("datasets")
+    assert res.exit_code == 0 and "summeval" in res.stdout
+    res = run("datasets", "--format", "json")
+    assert res.exit_code == 0
+    recs = json.loads(res.stdout)
+    assert [r["name"] for r in recs] == ["summeval"]
+    assert recs[0]["shape"] == [17, 100] and "coherence" in recs[0]["human"]
+    res = run("datasets", "--format", "csv")
+    assert res.exit_code == 0
+    df = pd.read_csv(io.StringIO(res.stdout))
+    assert list(df["name"]) == ["summeval"] and int(df["n_metrics"][0]) == 43
+
+
+# --------------------------------------------------------------------------
+# correlate on the bundled dataset
+
+
+ARGS = ["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU",
+        "--level", "system", "--method", "kendall_b", "--ci", "fisher"]
+
+
+def test_correlate_json_matches_scipy_on_raw_file(system_means):
+    res = run(*ARGS, "--format", "json")
+    assert res.exit_code == 0, res.output
+    recs = json.loads(res.stdout)
+    assert [r["metric"] for r in recs] == ["ROUGE.1", "BLEU"]
+    zc = stats.norm.ppf(0.975) * math.sqrt(0.437) / math.sqrt(17 - 4)  # B.7, Kendall
+    for r in recs:
+        assert set(REQUIRED) <= set(r)
+        assert (r["human"], r["level"], r["method"], r["n"]) == ("coherence", "system",
+                                                                 "kendall_b", 17)
+        kt = stats.kendalltau(system_means[r["metric"]], system_means["coherence"])  # scipy
+        assert r["statistic"] == pytest.approx(kt.statistic, abs=1e-12)
+        assert r["pvalue"] == pytest.approx(kt.pvalue, rel=1e-9)
+        z = math.atanh(kt.statistic)
+        assert (r["ci_low"], r["ci_high"]) == pytest.approx((math.tanh(z - zc),
+                                                             math.tanh(z + zc)), rel=1e-9)
+        assert r["signature"].startswith("human:coherence|level:system|method:kendall_b|")
+        assert "ci:fisher:0.95" in r["signature"]
+
+
+def test_correlate_csv_parses_with_pandas(system_means):
+    res = run(*ARGS, "--format", "csv")
+    assert res.exit_code == 0, res.output
+    df = pd.read_csv(io.StringIO(res.stdout))
+    assert set(REQUIRED) <= set(df.columns) and list(df["metric"]) == ["ROUGE.1", "BLEU"]
+    for _, row in df.iterrows():
+        kt = stats.kendalltau(system_means[row["metric"]], system_means["coherence"])  # scipy
+        assert row["statistic"] == pytest.approx(kt.statistic, abs=1e-12)
+
+
+def test_correlate_table_shows_metrics_and_signature(system_means):
+    res = run(*ARGS)
+    assert res.exit_code == 0, res.output
+    out = res.stdout
+    assert "ROUGE.1" in out and "BLEU" in out
+    kt = stats.kendalltau(system_means["ROUGE.1"], system_means["coherence"])  # scipy
+    assert f"{kt.statistic:.4f}" in out  # rounded by the renderer only
+    assert ("human:coherence|level:system|method:kendall_b|nan:pairwise|alt:two-sided|"
+            "ci:fisher:0.95|pvalue:analytic|metaeval:") in out
+
+
+def test_correlate_signature_records_fresh_entropy_and_seed_reproduces():
+    args = ["correlate", "summeval", "--human", "coherence", "--metrics", "BLEU",
+            "--n-resamples", "20", "--format", "json"]
+    first = json.loads(run(*args).stdout)[0]
+    seed = int(first["signature"].split("|seed:")[1].split("|")[0])
+    again = json.loads(run(*args, "--seed", seed).stdout)[0]
+    assert again == first
+
+
+# --------------------------------------------------------------------------
+# compare
+
+
+def test_compare_two_metrics_json(system_means):
+    res = run("compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU",
+              "--n-resamples", "99", "--seed", "0", "--format", "json")
+    assert res.exit_code == 0, res.output
+    c = json.loads(res.stdout)
+    assert (c["metric_a"], c["metric_b"], c["test"], c["level"]) == ("ROUGE.1", "BLEU",
+                                                                     "perm-both", "system")
+    ra = stats.pearsonr(system_means["ROUGE.1"], system_means["coherence"]).statistic  # scipy
+    rb = stats.pearsonr(system_means["BLEU"], system_means["coherence"]).statistic
+    assert (c["statistic_a"], c["statistic_b"]) == pytest.approx((ra, rb), abs=1e-12)
+    assert c["statistic"] == pytest.approx(ra - rb, abs=1e-12)
+    assert 1 / 100 <= c["pvalue"] <= 1 and c["n"] == 1700
+    assert "seed:0" in c["signature"] and "test:perm-both" in c["signature"]
+    # the CLI is a view of the library result (same seed)
+    api = metaeval.compare(metaeval.load_dataset("summeval"), "coherence", "ROUGE.1", "BLEU",
+                           n_resamples=99, rng=0)
+    assert c["pvalue"] == api.pvalue
+    assert json.loads(run("compare", "summeval", "--human", "coherence", "--metrics",
+                          "ROUGE.1,BLEU", "--n-resamples", "99", "--seed", "0",
+                          "--format", "json").stdout) == c
+
+
+def test_compare_three_metrics_json_and_table(system_means):
+    args = ["compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,CHRF",
+            "--n-resamples", "99", "--seed", "0", "--test", "perm-systems"]
+    res = run(*args, "--format", "json")
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert set(out) >= {"pairs", "ranking", "signature"}
+    r = {m: stats.pearsonr(system_means[m], system_means["coherence"]).statistic
+         for m in ("ROUGE.1", "BLEU", "CHRF")}  # scipy on the raw file
+    ranking = out["ranking"]
+    assert [x["metric"] for x in ranking] == sorted(r, key=lambda m: -r[m])
+    for x in ranking:
+        assert x["statistic"] == pytest.approx(r[x["metric"]], abs=1e-12)
+        assert x["cluster"] >= 1
+    assert len(out["pairs"]) == 3
+    for p in out["pairs"]:
+        assert {"metric_a", "metric_b", "statistic", "pvalue", "pvalue_adjusted",
+                "signature"} <= set(p)
+        assert p["statistic"] == pytest.approx(r[p["metric_a"]] - r[p["metric_b"]], abs=1e-12)
+        assert p["pvalue"] <= p["pvalue_adjusted"] <= 1
+        assert "test:perm-systems" in p["signature"]
+    assert "correction:holm" in out["signature"]
+    table = run(*args)
+    assert table.exit_code == 0
+    for m in r:
+        assert m in table.stdout
+    assert out["signature"] in table.stdout
+
+
+# --------------------------------------------------------------------------
+# bad input: exit code 2 and one line on stderr
+
+
+@pytest.mark.parametrize(
+    "args, needles",
+    [
+        (["correlate", "summeval", "--human", "coherance"], ["human='coherance'", "coherence"]),
+        (["correlate", "summeval", "--human", "coherence", "--level", "sys"],
+         ["level='sys' is ambiguous"]),
+        (["correlate", "summeval", "--human", "coherence", "--level", "segment"],
+         ["level='segment' is ambiguous"]),
+        (["correlate", "summeval", "--human", "coherence", "--method", "kendall"],
+         ["kendall_b, kendall_c or kendall_23"]),
+        (["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.9"],
+         ["unknown metric column(s): ROUGE.9"]),
+        (["correlate", "summeval", "--human", "coherence", "--ci", "fisher", "--level", "input"],
+         ["ci='fisher' applies to single correlations"]),
+        (["correlate", "summeval", "--human", "coherence", "--n-resamples", "0"],
+         ["n_resamples=0"]),
+        (["compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU",
+          "--test", "williams", "--method", "acc_23"], ["test='williams' compares correlations"]),
+        (["compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU",
+          "--test", "bogus"], ["test='bogus'; choose one of perm-both"]),
+        (["compare", "summeval", "--human", "nope", "--metrics", "ROUGE.1,BLEU"],
+         ["human='nope'"]),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(args, needles):
+    assert_one_line_error(run(*args), *needles)
+
+
+@pytest.mark.parametrize("data", ["summevall", "no/such/file.csv"])
+def test_unknown_dataset_or_file_exits_2_with_one_line(data):
+    assert_one_line_error(run("correlate", data, "--human", "coherence"),
+                          "neither a file nor a bundled dataset")
+
+
+def test_directory_as_data_exits_2_with_one_line(tmp_path):
+    d = tmp_path / "scores.csv"
+    d.mkdir()
+    assert_one_line_error(run("correlate", d, "--human", "h"))
+
+
+def test_unknown_dataset_is_still_refused_with_exit_code_2():
+    # what works today: exit code 2 and the message (even if not on one line)
+    res = run("correlate", "summevall", "--human", "coherence")
+    assert res.exit_code == 2
+    assert "'summevall' is neither a file nor a bundled dataset (bundled datasets: summeval)" in res.stderr
+
+
+# --------------------------------------------------------------------------
+# a long-form CSV file
+
+
+def test_long_csv_with_human_option(long_csv):
+    path, means, q, m1, m2 = long_csv
+    res = run("correlate", path, "--human", "quality", "--level", "system,global",
+              "--method", "pearson,spearman", "--ci", "none", "--format", "json")
+    assert res.exit_code == 0, res.output
+    recs = {(r["metric"], r["level"], r["method"]): r for r in json.loads(res.stdout)}
+    assert len(recs) == 8
+    assert all(r["ci_low"] is None and r["ci_high"] is None for r in recs.values())  # NaN -> null
+    for metric, x in (("m1", m1), ("m2", m2)):
+        for method, fn in (("pearson", stats.pearsonr), ("spearman", stats.spearmanr)):
+            s = fn(means[metric], means["quality"])  # scipy on the system means
+            assert recs[metric, "system", method]["statistic"] == pytest.approx(s.statistic,
+                                                                                abs=1e-12)
+            assert recs[metric, "system", method]["pvalue"] == pytest.approx(s.pvalue, rel=1e-9)
+            g = fn(x.ravel(), q.ravel())  # scipy on all cells
+            assert recs[metric, "global", method]["statistic"] == pytest.approx(g.statistic,
+                                                                                abs=1e-12)
+            assert recs[metric, "global", method]["n"] == 12
+    res = run("compare", path, "--human", "quality", "--metrics", "m1,m2", "--level", "global",
+              "--test", "williams", "--format", "json")
+    assert res.exit_code == 0, res.output
+    c = json.loads(res.stdout)
+    r1 = stats.pearsonr(m1.ravel(), q.ravel()).statistic
+    r2 = stats.pearsonr(m2.ravel(), q.ravel()).statistic
+    assert c["statistic"] == pytest.approx(r1 - r2, abs=1e-12) and c["n"] == 12
+
+
+def test_long_csv_with_custom_label_columns(tmp_path):
+    df = pd.DataFrame({"model": ["a", "a", "b", "b", "c", "c"], "doc": ["x", "y"] * 3,
+                       "h": [1, 2, 3, 5, 2, 2], "m": [0.2, 0.1, 0.5, 0.9, 0.3, 0.4]})
+    path = tmp_path / "custom.csv"
+    df.to_csv(path, index=False)
+    res = run("correlate", path, "--human", "h", "--system-col", "model", "--input-col", "doc",
+              "--level", "item", "--method", "kendall_b", "--ci", "none", "--format", "json")
+    assert res.exit_code == 0, res.output
+    r = json.loads(res.stdout)[0]
+    # item level: per system across its 2 inputs; system c's human scores tie -> dropped;
+    # a: tau(0.2,0.1 vs 1,2) = -1, b: +1 (scipy) -> mean 0
+    taus = [stats.kendalltau([0.2, 0.1], [1, 2]).statistic,
+            stats.kendalltau([0.5, 0.9], [3, 5]).statistic]
+    assert r["statistic"] == pytest.approx(np.mean(taus), abs=1e-12)
+    assert (r["n_groups"], r["n_groups_dropped"], r["n"]) == (3, 1, 4)
+
+
+def test_console_script_in_a_subprocess(long_csv):
+    exe = shutil.which("metaeval")
+    if exe is None:
+        pytest.skip("the metaeval console script is not on PATH")
+    path, means, *_ = long_csv
+    proc = subprocess.run([exe, "correlate", str(path), "--human", "quality", "--metrics", "m1",
+                           "--method", "kendall_b", "--ci", "none", "--format", "json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)[0]
+    kt = stats.kendalltau(means["m1"], means["quality"])  # scipy
+    assert r["statistic"] == pytest.approx(kt.statistic, abs=1e-12)
+    assert r["pvalue"] == pytest.approx(kt.pvalue, rel=1e-9)
