@@ -112,61 +112,55 @@ def _count_inversions(y, tmp):
 
 @nb.njit(cache=True)
 def _kendall_small(x, y, eps, out):
-    """Direct O(n^2) pass over one group, without allocation.
+    """Direct O(n^2) pass over one group (branch-free inner loop).
 
-    Also counts valid items and distinct values (an item is new if no
-    earlier valid item has the same value).
+    With sx, sy in {-1, 0, 1} the signs of a pair's differences (a metric
+    difference within eps counts as 0): C - D = sum(sx sy), pairs untied in
+    the metric nx = sum(sx^2), untied in the human score ny = sum(sy^2),
+    untied in both C + D = sum(sx^2 sy^2); the tie counts follow.  Distinct
+    values are counted as items with no equal earlier item.
     """
     n = x.size
-    c = 0
-    d = 0
-    tx = 0
-    ty = 0
-    txy = 0
+    xv = np.empty(n)
+    yv = np.empty(n)
     m = 0
+    for i in range(n):
+        if np.isfinite(x[i]) and np.isfinite(y[i]):
+            xv[m] = x[i]
+            yv[m] = y[i]
+            m += 1
+    s = 0
+    nx = 0
+    ny = 0
+    nxy = 0
     kx = 0
     ky = 0
-    for i in range(n):
-        xi = x[i]
-        yi = y[i]
-        if not (np.isfinite(xi) and np.isfinite(yi)):
-            continue
-        m += 1
-        newx = True
-        newy = True
+    for i in range(m):
+        xi = xv[i]
+        yi = yv[i]
+        eqx = 0
+        eqy = 0
         for j in range(i):
-            xj = x[j]
-            yj = y[j]
-            if not (np.isfinite(xj) and np.isfinite(yj)):
-                continue
-            dx = xi - xj
-            dy = yi - yj
-            if dx == 0.0:
-                newx = False
-            if dy == 0.0:
-                newy = False
-            xtie = abs(dx) <= eps
-            ytie = dy == 0.0
-            if xtie:
-                if ytie:
-                    txy += 1
-                else:
-                    tx += 1
-            elif ytie:
-                ty += 1
-            elif (dx > 0.0) == (dy > 0.0):
-                c += 1
-            else:
-                d += 1
-        if newx:
-            kx += 1
-        if newy:
-            ky += 1
-    out[C] = c
-    out[D] = d
-    out[TX] = tx
-    out[TY] = ty
-    out[TXY] = txy
+            dx = xi - xv[j]
+            dy = yi - yv[j]
+            sx = np.int64(dx > eps) - np.int64(dx < -eps)
+            sy = np.int64(dy > 0.0) - np.int64(dy < 0.0)
+            s += sx * sy
+            ax = sx * sx
+            ay = sy * sy
+            nx += ax
+            ny += ay
+            nxy += ax * ay
+            eqx |= np.int64(dx == 0.0)
+            eqy |= np.int64(dy == 0.0)
+        kx += 1 - eqx
+        ky += 1 - eqy
+    tot = m * (m - 1) // 2
+    out[C] = (nxy + s) // 2
+    out[D] = (nxy - s) // 2
+    out[TX] = ny - nxy
+    out[TY] = nx - nxy
+    out[TXY] = tot - nx - ny + nxy
     out[NVALID] = m
     out[KX] = kx
     out[KY] = ky

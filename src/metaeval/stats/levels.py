@@ -85,15 +85,20 @@ def check_average(average: str) -> str:
 def _matched_mean(a, valid, cnt):
     """Row means over ``valid`` cells, exact-tie preserving and overflow-safe.
 
-    Rows are scaled by their largest magnitude (so sums of values near the
-    float maximum do not overflow) and summed after sorting, so systems with
-    the same scores in another order get bit-identical means.
+    Rows are summed after sorting, so systems with the same scores in another
+    order get bit-identical means.  Only rows whose sum overflows are scaled
+    by their largest magnitude first (scaling everywhere would break exact
+    ties between rows with different values and equal sums).
     """
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
-        s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
-        s = np.where(s > 0, s, 1.0)
-        scaled = np.sort(np.where(valid, a / s[..., None], 0.0), axis=-1)
-        return s * (scaled.sum(-1) / cnt)
+        mean = np.sort(np.where(valid, a, 0.0), axis=-1).sum(-1) / cnt
+        over = ~np.isfinite(mean) & (cnt > 0)
+        if over.any():
+            s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
+            s = np.where(s > 0, s, 1.0)
+            scaled = np.sort(np.where(valid, a / s[..., None], 0.0), axis=-1)
+            mean = np.where(over, s * (scaled.sum(-1) / cnt), mean)
+        return mean
 
 
 def arrange(x, y, level):
