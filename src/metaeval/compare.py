@@ -230,15 +230,13 @@ class _Opt:
     seed_tag: str
 
 
-def _check_test(test, level, method):
+def _check_test(test, method):
     _check_choice(test, "test", TESTS)
     if test == "williams" and method not in _WILLIAMS_METHODS:
         raise ParameterError(
             f"test='williams' compares correlations; method={method!r} is not one "
             f"(use {', '.join(_WILLIAMS_METHODS)}, or a permutation test)"
         )
-    if test == "perm-systems" and level == "system":
-        pass  # valid: whole systems are exchanged
     return test
 
 
@@ -360,7 +358,7 @@ def _validate(dataset, human, level, method, test, average, n_resamples, alterna
     coef = get_coefficient(method)
     if coef.levels is not None and level not in coef.levels:
         raise ParameterError(f"method={method!r} is defined only at level {', '.join(coef.levels)}")
-    _check_test(test, level, method)
+    _check_test(test, method)
     average = check_average(average)
     n_resamples = _rs.check_n_resamples(n_resamples)
     _check_choice(alternative, "alternative", ALTERNATIVES)
@@ -483,7 +481,8 @@ def compare_all(
     z = dataset.scores(human)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        own = {m: float(_stat(*_common(dataset.scores(m), z, z)[::2], opt)[0]) for m in metrics}
+        # each metric's own statistic on its cells shared with the human scores
+        own = {m: float(_stat(dataset.scores(m), z, opt)[0]) for m in metrics}
     order = sorted(metrics, key=lambda m: (-own[m] if np.isfinite(own[m]) else np.inf, m))
     K = len(order)
     units = _upper_pairs(K)
