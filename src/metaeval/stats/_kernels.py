@@ -225,8 +225,10 @@ def kendall_stats(x, y, eps):
 
     Parameters
     ----------
-    x, y : ndarray, shape (B, G, n)
-        Metric and human scores (broadcast views allowed).
+    x : ndarray, shape (B, G, n)
+        Metric scores.
+    y : ndarray, shape (B, G, n) or (1, G, n)
+        Human scores (a batch of one is shared by every batch item).
     eps : float
         Metric tie threshold: ``|x_i - x_j| <= eps`` is a metric tie.
 
@@ -236,11 +238,12 @@ def kendall_stats(x, y, eps):
         ``C, D, Tx, Ty, Txy, n, kx, ky`` as float64.
     """
     B, G, _ = x.shape
+    shared = y.shape[0] == 1
     out = np.empty((B, G, N_STATS))
     for t in nb.prange(B * G):
         b = t // G
         g = t % G
-        _kendall_group(x[b, g], y[b, g], eps, out[b, g])
+        _kendall_group(x[b, g], y[0 if shared else b, g], eps, out[b, g])
     return out
 
 

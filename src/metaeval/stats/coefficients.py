@@ -184,14 +184,25 @@ def kendall_stats(x, y, eps=0.0, *, fast=True):
     """
     from ._kernels import KNIGHT_MIN_N
 
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
+    x = _plain(x)
+    y = _plain(y)
     k = kernels(fast)
     if eps == 0.0 and y.ndim == 3 and y.shape[0] == 1 and x.shape[0] > 1 and x.shape[-1] >= KNIGHT_MIN_N:
         yr, levels = dense_ranks(y[0])
-        return k.kendall_stats_ranked_y(np.ascontiguousarray(x), yr, levels)
-    x, y = np.broadcast_arrays(x, y)
-    return k.kendall_stats(np.ascontiguousarray(x), np.ascontiguousarray(y), float(eps))
+        return k.kendall_stats_ranked_y(x, yr, levels)
+    if not (x.ndim == 3 and y.ndim == 3 and y.shape[0] in (1, x.shape[0]) and x.shape[1:] == y.shape[1:]):
+        x, y = np.broadcast_arrays(x, y)
+        x, y = _plain(x), _plain(y)
+    return k.kendall_stats(x, y, float(eps))
+
+
+def _plain(a):
+    """A float64 array the kernels can take without copying when possible:
+    broadcast views (zero strides) are materialised."""
+    a = np.asarray(a, float)
+    if 0 in a.strides and a.size > 1:
+        return np.ascontiguousarray(a)
+    return a
 
 
 def kendall_from_stats(s, variant):

@@ -89,6 +89,13 @@ def take_cells(a, rows, cols):
     return a[rows[:, :, None], cols[:, None, :]]
 
 
+def _fair_bits(gen, shape):
+    """Independent fair coins (exact Bernoulli(1/2)) from uniform random bytes."""
+    size = int(np.prod(shape))
+    raw = gen.integers(0, 256, size=(size + 7) // 8, dtype=np.uint8)
+    return np.unpackbits(raw)[:size].reshape(shape).astype(bool)
+
+
 def swap_masks(gen, n_resamples, n_systems, n_inputs, scheme):
     """Boolean swap masks (B, N, M) for a paired permutation test.
 
@@ -107,7 +114,7 @@ def swap_masks(gen, n_resamples, n_systems, n_inputs, scheme):
     """
     B, N, M = n_resamples, n_systems, n_inputs
     if scheme == "both":
-        return gen.random((B, N, M)) < 0.5
+        return _fair_bits(gen, (B, N, M))
     if scheme == "systems":
         return np.broadcast_to(gen.random((B, N, 1)) < 0.5, (B, N, M))
     if scheme == "inputs":
