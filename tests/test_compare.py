@@ -30,6 +30,7 @@ from scipy import stats
 from metaeval import (
     DataError,
     Dataset,
+    InsufficientResamplesWarning,
     MetaevalError,
     MetaevalWarning,
     ParameterError,
@@ -523,7 +524,7 @@ def test_compare_all_matrices(all_pairs):
 def test_compare_all_adjustment_and_clusters(correction):
     ds = four_metrics()
     res = compare_all(ds, "h", level="global", test="perm-both", n_resamples=199, rng=3,
-                      correction=correction, alpha=0.05)
+                      correction=correction, cluster_correction=correction, alpha=0.05)
     iu = [(i, j) for i in range(4) for j in range(i + 1, 4)]
     adj = ADJUST[correction]([res.pvalues[i, j] for i, j in iu])  # slow reference
     for (i, j), v in zip(iu, adj):
@@ -553,8 +554,9 @@ def test_clusters_use_the_adjusted_pvalues():
     # adjusted clusters must merge what the unadjusted ones separate.
     ds = four_metrics()
     kw = {"level": "global", "n_resamples": 199, "rng": 3, "alpha": 0.01}
-    holm = compare_all(ds, "h", correction="holm", **kw)
-    none = compare_all(ds, "h", correction="none", **kw)
+    with pytest.warns(InsufficientResamplesWarning, match="n_resamples >= 600"):
+        holm = compare_all(ds, "h", correction="holm", cluster_correction="holm", **kw)
+    none = compare_all(ds, "h", correction="none", **kw)  # cluster_correction default: none
     iu = [(i, j) for i in range(4) for j in range(i + 1, 4)]
     raw = [holm.better[i, j] for i, j in iu]
     assert min(raw) <= 0.01 < min(holm_loops(raw))  # guard: the correction matters here
@@ -565,6 +567,15 @@ def test_clusters_use_the_adjusted_pvalues():
     np.testing.assert_array_equal(holm.clusters, assign_ranks(sig_h, 0.01))
     np.testing.assert_array_equal(none.clusters, assign_ranks(sig_n, 0.01))
     assert list(holm.clusters) != list(none.clusters)
+
+
+def test_clusters_default_to_unadjusted_pvalues_as_mt_metrics_eval():
+    ds = four_metrics()
+    kw = {"level": "global", "n_resamples": 199, "rng": 3, "alpha": 0.01}
+    default = compare_all(ds, "h", correction="holm", **kw)
+    raw = compare_all(ds, "h", correction="none", cluster_correction="none", **kw)
+    np.testing.assert_array_equal(default.clusters, raw.clusters)
+    assert "clusters:none" in default.signature
 
 
 def test_compare_all_one_sided_matrices():

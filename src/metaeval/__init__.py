@@ -15,6 +15,7 @@ from .errors import (
     ConstantInputWarning,
     DataError,
     DegenerateGroupWarning,
+    InsufficientResamplesWarning,
     MetaevalError,
     MetaevalWarning,
     ParameterError,
@@ -47,4 +48,5 @@ __all__ = [
     "ConstantInputWarning",
     "TooFewPairsWarning",
     "UndefinedStatisticWarning",
+    "InsufficientResamplesWarning",
 ]

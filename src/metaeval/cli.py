@@ -241,13 +241,15 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--alternative", default="two-sided", show_default=True)
-@click.option("--correction", default="holm", show_default=True, help="holm|bh|none (all-pairs only)")
+@click.option("--correction", default="holm", show_default=True, help="holm|bh|none: p-value matrix (all pairs)")
+@click.option("--cluster-correction", default="none", show_default=True,
+              help="holm|bh|none: p-values used for the clusters (none, as mt-metrics-eval)")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
-            alternative, correction, alpha, seed, jobs, fmt):
+            alternative, correction, cluster_correction, alpha, seed, jobs, fmt):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from .compare import compare as _compare
     from .compare import compare_all as _compare_all
@@ -274,7 +276,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         return
     k = len(mets)
     with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
-        res = _compare_all(ds, human, metrics=mets, correction=correction, alpha=alpha,
+        res = _compare_all(ds, human, metrics=mets, correction=correction,
+                           cluster_correction=cluster_correction, alpha=alpha,
                            n_jobs=jobs, progress=prog, **common)
     if fmt == "json":
         recs = res.to_frame()
@@ -285,7 +288,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         click.echo(res.to_frame().to_csv(index=False), nl=False)
     else:
         rows = [[m, _num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
-        _table(f"{method} at {level} level vs {human}: significance clusters ({test}, {correction})",
+        _table(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: {cluster_correction})",
                ["metric", "statistic", "cluster"], rows, caption=res.signature)
 
 

@@ -58,7 +58,7 @@ from .correlation import (
     percentile_interval,
     resampling_pvalue,
 )
-from .errors import DataError, ParameterError
+from .errors import DataError, InsufficientResamplesWarning, ParameterError
 from .stats import resampling as _rs
 from .stats.clusters import significance_clusters
 from .stats.coefficients import get_coefficient
@@ -155,11 +155,13 @@ class Comparisons:
         for ``alternative`` (two-sided: symmetric); NaN diagonal.
     pvalues_adjusted : ndarray (K, K)
         After ``correction`` over the K(K-1)/2 pairs (one family).
+    cluster_correction : str
+        The correction applied to ``better`` before forming the clusters.
     better : ndarray (K, K)
         ``better[i, j]``: one-sided p-value that metric i is better than j.
     clusters : ndarray (K,) of int
         Significance clusters (mt-metrics-eval's greedy ranking; 1 = top),
-        from ``better`` (adjusted with ``correction``) at ``alpha``.
+        from ``better`` (adjusted with ``cluster_correction``) at ``alpha``.
     pairs : tuple of Comparison
         Every tested pair (i < j in matrix order).
     """
@@ -171,6 +173,7 @@ class Comparisons:
     better: np.ndarray
     clusters: np.ndarray
     correction: str
+    cluster_correction: str
     alpha: float
     pairs: tuple
     signature: str
@@ -201,6 +204,7 @@ class Comparisons:
             "statistics": self.statistics.tolist(),
             "clusters": self.clusters.tolist(),
             "correction": self.correction,
+            "cluster_correction": self.cluster_correction,
             "alpha": self.alpha,
             "signature": self.signature,
             "pairs": [
@@ -444,6 +448,7 @@ def compare_all(
     n_resamples: int = 1000,
     alternative: str = "two-sided",
     correction: str = "holm",
+    cluster_correction: str = "none",
     alpha: float = 0.05,
     confidence_level: float = 0.95,
     rng=None,
@@ -455,10 +460,15 @@ def compare_all(
     Metrics are ordered by their statistic (descending, ties by name); each
     pair i < j is tested once (:func:`compare`), giving the two-sided and both
     one-sided p-values from the same null distribution.  ``correction``
-    (``holm``, ``bh`` or ``none``) is applied over the K(K-1)/2 pairs as one
-    family.  Significance clusters follow mt-metrics-eval's greedy rule (a
-    metric starts a new cluster when a metric of the current cluster is
-    significantly better, one-sided adjusted p <= ``alpha``).
+    (``holm``, ``bh`` or ``none``) is applied to the p-value matrix over the
+    K(K-1)/2 pairs as one family.  Significance clusters follow
+    mt-metrics-eval's greedy rule (a metric starts a new cluster when a
+    metric of the current cluster is significantly better, one-sided
+    p <= ``alpha``), on p-values adjusted with ``cluster_correction``
+    (default ``none``, as mt-metrics-eval and WMT do).  When the smallest
+    possible resampling p-value cannot reach ``alpha`` after a correction,
+    an :class:`~metaeval.errors.InsufficientResamplesWarning` says how many
+    resamples are needed.
 
     Each pair's random stream is derived from the seed and the two metric
     names only, so results do not depend on ``n_jobs`` or on which other
@@ -468,6 +478,7 @@ def compare_all(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
     )
     _check_choice(correction, "correction", CORRECTIONS)
+    _check_choice(cluster_correction, "cluster_correction", CORRECTIONS)
     if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ParameterError(f"alpha={alpha!r} must be in (0, 1)")
     check_n_jobs(n_jobs)
@@ -507,7 +518,9 @@ def compare_all(
         better[i, j] = c.pvalue_greater
         better[j, i] = c.pvalue_less
     P_adj = adjust_pairwise_matrix(P, method=correction) if alternative == "two-sided" else _adjust_full(P, correction)
-    better_adj = _adjust_full(better, correction)
+    better_adj = _adjust_full(better, cluster_correction)
+    if test != "williams":
+        _warn_resolution(n_resamples, K * (K - 1) // 2, alpha, correction, cluster_correction)
     clusters = significance_clusters(
         np.array([own[m] for m in order]), better_adj, alpha=alpha, names=list(order)
     )
@@ -522,6 +535,7 @@ def compare_all(
         alt=alternative,
         n=n_resamples if test != "williams" else None,
         correction=correction,
+        clusters=cluster_correction,
         alpha=alpha,
         seed=tag if test != "williams" else None,
     )
@@ -533,10 +547,27 @@ def compare_all(
         better=better,
         clusters=np.asarray(clusters),
         correction=correction,
+        cluster_correction=cluster_correction,
         alpha=float(alpha),
         pairs=tuple(pairs),
         signature=sig,
     )
+
+
+def _warn_resolution(n_resamples, n_tests, alpha, *corrections):
+    """Warn when no pair can reach ``alpha`` after a correction: the smallest
+    resampling p-value is 1 / (n_resamples + 1), and Holm multiplies the
+    smallest by the number of tests (BH too, for a single rejection)."""
+    pmin = 1.0 / (n_resamples + 1)
+    bad = sorted({c for c in corrections if c != "none" and pmin * n_tests > alpha})
+    if bad:
+        warnings.warn(
+            f"with n_resamples={n_resamples} the smallest p-value is {pmin:.2g}; after "
+            f"{'/'.join(bad)} over {n_tests} pairs it exceeds alpha={alpha}, so no pair can be "
+            f"significant; use n_resamples >= {int(np.ceil(n_tests / alpha))}",
+            InsufficientResamplesWarning,
+            stacklevel=3,
+        )
 
 
 def _adjust_full(P, correction):

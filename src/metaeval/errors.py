@@ -54,6 +54,12 @@ class UndefinedStatisticWarning(MetaevalWarning):
     for a Fisher interval, or a bootstrap with too few finite replicates)."""
 
 
+class InsufficientResamplesWarning(MetaevalWarning):
+    """Too few resamples for the requested resolution: for example, no
+    resampling p-value can fall below alpha after a multiple-testing
+    correction."""
+
+
 __all__ = [
     "MetaevalError",
     "DataError",
@@ -63,4 +69,5 @@ __all__ = [
     "ConstantInputWarning",
     "TooFewPairsWarning",
     "UndefinedStatisticWarning",
+    "InsufficientResamplesWarning",
 ]
