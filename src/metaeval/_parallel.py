@@ -1,8 +1,8 @@
 """The one execution layer (joblib) for independent work units.
 
-Work is split into units whose random streams are spawned by unit index
-(:func:`metaeval.stats.resampling.child_generators`), so the numbers do not
-depend on ``n_jobs``.  ``n_jobs=1`` runs in-process with no joblib overhead;
+Work is split into units whose random streams are derived from the seed and
+the unit's names (:func:`metaeval.stats.resampling.named_generator`), so the
+numbers do not depend on ``n_jobs``.  ``n_jobs=1`` runs in-process with no joblib overhead;
 other values follow joblib (``-1``: all cores).  A Dask cluster can be used
 through ``joblib.parallel_config(backend="dask")`` around the call.
 """

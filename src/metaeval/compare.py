@@ -40,7 +40,6 @@ are present are used (so the two statistics are computed on the same data).
 from __future__ import annotations
 
 import warnings
-import zlib
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -349,9 +348,7 @@ def _pair_generator(ss, a, b):
     """The pair's stream: a function of the seed and the *unordered* pair of
     names, so compare(A, B) and compare(B, A) use the same draws (their null
     distributions are exact mirrors) and agree with compare_all."""
-    lo, hi = sorted((a, b))
-    key = zlib.crc32(f"{lo}\x1f{hi}".encode())
-    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (key,)))
+    return _rs.named_generator(ss, *sorted((a, b)))
 
 
 def _validate(dataset, human, level, method, test, average, n_resamples, alternative, cl):

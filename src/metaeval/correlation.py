@@ -10,7 +10,6 @@ interval, the counts of what was used and dropped, and a signature.
 from __future__ import annotations
 
 import warnings
-import zlib
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -237,9 +236,8 @@ def _metric_columns(dataset, metrics):
 # the computation for one (metric, level, method)
 
 
-def _unit_generator(ss, *names):
-    key = zlib.crc32("\x1f".join(names).encode())
-    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (key,)))
+def _unit_generator(ss, metric, level, method):
+    return _rs.named_generator(ss, metric, level, method)
 
 
 def _exceeds(null, obs, alternative, centred):

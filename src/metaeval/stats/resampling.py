@@ -13,6 +13,8 @@ All index and mask matrices are drawn in one step per unit (STYLE.md 2).
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -50,12 +52,12 @@ def seed_sequence(rng) -> tuple[np.random.SeedSequence, str]:
     return ss, tag
 
 
-def child_generators(ss: np.random.SeedSequence, n: int) -> list[np.random.Generator]:
-    """``n`` independent generators, the k-th a function of (ss, k) only."""
-    return [
-        np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (k,)))
-        for k in range(n)
-    ]
+def named_generator(ss: np.random.SeedSequence, *names: str) -> np.random.Generator:
+    """The generator of the work unit named ``names``: a function of the seed
+    and the names only (a CRC-32 of the joined names extends the spawn key),
+    so a unit's numbers do not depend on which other units run or where."""
+    key = zlib.crc32("\x1f".join(names).encode())
+    return np.random.default_rng(np.random.SeedSequence(ss.entropy, spawn_key=ss.spawn_key + (key,)))
 
 
 def check_n_resamples(n_resamples) -> int:
