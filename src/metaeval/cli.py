@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
 from contextlib import contextmanager
 
@@ -34,8 +35,6 @@ def _load(data, system, input_, human, metrics, rater):
     names = {d["name"] for d in list_datasets()}
     if data in names:
         return load_dataset(data)
-    import os
-
     if not os.path.isfile(data):
         what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
         raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
@@ -53,6 +52,7 @@ def _progress(total, label, enabled=True):
     if not enabled or total <= 1 or not sys.stderr.isatty():
         yield None
         return
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with Progress(
@@ -61,7 +61,7 @@ def _progress(total, label, enabled=True):
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         transient=True,
-        console=__import__("rich.console").console.Console(stderr=True),
+        console=Console(stderr=True),
     ) as p:
         task = p.add_task(label, total=total)
         yield lambda k: p.advance(task, k)
@@ -228,8 +228,17 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
                 stat += f" (eps={_num(r.epsilon, 3)})"
             rows.append([r.metric, r.level, r.method, stat, ci_txt, _num(r.pvalue),
                          str(r.n), f"{r.n_groups_dropped}/{r.n_groups}"])
+        # a column that is the same on every row goes into the title
+        title = f"correlation with {human}"
+        for name in ("method", "level"):
+            k = cols.index(name)
+            values = {row[k] for row in rows}
+            if len(values) == 1:
+                title += f", {name} {values.pop()}"
+                cols.pop(k)
+                rows = [row[:k] + row[k + 1 :] for row in rows]
         sigs = sorted({r.signature for r in res})
-        _table(f"correlation with {human}", cols, rows, caption="\n".join(sigs))
+        _table(title, cols, rows, caption="\n".join(sigs))
 
 
 @main.command()
