@@ -109,12 +109,12 @@ def pearson_batch(x, y, *, fast=True):
 
     ``x`` is (B, G, n); ``y`` is (B, G, n) or (1, G, n) (shared by the batch).
     """
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    if x.ndim == 3 and y.ndim == 3 and y.shape[0] in (1, x.shape[0]) and x.shape[1:] == y.shape[1:]:
+    x = _plain(x)
+    y = _plain(y)
+    if _kernel_shapes(x, y):
         if x.size == 0:
             return np.full(x.shape[:2], np.nan)
-        return kernels(fast).pearson_rows(np.ascontiguousarray(x), np.ascontiguousarray(y))
+        return kernels(fast).pearson_rows(x, y)
     return pearson_numpy(x, y)
 
 
@@ -190,10 +190,16 @@ def kendall_stats(x, y, eps=0.0, *, fast=True):
     if eps == 0.0 and y.ndim == 3 and y.shape[0] == 1 and x.shape[0] > 1 and x.shape[-1] >= KNIGHT_MIN_N:
         yr, levels = dense_ranks(y[0])
         return k.kendall_stats_ranked_y(x, yr, levels)
-    if not (x.ndim == 3 and y.ndim == 3 and y.shape[0] in (1, x.shape[0]) and x.shape[1:] == y.shape[1:]):
+    if not _kernel_shapes(x, y):
         x, y = np.broadcast_arrays(x, y)
         x, y = _plain(x), _plain(y)
     return k.kendall_stats(x, y, float(eps))
+
+
+def _kernel_shapes(x, y):
+    """True if the kernels take (x, y) as they are: x (B, G, n) and y
+    (B, G, n) or (1, G, n), a human batch of one being shared."""
+    return x.ndim == 3 and y.ndim == 3 and y.shape[0] in (1, x.shape[0]) and x.shape[1:] == y.shape[1:]
 
 
 def _plain(a):
