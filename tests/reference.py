@@ -357,3 +357,65 @@ def level(x, y, level, method, average="macro") -> LevelResult:
         den += w
     value = num / den if den > 0 else NAN
     return LevelResult(value, gv, nv)
+
+
+# --------------------------------------------------------------------------
+# seed paper 000: Perm-Both p-values, discriminative power, ranking consistency
+
+
+def zscore(a):
+    """(a - mean) / population std over the present cells (missing stay missing)."""
+    rows = as_rows(a)
+    vals = [v for row in rows for v in row if present(v)]
+    m = math.fsum(vals) / len(vals)
+    sd = math.sqrt(math.fsum((v - m) ** 2 for v in vals) / len(vals))
+    sd = sd if sd > 0 else 1.0
+    return [[(v - m) / sd if present(v) else NAN for v in row] for row in rows]
+
+
+def perm_both_pvalue(xa, xb, z, lvl, method, coins, average="macro", tol=1e-12):
+    """Two-sided Perm-Both p-value (Deutsch et al. 2021) with explicit coins.
+
+    ``coins[b][i][j]`` true swaps cell (i, j) in resample b.  Only cells
+    where all three are present are used; the observed difference uses the
+    raw scores, the resamples the z-scored ones; p = (count + 1) / (B + 1)
+    with count = #{|null| >= |delta| - tol * max(1, |delta|)}.
+    """
+    A, Bm, Z = as_rows(xa), as_rows(xb), as_rows(z)
+    keep = [[present(A[i][j]) and present(Bm[i][j]) and present(Z[i][j])
+             for j in range(len(Z[0]))] for i in range(len(Z))]
+    A = [[A[i][j] if keep[i][j] else NAN for j in range(len(Z[0]))] for i in range(len(Z))]
+    Bm = [[Bm[i][j] if keep[i][j] else NAN for j in range(len(Z[0]))] for i in range(len(Z))]
+    Z = [[Z[i][j] if keep[i][j] else NAN for j in range(len(Z[0]))] for i in range(len(Z))]
+    delta = level(A, Z, lvl, method, average).value - level(Bm, Z, lvl, method, average).value
+    za, zb = zscore(A), zscore(Bm)
+    null = []
+    for w in coins:
+        pa = [[zb[i][j] if w[i][j] else za[i][j] for j in range(len(Z[0]))] for i in range(len(Z))]
+        pb = [[za[i][j] if w[i][j] else zb[i][j] for j in range(len(Z[0]))] for i in range(len(Z))]
+        null.append(level(pa, Z, lvl, method, average).value - level(pb, Z, lvl, method, average).value)
+    null = [v for v in null if not isnan(v)]
+    if isnan(delta) or not null:
+        return NAN
+    t = tol * max(1.0, abs(delta))
+    count = sum(1 for v in null if abs(v) >= abs(delta) - t)
+    return (count + 1) / (len(null) + 1)
+
+
+def ranking_consistency(metrics, z, lvl, method, splits, decimals=None):
+    """Algorithm 3 of seed paper 000 with given splits [(D1, D2), ...]: the
+    per-split tau-b between the metrics' statistics on the two halves
+    (rounded to ``decimals`` first when given)."""
+    Z = as_rows(z)
+    taus = []
+    for d1, d2 in splits:
+        r1, r2 = [], []
+        for x in metrics:
+            X = as_rows(x)
+            r1.append(level([[row[j] for j in d1] for row in X], [[row[j] for j in d1] for row in Z], lvl, method).value)
+            r2.append(level([[row[j] for j in d2] for row in X], [[row[j] for j in d2] for row in Z], lvl, method).value)
+        if decimals is not None:
+            r1 = [v if isnan(v) else round(v, decimals) for v in r1]
+            r2 = [v if isnan(v) else round(v, decimals) for v in r2]
+        taus.append(kendall_b(r1, r2))
+    return taus

@@ -3,7 +3,8 @@
 The front door: :class:`Dataset` and the bundled datasets, :func:`correlate`
 (how well each metric agrees with humans, at every level, with every usual
 coefficient), :func:`compare` and :func:`compare_all` (is metric A really
-better than metric B; significance clusters).  Importing metaeval stays
+better than metric B; significance clusters), :func:`discriminative_power`
+and :func:`ranking_consistency` (which correlation measure to trust).  Importing metaeval stays
 light: no plotting or deep-learning library is imported.
 """
 
@@ -11,6 +12,12 @@ from ._version import __version__
 from .compare import Comparison, Comparisons, compare, compare_all
 from .correlation import Correlation, Correlations, correlate
 from .data import Dataset, list_datasets, load_dataset, read_dataset
+from .measures import (
+    DiscriminativePower,
+    RankingConsistency,
+    discriminative_power,
+    ranking_consistency,
+)
 from .errors import (
     ConstantInputWarning,
     DataError,
@@ -38,6 +45,10 @@ __all__ = [
     "compare_all",
     "Comparison",
     "Comparisons",
+    "discriminative_power",
+    "DiscriminativePower",
+    "ranking_consistency",
+    "RankingConsistency",
     "LEVELS",
     "METHODS",
     "MetaevalError",

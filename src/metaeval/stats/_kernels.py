@@ -567,3 +567,271 @@ def tie_calibration_best(x, y, weights):
         out[b, 0] = thr[best]
         out[b, 1] = val[best]
     return out
+
+
+# --------------------------------------------------------------------------
+# Perm-Both with sufficient statistics prepared once per metric pair
+#
+# A Perm-Both resample takes, in every cell, the value of metric A or of
+# metric B (``pa``) and gives the other one to ``pb``.  Each group's 2n
+# candidate values are sorted once (the "entries"); a resample then selects
+# its n entries for ``pa`` (the rest go to ``pb``) by one walk over that
+# order, which yields the ranks (Spearman) and the x-sorted human codes
+# (Kendall, by a Fenwick tree over the human levels) without sorting again.
+#
+# Layout of one level (G groups, cells of group g in slots gptr[g]:gptr[g+1]):
+#   cell[s]   flat cell index (row-major in the N x M matrix) of slot s
+#   hc[s]     human score minus the group mean
+#   hr2[s]    2 * (average rank of the human score in its group) - (n + 1)
+#   hcode[s]  dense rank 0..gk[g]-1 of the human score in its group
+#   eptr[g]   entries of group g: eptr[g]:eptr[g+1] (2n of them), sorted by
+#             (value, hcode); eslot = slot within the group (0..n-1),
+#             esrc = 0 (metric A) or 1 (metric B), enew = value differs from
+#             the previous entry's
+#   hss[g], hrss[g], hn2[g]  sum hc^2, sum hr2^2, human-tied pairs
+# ``bits`` is the packed Perm-Both coin stream of ``B * ncell`` cells
+# (``numpy.unpackbits`` order): coin 1 swaps the cell.
+# Output (B, G, 3, 2): [pearson, spearman, kendall_b] x [pa, pb].
+
+
+@nb.njit(cache=True, inline="always")
+def _coin(bits, idx):
+    return (bits[idx >> 3] >> (7 - (idx & 7))) & 1
+
+
+@nb.njit(cache=True, inline="always")
+def _fen_add(tree, i, k):
+    i += 1
+    while i <= k:
+        tree[i] += 1
+        i += i & (-i)
+
+
+@nb.njit(cache=True, inline="always")
+def _fen_prefix(tree, i):
+    # number of inserted codes <= i
+    i += 1
+    s = 0
+    while i > 0:
+        s += tree[i]
+        i -= i & (-i)
+    return s
+
+
+@nb.njit(cache=True)
+def _swap_group(bits, base, za, zb, s0, n, cell, hc, hr2, hcode, e0, e1, eslot, esrc,
+                enew, k, hss, hrss, hn2, sel, fa, fb, out):
+    for m in range(3):
+        out[m, 0] = np.nan
+        out[m, 1] = np.nan
+    if n < 2:
+        return
+    # Pearson (two passes, exact constant check as pearson_rows)
+    sa = 0.0
+    sb = 0.0
+    amin = np.inf
+    amax = -np.inf
+    bmin = np.inf
+    bmax = -np.inf
+    for t in range(n):
+        c = cell[s0 + t]
+        w = _coin(bits, base + c)
+        sel[t] = w
+        va = zb[c] if w else za[c]
+        vb = za[c] if w else zb[c]
+        sa += va
+        sb += vb
+        amin = min(amin, va)
+        amax = max(amax, va)
+        bmin = min(bmin, vb)
+        bmax = max(bmax, vb)
+    ma = sa / n
+    mb = sb / n
+    sxa = 0.0
+    sxb = 0.0
+    saa = 0.0
+    sbb = 0.0
+    for t in range(n):
+        c = cell[s0 + t]
+        va = zb[c] if sel[t] else za[c]
+        vb = za[c] if sel[t] else zb[c]
+        da = va - ma
+        db = vb - mb
+        h = hc[s0 + t]
+        sxa += da * h
+        sxb += db * h
+        saa += da * da
+        sbb += db * db
+    if hss > 0.0:
+        if amax > amin:
+            out[0, 0] = min(1.0, max(-1.0, sxa / (np.sqrt(saa) * np.sqrt(hss))))
+        if bmax > bmin:
+            out[0, 1] = min(1.0, max(-1.0, sxb / (np.sqrt(sbb) * np.sqrt(hss))))
+    # one walk over the sorted entries: Spearman and Kendall tau-b
+    for q in range(k + 1):
+        fa[q] = 0
+        fb[q] = 0
+    posa = 0
+    posb = 0
+    sra = 0.0
+    srb = 0.0
+    rra = 0.0
+    rrb = 0.0
+    da_ = 0
+    db_ = 0
+    n1a = 0
+    n1b = 0
+    n3a = 0
+    n3b = 0
+    e = e0
+    while e < e1:
+        if e + 1 == e1 or enew[e + 1]:
+            # a run of one entry (the usual case for a continuous metric)
+            sl = eslot[e]
+            s = s0 + sl
+            code = hcode[s]
+            if esrc[e] == sel[sl]:
+                ra2 = 2.0 * posa + 1 - n
+                sra += ra2 * hr2[s]
+                rra += ra2 * ra2
+                da_ += posa - _fen_prefix(fa, code)
+                _fen_add(fa, code, k)
+                posa += 1
+            else:
+                rb2 = 2.0 * posb + 1 - n
+                srb += rb2 * hr2[s]
+                rrb += rb2 * rb2
+                db_ += posb - _fen_prefix(fb, code)
+                _fen_add(fb, code, k)
+                posb += 1
+            e += 1
+            continue
+        r = e + 1
+        while r < e1 and not enew[r]:
+            r += 1
+        ka = 0
+        for q in range(e, r):
+            if esrc[q] == sel[eslot[q]]:
+                ka += 1
+        kb = (r - e) - ka
+        ra2 = 2.0 * posa + ka - n
+        rb2 = 2.0 * posb + kb - n
+        lasta = -1
+        runa = 0
+        lastb = -1
+        runb = 0
+        for q in range(e, r):
+            s = s0 + eslot[q]
+            code = hcode[s]
+            if esrc[q] == sel[eslot[q]]:
+                sra += ra2 * hr2[s]
+                da_ += posa - _fen_prefix(fa, code)
+                if code == lasta:
+                    runa += 1
+                else:
+                    n3a += runa * (runa - 1) // 2
+                    runa = 1
+                    lasta = code
+            else:
+                srb += rb2 * hr2[s]
+                db_ += posb - _fen_prefix(fb, code)
+                if code == lastb:
+                    runb += 1
+                else:
+                    n3b += runb * (runb - 1) // 2
+                    runb = 1
+                    lastb = code
+        n3a += runa * (runa - 1) // 2
+        n3b += runb * (runb - 1) // 2
+        rra += ka * ra2 * ra2
+        rrb += kb * rb2 * rb2
+        n1a += ka * (ka - 1) // 2
+        n1b += kb * (kb - 1) // 2
+        for q in range(e, r):
+            code = hcode[s0 + eslot[q]]
+            if esrc[q] == sel[eslot[q]]:
+                _fen_add(fa, code, k)
+            else:
+                _fen_add(fb, code, k)
+        posa += ka
+        posb += kb
+        e = r
+    if hrss > 0.0:
+        if rra > 0.0:
+            out[1, 0] = min(1.0, max(-1.0, sra / (np.sqrt(rra) * np.sqrt(hrss))))
+        if rrb > 0.0:
+            out[1, 1] = min(1.0, max(-1.0, srb / (np.sqrt(rrb) * np.sqrt(hrss))))
+    n0 = n * (n - 1) // 2
+    if n0 - hn2 > 0:
+        if n0 - n1a > 0:
+            out[2, 0] = (n0 - n1a - hn2 + n3a - 2 * da_) / np.sqrt(
+                float(n0 - n1a) * float(n0 - hn2)
+            )
+        if n0 - n1b > 0:
+            out[2, 1] = (n0 - n1b - hn2 + n3b - 2 * db_) / np.sqrt(
+                float(n0 - n1b) * float(n0 - hn2)
+            )
+
+
+@nb.njit(parallel=True, cache=True)
+def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcode, eptr,
+                     eslot, esrc, enew, gk, hss, hrss, hn2):
+    """Pearson, Spearman and Kendall tau-b of both Perm-Both halves, per
+    resample and group: (B, G, 3, 2).  Layout: see the block comment above."""
+    B = n_resamples
+    G = gptr.size - 1
+    nmax = 1
+    kmax = 1
+    for g in range(G):
+        nmax = max(nmax, gptr[g + 1] - gptr[g])
+        kmax = max(kmax, gk[g])
+    out = np.empty((B, G, 3, 2))
+    for b in nb.prange(B):
+        sel = np.empty(nmax, np.int8)
+        fa = np.zeros(kmax + 1, np.int64)
+        fb = np.zeros(kmax + 1, np.int64)
+        base = b * ncell
+        for g in range(G):
+            _swap_group(bits, base, za, zb, gptr[g], gptr[g + 1] - gptr[g], cell, hc, hr2,
+                        hcode, eptr[g], eptr[g + 1], eslot, esrc, enew, gk[g], hss[g],
+                        hrss[g], hn2[g], sel, fa, fb, out[b, g])
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, esrc):
+    """Per-group means of both Perm-Both halves: (B, G, 2), NaN for empty
+    groups.  Values are summed in sorted order (the layout's entries), so
+    groups holding the same values in another order get bit-identical means
+    (the tie-preserving rule of ``levels._matched_mean``)."""
+    B = n_resamples
+    G = gptr.size - 1
+    nmax = 1
+    for g in range(G):
+        nmax = max(nmax, gptr[g + 1] - gptr[g])
+    out = np.empty((B, G, 2))
+    for b in nb.prange(B):
+        sel = np.empty(nmax, np.int8)
+        base = b * ncell
+        for g in range(G):
+            s0 = gptr[g]
+            n = gptr[g + 1] - s0
+            if n == 0:
+                out[b, g, 0] = np.nan
+                out[b, g, 1] = np.nan
+                continue
+            for t in range(n):
+                sel[t] = _coin(bits, base + cell[s0 + t])
+            ta = 0.0
+            tb = 0.0
+            for q in range(eptr[g], eptr[g + 1]):
+                sl = eslot[q]
+                c = cell[s0 + sl]
+                v = zb[c] if esrc[q] else za[c]
+                if esrc[q] == sel[sl]:
+                    ta += v
+                else:
+                    tb += v
+            out[b, g, 0] = ta / n
+            out[b, g, 1] = tb / n
+    return out

@@ -145,3 +145,65 @@ def tie_calibration_best(x, y, weights):
                 best = k
         out[b] = thr[best], val[best]
     return out
+
+
+def _swap_halves(bits, n_resamples, ncell, za, zb):
+    """(B, ncell) values of both Perm-Both halves from the packed coins."""
+    w = np.unpackbits(bits)[: n_resamples * ncell].reshape(n_resamples, ncell).astype(bool)
+    a, b = np.ravel(za), np.ravel(zb)
+    return np.where(w, b, a), np.where(w, a, b)
+
+
+def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcode, eptr,
+                     eslot, esrc, enew, gk, hss, hrss, hn2):
+    """See :func:`metaeval.stats._kernels.swap_group_stats`.
+
+    Plain version: builds both halves, then Pearson from deviations,
+    Spearman as Pearson of scipy's average ranks and tau-b from pair signs;
+    only ``gptr``, ``cell`` and the human values (recovered from ``hc``)
+    are used from the layout.
+    """
+    from scipy.stats import rankdata
+
+    pa, pb = _swap_halves(bits, n_resamples, ncell, za, zb)
+    G = gptr.size - 1
+    out = np.full((n_resamples, G, 3, 2), np.nan)
+    for g in range(G):
+        sl = slice(gptr[g], gptr[g + 1])
+        cells = cell[sl]
+        h = hc[sl]
+        n = cells.size
+        if n < 2:
+            continue
+        dh = np.sign(h[:, None] - h[None, :])
+        iu = np.triu_indices(n, 1)
+        for half, p in enumerate((pa, pb)):
+            v = p[:, cells]  # (B, n)
+            for b in range(n_resamples):
+                x = v[b]
+                if np.ptp(x) == 0 or np.ptp(h) == 0:
+                    continue
+                dx = x - x.mean()
+                out[b, g, 0, half] = np.clip((dx @ h) / np.sqrt((dx @ dx) * (h @ h)), -1, 1)
+                rx = rankdata(x) - (n + 1) / 2
+                rh = rankdata(h) - (n + 1) / 2
+                out[b, g, 1, half] = np.clip((rx @ rh) / np.sqrt((rx @ rx) * (rh @ rh)), -1, 1)
+                sx = np.sign(x[:, None] - x[None, :])[iu]
+                sh = dh[iu]
+                out[b, g, 2, half] = (sx * sh).sum() / np.sqrt(
+                    float((sx != 0).sum()) * float((sh != 0).sum())
+                )
+    return out
+
+
+def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, esrc):
+    """See :func:`metaeval.stats._kernels.swap_group_means` (plain means)."""
+    pa, pb = _swap_halves(bits, n_resamples, ncell, za, zb)
+    G = gptr.size - 1
+    out = np.full((n_resamples, G, 2), np.nan)
+    for g in range(G):
+        cells = cell[gptr[g] : gptr[g + 1]]
+        if cells.size:
+            out[:, g, 0] = pa[:, cells].mean(-1)
+            out[:, g, 1] = pb[:, cells].mean(-1)
+    return out

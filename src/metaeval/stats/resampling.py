@@ -91,11 +91,16 @@ def take_cells(a, rows, cols):
     return a[rows[:, :, None], cols[:, None, :]]
 
 
+def fair_bytes(gen, size):
+    """``size`` independent fair coins packed 8 per byte (``numpy.unpackbits``
+    order): uniform random bytes, so each coin is an exact Bernoulli(1/2)."""
+    return gen.integers(0, 256, size=(int(size) + 7) // 8, dtype=np.uint8)
+
+
 def _fair_bits(gen, shape):
     """Independent fair coins (exact Bernoulli(1/2)) from uniform random bytes."""
     size = int(np.prod(shape))
-    raw = gen.integers(0, 256, size=(size + 7) // 8, dtype=np.uint8)
-    return np.unpackbits(raw)[:size].reshape(shape).astype(bool)
+    return np.unpackbits(fair_bytes(gen, size))[:size].reshape(shape).astype(bool)
 
 
 def swap_masks(gen, n_resamples, n_systems, n_inputs, scheme):

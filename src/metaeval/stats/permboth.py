@@ -1,0 +1,197 @@
+"""Perm-Both null distributions of many correlation measures at once.
+
+The paired permutation test Perm-Both (Deutsch et al. 2021, section 4.2;
+:mod:`metaeval.compare`) exchanges the z-scored values of two metrics in each
+(system, input) cell with a fair coin and recomputes the statistic of both
+halves.  Discriminative power (seed paper 000, Algorithm 2) needs this for
+every metric pair and every measure; computing it measure by measure through
+the generic level code re-sorts and re-ranks every resample.
+
+Here the coins of a pair are drawn once (the same packed stream as
+:func:`metaeval.compare.compare` draws for that pair, so the p-values are the
+same) and all measures are computed from them:
+
+* ``pearson``, ``spearman`` and ``kendall_b`` at ``input``, ``item`` and
+  ``global`` level come from :func:`~metaeval.stats._kernels.swap_group_stats`,
+  which sorts each group's 2n candidate values once per pair and then needs
+  one linear walk per resample (no sorting) plus a Fenwick tree over the
+  human levels for Kendall;
+* ``system`` level takes the halves' matched row means
+  (:func:`~metaeval.stats._kernels.swap_group_means` on the rows) and the registry
+  coefficients on N values;
+* any other method falls back to building both halves and the generic
+  level code.
+
+The NumPy twins of both kernels, and the generic path, are the references
+of the tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .coefficients import kernels
+from .levels import _aggregate, _weights, grouped_values, arrange
+
+FAST_METHODS = ("pearson", "spearman", "kendall_b")
+
+
+def _group_cells(shape, level):
+    N, M = shape
+    ids = np.arange(N * M).reshape(N, M)
+    if level == "input":
+        return list(ids.T)
+    if level == "item":
+        return list(ids)
+    return [ids.ravel()]
+
+
+def _dense_codes(v):
+    """Dense ranks 0..k-1, average ranks (1-based) and k of ``v`` (1-D)."""
+    uniq, inv, cnt = np.unique(v, return_inverse=True, return_counts=True)
+    start = np.concatenate(([0], np.cumsum(cnt)[:-1]))
+    avg = start + (cnt + 1) / 2.0
+    return inv.astype(np.int64), avg[inv], uniq.size, int((cnt * (cnt - 1) // 2).sum())
+
+
+class PairLayout:
+    """Sorted entries and human statistics of one level for one metric pair.
+
+    ``za``, ``zb``, ``z``: (N, M) with NaN in exactly the same cells (the
+    cells where the human score and both metrics are present).
+    """
+
+    def __init__(self, za, zb, z, level):
+        zf = np.ravel(z)
+        af = np.ravel(za)
+        bf = np.ravel(zb)
+        valid = np.isfinite(zf)
+        gptr = [0]
+        eptr = [0]
+        cells, hc, hr2, hcode, eslot, esrc, enew = [], [], [], [], [], [], []
+        gk, hss, hrss, hn2 = [], [], [], []
+        for g in _group_cells(np.shape(z), level):
+            c = g[valid[g]]
+            n = c.size
+            h = zf[c]
+            code, avg, k, n2 = _dense_codes(h)
+            d = h - h.mean() if n else h
+            r2 = 2.0 * avg - (n + 1)
+            vals = np.concatenate((af[c], bf[c]))
+            codes2 = np.concatenate((code, code))
+            order = np.lexsort((codes2, vals))
+            sv = vals[order]
+            cells.append(c)
+            hc.append(d)
+            hr2.append(r2)
+            hcode.append(code)
+            eslot.append(np.concatenate((np.arange(n), np.arange(n)))[order])
+            esrc.append(np.repeat(np.array([0, 1], np.int8), n)[order])
+            enew.append(np.concatenate(([True], sv[1:] != sv[:-1])) if n else np.zeros(0, bool))
+            gk.append(max(k, 1))
+            hss.append(float(d @ d) if k > 1 else 0.0)
+            hrss.append(float(r2 @ r2))
+            hn2.append(n2)
+            gptr.append(gptr[-1] + n)
+            eptr.append(eptr[-1] + 2 * n)
+        cat = np.concatenate
+        self.ncell = zf.size
+        self.za = np.ascontiguousarray(af)
+        self.zb = np.ascontiguousarray(bf)
+        self.gptr = np.asarray(gptr, np.int64)
+        self.cell = cat(cells).astype(np.int64)
+        self.hc = cat(hc).astype(float)
+        self.hr2 = cat(hr2).astype(float)
+        self.hcode = cat(hcode).astype(np.int64)
+        self.eptr = np.asarray(eptr, np.int64)
+        self.eslot = cat(eslot).astype(np.int64)
+        self.esrc = cat(esrc).astype(np.int8)
+        self.enew = cat(enew).astype(np.bool_)
+        self.gk = np.asarray(gk, np.int64)
+        self.hss = np.asarray(hss, float)
+        self.hrss = np.asarray(hrss, float)
+        self.hn2 = np.asarray(hn2, np.int64)
+        self.n_valid = np.diff(self.gptr)
+
+    def group_stats(self, bits, n_resamples, *, fast=True):
+        """(B, G, 3, 2): pearson/spearman/kendall_b of the two halves."""
+        return kernels(fast).swap_group_stats(
+            bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, self.hc,
+            self.hr2, self.hcode, self.eptr, self.eslot, self.esrc, self.enew, self.gk,
+            self.hss, self.hrss, self.hn2,
+        )
+
+
+    def group_means(self, bits, n_resamples, *, fast=True):
+        """(B, G, 2): each group's mean of the two halves (tie-preserving)."""
+        return kernels(fast).swap_group_means(
+            bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, self.eptr,
+            self.eslot, self.esrc,
+        )
+
+
+def _level_value(group, nv, average):
+    """Aggregate (B, G) group values as :func:`levels.grouped_values` does
+    for the correlation coefficients (items-weighted for ``micro``)."""
+    w = _weights(group, np.broadcast_to(nv, group.shape), False, average)
+    return _aggregate(group, w)
+
+
+def swapped_halves(bits, n_resamples, za, zb):
+    """The two Perm-Both halves (B, N, M) from packed coins (generic path)."""
+    N, M = np.shape(za)
+    w = np.unpackbits(bits)[: n_resamples * N * M].reshape(n_resamples, N, M).astype(bool)
+    return np.where(w, zb, za), np.where(w, za, zb)
+
+
+def perm_both_values(za, zb, z, measures, bits, n_resamples, *, average="macro", fast=True):
+    """Statistics of both Perm-Both halves for every measure.
+
+    Parameters
+    ----------
+    za, zb : ndarray (N, M)
+        z-scored metrics, NaN outside the common cells.
+    z : ndarray (N, M)
+        Human scores, NaN outside the common cells.
+    measures : sequence of (level, method)
+    bits : ndarray of uint8
+        Packed coins of ``n_resamples * N * M`` cells
+        (:func:`metaeval.stats.resampling.fair_bytes`).
+
+    Returns
+    -------
+    dict mapping (level, method) to a (B, 2) array (halves A and B).
+    """
+    B = n_resamples
+    out = {}
+    levels = list(dict.fromkeys(level for level, _ in measures))
+    halves = None
+    for level in levels:
+        methods = [m for lv, m in measures if lv == level]
+        fast_m = [m for m in methods if m in FAST_METHODS]
+        if fast_m and level == "system":
+            means = PairLayout(za, zb, z, "item").group_means(bits, B, fast=fast)
+            _, zm = arrange(za, z, "system")  # human means over the common cells
+            for m in fast_m:
+                va = grouped_values(np.ascontiguousarray(means[:, None, :, 0]), zm, m, average=average).value
+                vb = grouped_values(np.ascontiguousarray(means[:, None, :, 1]), zm, m, average=average).value
+                out[(level, m)] = np.stack([va, vb], axis=-1)
+        elif fast_m:
+            lay = PairLayout(za, zb, z, level)
+            st = lay.group_stats(bits, B, fast=fast)
+            for m in fast_m:
+                k = FAST_METHODS.index(m)
+                out[(level, m)] = np.stack(
+                    [_level_value(st[:, :, k, h], lay.n_valid, average) for h in (0, 1)], axis=-1
+                )
+        for m in methods:
+            if m in FAST_METHODS:
+                continue
+            if halves is None:
+                halves = swapped_halves(bits, B, za, zb)
+            vals = []
+            for p in halves:
+                xg, zg = arrange(p, z, level)
+                vals.append(grouped_values(xg, zg, m, average=average, detail=False).value)
+            out[(level, m)] = np.stack(vals, axis=-1)
+    return out
