@@ -2,7 +2,9 @@
 
 Subcommands: ``datasets`` (list bundled datasets), ``correlate`` (every
 metric against a human column), ``compare`` (pairwise tests and significance
-clusters).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
+clusters), ``measures`` (discriminative power and ranking consistency of the
+correlation measures), ``simulate`` (the statistical simulation of seed
+paper 000).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
 bundled dataset.  Bad input exits with code 2 and a one-line message.
 """
 
@@ -299,6 +301,115 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         rows = [[m, _num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
         _table(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: {cluster_correction})",
                ["metric", "statistic", "cluster"], rows, caption=res.signature)
+
+
+def _run_seed(seed, out):
+    """The seed of a run: as given; else, with an output folder, the one
+    recorded there (so a restarted run continues with the same streams) or
+    fresh entropy recorded for the next start; else None (fresh, and shown
+    in the signature)."""
+    if seed is not None or out is None:
+        return seed
+    import numpy as np
+
+    path = os.path.join(out, "seed.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            return int(f.read().strip())
+    os.makedirs(out, exist_ok=True)
+    seed = int(np.random.SeedSequence().entropy)
+    with open(path, "w") as f:
+        f.write(f"{seed}\n")
+    return seed
+
+
+def _save_figure(make, path):
+    try:
+        from .report.figures import save
+
+        save(make(), path)
+        return True
+    except MetaevalError as exc:  # matplotlib missing
+        click.echo(f"metaeval: warning: no figure ({exc})", err=True)
+        return False
+
+
+@main.command()
+@_with(_data_options)
+@click.option("--measures", "measures_", default=None,
+              help="Comma-separated level:method list (default: the 12 of --levels x --methods).")
+@click.option("--levels", default="system,input,item,global", show_default=True)
+@click.option("--methods", default="pearson,spearman,kendall_b", show_default=True)
+@click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--splits", type=int, default=1000, show_default=True,
+              help="Random half-splits for ranking consistency (0: skip it).")
+@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Worker processes (1: in-process; the kernels use all cores anyway).")
+@click.option("--dask", default=None, help="Dask scheduler address: run the units on that cluster.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: tables, JSON, figures and checkpoints (a restarted run resumes).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, test,
+             n_resamples, splits, average, seed, jobs, dask, out, fmt):
+    """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
+    from .measures import discriminative_power, measure_table, ranking_consistency
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    mets = _split(metrics) or list(ds.metrics)
+    seed = _run_seed(seed, out)
+    if measures_:
+        sel = dict(measures=_split(measures_))
+    else:
+        sel = dict(levels=_split(levels), methods=_split(methods))
+    if splits < 0:
+        raise click.BadParameter("--splits must be >= 0")
+    ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
+    k = len(mets)
+    with _progress(k * (k - 1) // 2, "discriminative power (pairs)") as prog:
+        dp = discriminative_power(ds, human, metrics=mets, test=test, n_resamples=n_resamples,
+                                  average=average, rng=seed, n_jobs=jobs, dask=dask,
+                                  checkpoint=ck("dp"), progress=prog, **sel)
+    rc = None
+    if splits:
+        with _progress(k, "ranking consistency (metrics)") as prog:
+            rc = ranking_consistency(ds, human, metrics=mets, n_splits=splits, average=average,
+                                     rng=seed, n_jobs=jobs, dask=dask, checkpoint=ck("rc"),
+                                     progress=prog, **sel)
+    table = measure_table(dp, rc)
+    if out:
+        from .report.figures import pvalue_curves
+
+        os.makedirs(out, exist_ok=True)
+        table.to_csv(os.path.join(out, "measures.csv"), index=False)
+        dp.to_frame().to_csv(os.path.join(out, "dp.csv"), index=False)
+        dp.pvalue_frame().to_csv(os.path.join(out, "dp_pvalues.csv"), index=False)
+        dp.curve_frame().to_csv(os.path.join(out, "dp_curves.csv"), index=False)
+        doc = {"discriminative_power": dp.to_dict()}
+        if rc is not None:
+            rc.to_frame().to_csv(os.path.join(out, "rc.csv"), index=False)
+            doc["ranking_consistency"] = rc.to_dict()
+        with open(os.path.join(out, "measures.json"), "w") as f:
+            json.dump(doc, f, indent=1, default=_json_default)
+        _save_figure(lambda: pvalue_curves(dp), os.path.join(out, "pvalue_curves.png"))
+    if fmt == "json":
+        _emit_json({"table": _clean(table.to_dict(orient="records")),
+                    "dp_signature": dp.signature, "rc_signature": rc.signature if rc else None})
+    elif fmt == "csv":
+        click.echo(table.to_csv(index=False), nl=False)
+    else:
+        cols = ["level", "method", "DP (rank)"] + (["RC ± se (rank)"] if rc is not None else [])
+        rows = []
+        for r in table.itertuples():
+            row = [r.level, r.method, f"{_num(r.dp, 3)} ({_num(r.dp_rank, 0)})"]
+            if rc is not None:
+                row.append(f"{_num(r.rc, 3)} ± {_num(r.rc_se, 3)} ({_num(r.rc_rank, 0)})")
+            rows.append(row)
+        caption = dp.signature + ("\n" + rc.signature if rc is not None else "")
+        _table(f"correlation measures on {human}: {len(mets)} metrics, {len(dp.pairs)} pairs, "
+               f"DP lower is better, RC higher is better", cols, rows, caption=caption)
 
 
 if __name__ == "__main__":  # pragma: no cover

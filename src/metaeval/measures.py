@@ -706,7 +706,28 @@ def ranking_consistency(
     )
 
 
+def measure_table(dp=None, rc=None) -> pd.DataFrame:
+    """The paper's Tables 2 and 3 side by side: one row per measure with
+    ``level, method`` and, when given, ``dp, dp_rank`` and ``rc, rc_se,
+    rc_rank``.  Both results must evaluate the same measures."""
+    if dp is None and rc is None:
+        raise ParameterError("measure_table needs dp=, rc= or both")
+    if dp is not None and rc is not None and tuple(dp.measures) != tuple(rc.measures):
+        raise ParameterError("dp and rc evaluate different measures")
+    ms = (dp or rc).measures
+    out = pd.DataFrame({"level": [lv for lv, _ in ms], "method": [m for _, m in ms]})
+    if dp is not None:
+        out["dp"] = dp.dp
+        out["dp_rank"] = dp.rank
+    if rc is not None:
+        out["rc"] = rc.rc
+        out["rc_se"] = rc.se
+        out["rc_rank"] = rc.rank
+    return out
+
+
 __all__ = [
+    "measure_table",
     "discriminative_power",
     "ranking_consistency",
     "DiscriminativePower",
