@@ -4,7 +4,9 @@ The front door: :class:`Dataset` and the bundled datasets, :func:`correlate`
 (how well each metric agrees with humans, at every level, with every usual
 coefficient), :func:`compare` and :func:`compare_all` (is metric A really
 better than metric B; significance clusters), :func:`discriminative_power`
-and :func:`ranking_consistency` (which correlation measure to trust).  Importing metaeval stays
+and :func:`ranking_consistency` (which correlation measure to trust),
+:func:`stability`, :func:`consistency`, :func:`agreement` (reliability of
+metrics and human ratings).  Importing metaeval stays
 light: no plotting or deep-learning library is imported.
 """
 
@@ -18,8 +20,16 @@ from .measures import (
     discriminative_power,
     ranking_consistency,
 )
+from .reliability import (
+    agreement,
+    consistency,
+    consistency_curve,
+    rater_correlations,
+    stability,
+)
 from .errors import (
     ConstantInputWarning,
+    MissingCellsWarning,
     DataError,
     DegenerateGroupWarning,
     InsufficientResamplesWarning,
@@ -49,6 +59,11 @@ __all__ = [
     "DiscriminativePower",
     "ranking_consistency",
     "RankingConsistency",
+    "stability",
+    "consistency",
+    "consistency_curve",
+    "agreement",
+    "rater_correlations",
     "LEVELS",
     "METHODS",
     "MetaevalError",
@@ -60,4 +75,5 @@ __all__ = [
     "TooFewPairsWarning",
     "UndefinedStatisticWarning",
     "InsufficientResamplesWarning",
+    "MissingCellsWarning",
 ]

@@ -60,7 +60,18 @@ class InsufficientResamplesWarning(MetaevalWarning):
     correction."""
 
 
+class MissingCellsWarning(MetaevalWarning):
+    """Cells with missing scores were left out of a reliability statistic.
+
+    Each function says which cells it drops (inputs with a missing cell for
+    :func:`metaeval.reliability.consistency`, cells missing in some run for
+    :func:`~metaeval.reliability.stability`, units with a missing rating for
+    the ICCs); the counts are in the result.
+    """
+
+
 __all__ = [
+    "MissingCellsWarning",
     "MetaevalError",
     "DataError",
     "ParameterError",
