@@ -31,12 +31,12 @@ def _split(v):
     return out or None
 
 
-def _load(data, system, input_, human, metrics, rater):
+def _load(data, system, input_, human, metrics, rater, runs=False):
     from .data import list_datasets, load_dataset, read_dataset
 
     names = {d["name"] for d in list_datasets()}
     if data in names:
-        return load_dataset(data)
+        return load_dataset(data, runs=runs)
     if not os.path.isfile(data):
         what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
         raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
@@ -79,6 +79,10 @@ def _num(v, digits=4):
     return str(v)
 
 
+def _int(v):
+    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else str(int(v))
+
+
 def _json_default(o):
     if isinstance(o, float) and math.isnan(o):
         return None
@@ -110,7 +114,7 @@ def _table(title, columns, rows, caption=None):
 
     t = Table(title=title, show_lines=False)
     for c in columns:
-        left = c in ("metric", "metric_a", "metric_b", "level", "method", "name")
+        left = c in ("metric", "metric_a", "metric_b", "level", "method", "name", "column")
         t.add_column(c, justify="left" if left else "right", no_wrap=left)
     for r in rows:
         t.add_row(*r)
@@ -410,6 +414,99 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         caption = dp.signature + ("\n" + rc.signature if rc is not None else "")
         _table(f"correlation measures on {human}: {len(mets)} metrics, {len(dp.pairs)} pairs, "
                f"DP lower is better, RC higher is better", cols, rows, caption=caption)
+
+
+@main.command()
+@click.argument("data")
+@click.option("--metrics", default=None, help="Comma-separated metric columns (default: all).")
+@click.option("--human", default=None,
+              help="Comma-separated human columns (required for files; agreement is computed for "
+                   "those with 2+ raters).")
+@click.option("--target", type=float, default=0.9, show_default=True,
+              help="Target reliability for runs/inputs needed (Spearman-Brown).")
+@click.option("--ci", default="boot-systems", show_default=True,
+              help="Interval of alpha: boot-systems|boot-inputs|boot-both|feldt|none")
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--sizes", default=None, help="Comma-separated input counts for the alpha-vs-size curve.")
+@click.option("--normalize", default="none", show_default=True, help="none|metriceval|blom|...: rank normalization first.")
+@click.option("--seed", type=int, default=None)
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--rater-col", "rater", default=None)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: CSV tables, JSON and figures.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize, seed, system,
+                input_, rater, out, fmt):
+    """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
+    import warnings
+
+    from .reliability import agreement, consistency, consistency_curve, stability
+
+    ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True)
+    mets = _split(metrics) or list(ds.metrics)
+    with_runs = [m for m in mets if ds.ratings(m).shape[0] >= 2]
+    results = {}
+    if with_runs:
+        results["stability"] = stability(ds, with_runs, target=target, normalize=normalize)
+    elif _split(metrics):
+        stability(ds, mets)  # raises the library's error naming the column
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        results["consistency"] = consistency(ds, mets, ci=ci, n_resamples=n_resamples, target=target,
+                                             normalize=normalize, rng=seed)
+        size_list = [int(v) for v in _split(sizes)] if sizes else None
+        results["consistency_curve"] = consistency_curve(ds, mets, sizes=size_list,
+                                                         normalize=normalize, rng=seed)
+    humans = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
+    if humans:
+        results["agreement"] = agreement(ds, humans)
+    if out:
+        from .report.figures import alpha_curve, reliability_bars
+
+        os.makedirs(out, exist_ok=True)
+        for name, res in results.items():
+            res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
+        with open(os.path.join(out, "reliability.json"), "w") as f:
+            json.dump({k: v.to_dict() for k, v in results.items()}, f, indent=1, default=_json_default)
+        _save_figure(lambda: reliability_bars(results.get("stability"), results["consistency"]),
+                     os.path.join(out, "reliability_bars.png"))
+        _save_figure(lambda: alpha_curve(results["consistency_curve"]),
+                     os.path.join(out, "alpha_vs_size.png"))
+    if fmt == "json":
+        _emit_json({k: _clean(v.to_frame().drop(columns=["signature"]).to_dict(orient="records"))
+                    for k, v in results.items()})
+        return
+    if fmt == "csv":
+        frames = []
+        import pandas as pd
+
+        for k, v in results.items():
+            if k != "consistency_curve":
+                f = v.to_frame()
+                f.insert(0, "analysis", k)
+                frames.append(f)
+        click.echo(pd.concat(frames, ignore_index=True).to_csv(index=False), nl=False)
+        return
+    if "stability" in results:
+        f = results["stability"].to_frame()
+        _table(f"stability (test-retest over {int(f.n_runs.max())} runs, system means)",
+               ["metric", "method", "statistic", "runs needed", "SEM"],
+               [[r.column, r.method, _num(r.statistic), _int(r.runs_needed), _num(r.sem)]
+                for r in f.itertuples()],
+               caption="\n".join(sorted(set(f.signature))))
+    f = results["consistency"].to_frame()
+    _table("consistency (Cronbach's alpha: systems x inputs)",
+           ["metric", "alpha", "CI", "SEM", f"inputs for {target}"],
+           [[r.column, _num(r.statistic), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]", _num(r.sem),
+             _int(r.inputs_needed)] for r in f.itertuples()],
+           caption="\n".join(sorted(set(f.signature))))
+    if "agreement" in results:
+        f = results["agreement"].to_frame()
+        _table("rater agreement", ["column", "method", "statistic", "CI", "raters", "units"],
+               [[r.column, r.method, _num(r.statistic),
+                 "-" if math.isnan(r.ci_low) else f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
+                 str(r.n_raters), str(r.n_units)] for r in f.itertuples()])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -97,3 +97,53 @@ def save(fig, path):
     plt = _pyplot()
     fig.savefig(path, dpi=150)
     plt.close(fig)
+
+
+def reliability_bars(stability=None, consistency=None, *, title=None):
+    """Stability and consistency per metric as bars (seed paper 002, Figure 2).
+
+    ``stability``: a :func:`metaeval.stability` result; ``consistency``: a
+    :func:`metaeval.consistency` result (bars with their interval).  Either or
+    both; one panel each.
+    """
+    plt = _pyplot()
+    panels = [(n, r) for n, r in (("stability", stability), ("consistency (alpha)", consistency)) if r is not None]
+    if not panels:
+        raise ParameterError("reliability_bars needs stability=, consistency= or both")
+    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 0.25 * 40), 3.2 * len(panels)), squeeze=False)
+    for ax, (name, res) in zip(axes[:, 0], panels):
+        f = res.to_frame()
+        x = range(len(f))
+        yerr = None
+        if "ci_low" in f and f["ci_low"].notna().any():
+            yerr = [f["statistic"] - f["ci_low"], f["ci_high"] - f["statistic"]]
+        ax.bar(x, f["statistic"], yerr=yerr, color="C0", capsize=2)
+        if "target" in f:
+            ax.axhline(float(f["target"].iloc[0]), color="C3", linestyle="--", linewidth=1)
+        ax.set_xticks(list(x), f["column"], rotation=90, fontsize=7)
+        ax.set_ylabel(name)
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    return fig
+
+
+def alpha_curve(curves, *, title=None):
+    """Cronbach's alpha against the number of inputs (seed paper 002, Figure 3):
+    resampled subsets (mean with the percentile band) and the Spearman-Brown
+    prophecy from the full alpha, per column of a
+    :func:`metaeval.consistency_curve` result."""
+    plt = _pyplot()
+    f = curves.to_frame()
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for k, (col, d) in enumerate(f.groupby("column", sort=False)):
+        c = f"C{k % 10}"
+        ax.plot(d["size"], d["alpha_mean"], color=c, label=f"{col} (subsets)")
+        ax.fill_between(d["size"], d["ci_low"], d["ci_high"], color=c, alpha=0.15)
+        ax.plot(d["size"], d["prophecy"], color=c, linestyle="--", label=f"{col} (Spearman-Brown)")
+    ax.set_xlabel("number of inputs")
+    ax.set_ylabel("Cronbach's alpha")
+    ax.legend(fontsize=7)
+    ax.set_title(title or "alpha versus dataset size")
+    fig.tight_layout()
+    return fig
