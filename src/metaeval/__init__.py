@@ -20,6 +20,14 @@ from .measures import (
     discriminative_power,
     ranking_consistency,
 )
+from .diagnostics import (
+    correlation_design,
+    ks_score,
+    meta_correlation,
+    perturbation_detection,
+    reference_sensitivity,
+    sample_size,
+)
 from .reliability import (
     agreement,
     consistency,
@@ -64,6 +72,12 @@ __all__ = [
     "consistency_curve",
     "agreement",
     "rater_correlations",
+    "perturbation_detection",
+    "ks_score",
+    "meta_correlation",
+    "sample_size",
+    "reference_sensitivity",
+    "correlation_design",
     "LEVELS",
     "METHODS",
     "MetaevalError",

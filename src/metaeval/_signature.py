@@ -21,6 +21,7 @@ _ORDER = (
     "n",
     "ci",
     "pvalue",
+    "perturb",
     "seed",
 )
 
