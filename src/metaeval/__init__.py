@@ -6,7 +6,9 @@ coefficient), :func:`compare` and :func:`compare_all` (is metric A really
 better than metric B; significance clusters), :func:`discriminative_power`
 and :func:`ranking_consistency` (which correlation measure to trust),
 :func:`stability`, :func:`consistency`, :func:`agreement` (reliability of
-metrics and human ratings).  Importing metaeval stays
+metrics and human ratings), :func:`mtmm`, :func:`cfa`,
+:func:`concurrent_validity` (validity), and the text-level diagnostics
+(:func:`ks_score`, :func:`meta_correlation`, ...).  Importing metaeval stays
 light: no plotting or deep-learning library is imported.
 """
 
@@ -35,8 +37,20 @@ from .reliability import (
     rater_correlations,
     stability,
 )
+from .validity import (
+    MTMM,
+    ConcurrentValidity,
+    FactorAnalysis,
+    ResidualPCA,
+    cfa,
+    concurrent_validity,
+    mtmm,
+    residual_pca,
+)
 from .errors import (
     ConstantInputWarning,
+    HeywoodCaseWarning,
+    NonConvergenceWarning,
     MissingCellsWarning,
     DataError,
     DegenerateGroupWarning,
@@ -78,6 +92,14 @@ __all__ = [
     "sample_size",
     "reference_sensitivity",
     "correlation_design",
+    "cfa",
+    "FactorAnalysis",
+    "mtmm",
+    "MTMM",
+    "concurrent_validity",
+    "ConcurrentValidity",
+    "residual_pca",
+    "ResidualPCA",
     "LEVELS",
     "METHODS",
     "MetaevalError",
@@ -90,4 +112,6 @@ __all__ = [
     "UndefinedStatisticWarning",
     "InsufficientResamplesWarning",
     "MissingCellsWarning",
+    "NonConvergenceWarning",
+    "HeywoodCaseWarning",
 ]

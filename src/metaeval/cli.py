@@ -114,7 +114,8 @@ def _table(title, columns, rows, caption=None):
 
     t = Table(title=title, show_lines=False)
     for c in columns:
-        left = c in ("metric", "metric_a", "metric_b", "level", "method", "name", "column")
+        left = c in ("metric", "metric_a", "metric_b", "level", "method", "name", "column", "measure",
+                     "factor", "trait", "methods")
         t.add_column(c, justify="left" if left else "right", no_wrap=left)
     for r in rows:
         t.add_row(*r)
@@ -507,6 +508,93 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
                [[r.column, r.method, _num(r.statistic),
                  "-" if math.isnan(r.ci_low) else f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
                  str(r.n_raters), str(r.n_units)] for r in f.itertuples()])
+
+
+@main.command()
+@click.argument("data")
+@click.option("--human", default=None,
+              help="Comma-separated human columns with individual raters: the MTMM traits and CFA "
+                   "factors (default: every human column with 2+ raters).")
+@click.option("--metrics", default=None,
+              help="Comma-separated metrics for concurrent validity (default: all).")
+@click.option("--level", default="system", show_default=True)
+@click.option("--method", default="kendall_b", show_default=True)
+@click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
+              help="Concurrent validity against the raw human means or the CFA factor scores.")
+@click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--rater-col", "rater", default=None)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: CSV tables, JSON and the MTMM table as HTML.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def validity(data, human, metrics, level, method, criterion, no_cfa, system, input_, rater, out, fmt):
+    """Validity: MTMM table, confirmatory factor analysis, concurrent validity (seed paper 002)."""
+    from .validity import cfa, concurrent_validity, mtmm
+
+    ds = _load(data, system, input_, _split(human), _split(metrics), rater)
+    traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
+    if not traits:
+        raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
+                        "(long files: --rater-col)")
+    res_mtmm = mtmm(ds, traits, level=level, method=method)
+    fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
+    if criterion == "factors" and fa is None:
+        raise click.BadParameter("--criterion factors needs the CFA (drop --no-cfa)")
+    crit = fa if criterion == "factors" else traits
+    cv = concurrent_validity(ds, crit, metrics=_split(metrics), level=level, method=method)
+    if out:
+        os.makedirs(out, exist_ok=True)
+        res_mtmm.to_frame().to_csv(os.path.join(out, "mtmm.csv"), index=False)
+        res_mtmm.campbell_fiske().to_csv(os.path.join(out, "campbell_fiske.csv"), index=False)
+        with open(os.path.join(out, "mtmm.html"), "w") as f:
+            f.write(res_mtmm.to_html())
+        cv.to_frame().to_csv(os.path.join(out, "concurrent_validity.csv"), index=False)
+        if fa is not None:
+            fa.to_frame().to_csv(os.path.join(out, "cfa_parameters.csv"), index=False)
+            fa.fit_frame().to_csv(os.path.join(out, "cfa_fit.csv"), index=False)
+            fa.correlation_matrix().to_csv(os.path.join(out, "cfa_factor_correlations.csv"))
+    if fmt == "json":
+        doc = {"mtmm": _clean(res_mtmm.to_frame().to_dict(orient="records")),
+               "campbell_fiske": _clean(res_mtmm.campbell_fiske().to_dict(orient="records")),
+               "concurrent_validity": _clean(cv.to_frame().to_dict(orient="records"))}
+        if fa is not None:
+            doc["cfa_fit"] = _clean(fa.fit_frame().to_dict(orient="records"))
+            doc["cfa_factor_correlations"] = fa.correlation_matrix().to_dict()
+        _emit_json(doc)
+        return
+    if fmt == "csv":
+        click.echo(cv.to_frame().to_csv(index=False), nl=False)
+        return
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 200)
+    console.print(res_mtmm.to_rich())
+    click.echo(res_mtmm.signature)
+    cf = res_mtmm.campbell_fiske()
+    _table("Campbell-Fiske: convergent (same trait, two raters) vs heterotrait blocks",
+           ["trait", "methods", "convergent", "> HTHM", "> HTMM"],
+           [[r.trait, f"{r.method_a}/{r.method_b}", _num(r.convergent, 3),
+             f"{r.n_hthm_exceeded}/{r.n_hthm}", f"{r.n_htmm_exceeded}/{r.n_htmm}"]
+            for r in cf.itertuples()],
+           caption=(f"mean convergent {_num(res_mtmm.mean_convergent, 3)}, heterotrait-monomethod "
+                    f"{_num(res_mtmm.mean_htmm, 3)}, heterotrait-heteromethod {_num(res_mtmm.mean_hthm, 3)}; "
+                    f"convergent above HTHM in {_num(100 * res_mtmm.share_convergent_above_hthm, 0)}% "
+                    f"and above HTMM in {_num(100 * res_mtmm.share_convergent_above_htmm, 0)}% of comparisons"))
+    if fa is not None:
+        fit = fa.fit_frame().set_index("measure")["value"]
+        keys = ["chi2", "df", "chi2_scaled", "cfi", "tli", "rmsea", "rmsea_ci_low", "rmsea_ci_high",
+                "cfi_scaled", "tli_scaled", "rmsea_scaled", "srmr"]
+        _table("confirmatory factor analysis: fit", ["measure", "value"],
+               [[k, _num(float(fit[k]), 4)] for k in keys if k in fit.index])
+        fc = fa.correlation_matrix()
+        _table("factor correlations", ["factor", *fc.columns],
+               [[i, *[_num(float(v), 3) for v in row]] for i, row in zip(fc.index, fc.values)],
+               caption=fa.signature)
+    mat = cv.matrix()
+    _table(f"concurrent validity ({method}, {level} level, criterion: {criterion})",
+           ["metric", *map(str, mat.columns)],
+           [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
 
 
 if __name__ == "__main__":  # pragma: no cover

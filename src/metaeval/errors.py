@@ -70,7 +70,17 @@ class MissingCellsWarning(MetaevalWarning):
     """
 
 
+class NonConvergenceWarning(MetaevalWarning):
+    """An iterative estimator stopped before its convergence criterion was met."""
+
+
+class HeywoodCaseWarning(MetaevalWarning):
+    """A residual variance estimate is negative (or a factor correlation exceeds 1)."""
+
+
 __all__ = [
+    "NonConvergenceWarning",
+    "HeywoodCaseWarning",
     "MissingCellsWarning",
     "MetaevalError",
     "DataError",
