@@ -15,9 +15,9 @@ M1  ``discriminative_power(ds, "coherence", rng=0)``: the 12 measures,
 M2  ``ranking_consistency(ds, "coherence", rng=0)``: T = 1000 splits, 12
     measures, 43 metrics: < 2 min (``--quick``: 8 metrics, projected
     linearly in the number of metrics).
-M3  ``simulate`` on the paper's scale-size grid (C^h = C^m in 12 values,
-    T1 = T2 = 100, N = 15, M = 200, the 12 measures): < 5 min
-    (``--quick``: T1 = 10, projected linearly in T1).
+M3  ``simulate_paper_grid("scale-equal", sizes=[(15, 200)], rng=0,
+    n_jobs=1|2)``: C^h = C^m in 12 values, T1 = T2 = 100, N = 15, M = 200,
+    the 12 measures: < 5 min (``--quick``: T1 = 10, projected linearly in T1).
 M4  The slow reference of the tests (``tests/reference.py``:
     ``perm_both_pvalue``, pure Python, one measure and one pair at a time,
     recomputing every resample from scratch) on a reduced workload: one pair
@@ -98,21 +98,21 @@ def bench_rc(metaeval, ds, quick):
     }
 
 
-def bench_sim(metaeval, quick):
-    try:
-        from metaeval import simulation
-    except ImportError:
-        return {"target": "M3 simulation", "status": "not available"}
+def bench_sim(metaeval, quick, n_jobs):
+    from metaeval import simulation
+
     t1 = 10 if quick else 100
-    grid = simulation.paper_grid("scale-equal", n_systems=15, n_inputs=200, t1=t1)
+    kw = dict(sizes=[(15, 200)], n_iterations=t1, rng=0, n_jobs=n_jobs)
+    # warm the kernels on a tiny grid outside the timing
+    simulation.simulate(c_m=3, c_h=3, sizes=[(15, 200)], n_iterations=1, n_discretizations=2, n_jobs=1)
     before = _load()
     t = time.perf_counter()
-    res = simulation.simulate(grid, rng=0)
+    res = simulation.simulate_paper_grid("scale-equal", **kw)
     wall = time.perf_counter() - t
     projected = wall * 100 / t1
     return {
         "target": "M3 simulation, scale-equal grid (12 C values), T1=T2=100, N=15, M=200, 12 measures",
-        "t1": t1, "wall_s": wall, "full_s": projected, "measured_in_full": not quick,
+        "t1": t1, "n_jobs": n_jobs, "wall_s": wall, "full_s": projected, "measured_in_full": not quick,
         "target_s": 300, "status": "pass" if projected < 300 else "FAIL",
         "rows": len(res.to_frame()), "load_before": before, "load_after": _load(),
     }
@@ -169,8 +169,9 @@ def main(argv=None):
         res["rc"] = bench_rc(metaeval, ds, args.quick)
         print(json.dumps({k: v for k, v in res["rc"].items() if k != "rc"}), flush=True)
     if "sim" not in skip:
-        res["sim"] = bench_sim(metaeval, args.quick)
-        print(json.dumps(res["sim"]), flush=True)
+        for n_jobs in (1, 2):
+            res[f"sim_jobs{n_jobs}"] = bench_sim(metaeval, args.quick, n_jobs)
+            print(json.dumps(res[f"sim_jobs{n_jobs}"]), flush=True)
     if "ref" not in skip:
         per_pair = res["dp"]["per_pair_s"] if "dp" in res else float("nan")
         res["ref"] = bench_reference(ds, per_pair)

@@ -30,6 +30,14 @@ from .diagnostics import (
     reference_sensitivity,
     sample_size,
 )
+from .simulation import (
+    ParameterEstimates,
+    Simulation,
+    estimate_parameters,
+    simulate,
+    simulate_dataset,
+    simulate_paper_grid,
+)
 from .reliability import (
     agreement,
     consistency,
@@ -81,6 +89,12 @@ __all__ = [
     "DiscriminativePower",
     "ranking_consistency",
     "RankingConsistency",
+    "simulate",
+    "simulate_paper_grid",
+    "simulate_dataset",
+    "estimate_parameters",
+    "Simulation",
+    "ParameterEstimates",
     "stability",
     "consistency",
     "consistency_curve",

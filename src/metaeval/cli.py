@@ -597,5 +597,148 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
            [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
 
 
+def _floats(v, name):
+    if v is None:
+        return None
+    out = []
+    for t in _split(v):
+        if t.lower() in ("none", "continuous"):
+            out.append(None)
+            continue
+        try:
+            out.append(float(t) if name not in ("c_m", "c_h") else int(t))
+        except ValueError:
+            raise click.BadParameter(f"{t!r} is not a number", param_hint=f"--{name.replace('_', '-')}")
+    return out[0] if len(out) == 1 else out
+
+
+def _sizes(v):
+    if v is None:
+        return None
+    out = []
+    for t in _split(v):
+        try:
+            n, m = t.lower().split("x")
+            out.append((int(n), int(m)))
+        except ValueError:
+            raise click.BadParameter(f"{t!r}: write sizes as NxM, e.g. 15x200,5x100",
+                                     param_hint="--sizes")
+    return out
+
+
+@main.command()
+@click.option("--grid", default=None, help="A paper grid: levels|scale-equal|scale-ge (options override it).")
+@click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
+@click.option("--mu-rho-item", default=None)
+@click.option("--sigma-rho-item", default=None)
+@click.option("--c-m", default=None, help="Metric scale sizes (comma-separated; 'none' = continuous).")
+@click.option("--c-h", default=None, help="Human scale sizes (comma-separated; 'none' = continuous).")
+@click.option("--scale", type=click.Choice(["all", "equal", "metric_ge_human"]), default=None,
+              help="Which (c_m, c_h) combinations to run.")
+@click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
+@click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
+@click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
+@click.option("--levels", default="system,input,item,global", show_default=True)
+@click.option("--methods", default="pearson,spearman,kendall_b", show_default=True)
+@click.option("--from-data", "from_data", default=None,
+              help="Simulate at the parameters estimated from this dataset (file or bundled name).")
+@click.option("--human", default=None, help="With --from-data: the human column.")
+@click.option("--metrics", default=None, help="With --from-data: comma-separated metrics (default: all).")
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores for large grids).")
+@click.option("--dask", default=None, help="Dask scheduler address.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes, n_iterations,
+             n_discretizations, levels, methods, from_data, human, metrics, seed, jobs, dask, out, fmt):
+    """Statistical simulation of the correlation measures (seed paper 000, Algorithm 1)."""
+    from . import simulation as sim
+
+    seed = _run_seed(seed, out)
+    opts = dict(rho_sys=_floats(rho_sys, "rho_sys"), mu_rho_item=_floats(mu_rho_item, "mu_rho_item"),
+                sigma_rho_item=_floats(sigma_rho_item, "sigma_rho_item"), c_m=_floats(c_m, "c_m"),
+                c_h=_floats(c_h, "c_h"), scale=scale, sizes=_sizes(sizes),
+                n_iterations=n_iterations, n_discretizations=n_discretizations)
+    given = {k: v for k, v in opts.items() if v is not None}
+    common = dict(level=_split(levels), method=_split(methods), rng=seed, n_jobs=jobs, dask=dask,
+                  checkpoint=os.path.join(out, "checkpoints", "sim") if out else None)
+    estimates = None
+    if from_data:
+        if not human:
+            raise click.BadParameter("--from-data needs --human", param_hint="--human")
+        ds = _load(from_data, "system", "input", [human], _split(metrics), None)
+        mets = _split(metrics) or list(ds.metrics)
+        estimates = sim.estimate_parameters(ds, human, metrics=mets)
+        overrides = {k: v for k, v in given.items()
+                     if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
+        if "sizes" in overrides:
+            raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
+        kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
+        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, **kw, **common)
+    elif grid:
+        res = sim.simulate_paper_grid(grid, **given, **common)
+    else:
+        res = sim.simulate(**given, **common)
+    frame = res.to_frame()
+    if out:
+        os.makedirs(out, exist_ok=True)
+        frame.to_csv(os.path.join(out, "simulation.csv"), index=False)
+        with open(os.path.join(out, "simulation.json"), "w") as f:
+            json.dump(res.to_dict(), f, indent=1, default=_json_default)
+        if estimates is not None:
+            estimates.to_frame().to_csv(os.path.join(out, "estimates.csv"), index=False)
+        swept = [c for c in ("c_m", "rho_sys", "mu_rho_item", "sigma_rho_item", "c_h")
+                 if frame[c].nunique(dropna=False) > 1]
+        if swept:
+            from .report.figures import simulation_curves
+
+            x = swept[0]
+            facet = None
+            if frame["n_systems"].nunique() > 1:
+                facet = "n_systems"
+            elif len(swept) > 1 and frame[swept[1]].nunique() <= 6:
+                facet = swept[1]
+            plot = frame.dropna(subset=[x]) if x in ("c_m", "c_h") else frame
+            _save_figure(lambda: simulation_curves(plot.astype({x: float}), x, facet=facet),
+                         os.path.join(out, "simulation.png"))
+    if fmt == "json":
+        _emit_json(_clean(frame.drop(columns=["signature"]).to_dict(orient="records")))
+        return
+    if fmt == "csv":
+        click.echo(frame.to_csv(index=False), nl=False)
+        return
+    if estimates is not None:
+        ef = estimates.to_frame()
+        _table(f"parameters estimated from the data (normalized to [0, 1]; human {human})",
+               ["column", "mu", "sigma", "unique", "tie ratio", "rho_sys", "mu_rho_item", "sigma_rho_item"],
+               [[r.column, _num(r.mu, 3), _num(r.sigma, 3), str(r.n_unique), _num(r.tie_ratio, 3),
+                 _num(r.rho_sys, 3), _num(r.mu_rho_item, 3), _num(r.sigma_rho_item, 3)]
+                for r in ef.itertuples()])
+    import pandas as pd
+
+    varying = ("metric",) if estimates is not None else (
+        "n_systems", "n_inputs", "rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h")
+    params = [c for c in varying if c in frame and frame[c].astype(str).nunique() > 1]
+    measures = list(dict.fromkeys(zip(frame.level, frame.method)))
+    short = {"pearson": "r", "spearman": "rho", "kendall_b": "tau_b"}
+    label = {f"{lv}:{m}": f"{lv[:3]} {short.get(m, m)}" for lv, m in measures}
+    keyed = frame.assign(_m=frame.level + ":" + frame.method)
+    cols = [*params, *label.values()]
+    rows = []
+    if not params:
+        vals = dict(zip(keyed._m, keyed.statistic))
+        rows.append([_num(vals[k], 3) for k in label])
+    else:
+        # grid order (as run), one row per grid point
+        for idx, grp in keyed.groupby(params, sort=False, dropna=False):
+            idx = idx if isinstance(idx, tuple) else (idx,)
+            vals = dict(zip(grp._m, grp.statistic))
+            shown = ["-" if pd.isna(v) else _num(v, 3) if isinstance(v, float) else str(v) for v in idx]
+            rows.append(shown + [_num(float(vals[k]), 3) for k in label])
+    _table("simulated values of the measures (mean over iterations)", cols, rows,
+           caption=res.signature)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

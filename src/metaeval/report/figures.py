@@ -44,7 +44,7 @@ def pvalue_curves(dp, *, title=None, log=False):
     """
     plt = _pyplot()
     cf = dp.curve_frame()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(9, 4.5))
     for k, (lv, m) in enumerate(dp.measures):
         d = cf[(cf.level == lv) & (cf.method == m)]
         ax.plot(d.position, d.pvalue, label=f"{lv} {m}: DP {dp.dp[k]:.3f} ({dp.rank[k]:.0f})",
@@ -54,7 +54,7 @@ def pvalue_curves(dp, *, title=None, log=False):
     if log:
         ax.set_yscale("log")
     ax.set_title(title or f"p-value curves, {dp.human} ({len(dp.metrics)} metrics)")
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     fig.tight_layout()
     return fig
 
@@ -72,7 +72,7 @@ def simulation_curves(frame, x, *, hue=("level", "method"), title=None, facet=No
     if x not in frame.columns:
         raise ParameterError(f"x={x!r} is not a column of the frame ({', '.join(frame.columns)})")
     panels = [None] if facet is None else sorted(frame[facet].unique())
-    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels) + 2, 4), squeeze=False)
     for ax, pv in zip(axes[0], panels):
         d0 = frame if pv is None else frame[frame[facet] == pv]
         for k, (key, d) in enumerate(d0.groupby(list(hue), sort=False)):
@@ -85,7 +85,7 @@ def simulation_curves(frame, x, *, hue=("level", "method"), title=None, facet=No
         ax.set_ylabel("simulated value")
         if pv is not None:
             ax.set_title(f"{facet} = {pv}")
-    axes[0][0].legend(fontsize=7, ncol=2)
+    axes[0][-1].legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     if title:
         fig.suptitle(title)
     fig.tight_layout()

@@ -1,0 +1,61 @@
+"""The `metaeval simulate` command against metaeval.simulation (tested
+against closed forms and slow references in test_simulation.py)."""
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+from click.testing import CliRunner
+
+import metaeval
+from metaeval import simulation as sim
+from metaeval.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_simulate_grid_csv_matches_library(tmp_path):
+    args = ["simulate", "--c-m", "2,4", "--c-h", "2,4", "--scale", "equal", "--sizes", "6x20",
+            "--n-iterations", 3, "--n-discretizations", 2, "--levels", "system,global",
+            "--methods", "pearson,kendall_b", "--seed", 3, "--format", "csv", "--out", tmp_path]
+    res = run(*args)
+    assert res.exit_code == 0, res.output
+    got = pd.read_csv(io.StringIO(res.output))
+    want = sim.simulate(c_m=[2, 4], c_h=[2, 4], scale="equal", sizes=[(6, 20)], n_iterations=3,
+                        n_discretizations=2, level=["system", "global"],
+                        method=["pearson", "kendall_b"], rng=3).to_frame()
+    np.testing.assert_allclose(got.statistic, want.statistic)
+    assert len(got) == 2 * 4
+    for f in ("simulation.csv", "simulation.json", "simulation.png"):
+        assert (tmp_path / f).exists(), f
+    # restarting in the same folder loads the finished units: same numbers
+    again = run(*args)
+    assert again.output == res.output
+
+
+def test_simulate_from_data_uses_the_estimates():
+    res = run("simulate", "--from-data", "summeval", "--human", "coherence", "--metrics",
+              "ROUGE.1", "--n-iterations", 3, "--n-discretizations", 2, "--levels", "system",
+              "--methods", "pearson", "--seed", 0, "--format", "json")
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.output)[0]
+    ds = metaeval.load_dataset("summeval")
+    p = sim.dataset_parameters(ds, "coherence", "ROUGE.1")
+    assert rec["rho_sys"] == p["rho_sys"] and rec["n_systems"] == 17
+    want = sim.simulate_dataset(ds, "coherence", "ROUGE.1", n_iterations=3, n_discretizations=2,
+                                level="system", method="pearson", rng=0).to_frame()
+    assert rec["statistic"] == want.statistic[0]
+
+
+def test_simulate_bad_options_are_one_line():
+    res = run("simulate", "--sizes", "15by200")
+    assert res.exit_code == 2 and "NxM" in res.output
+    res = run("simulate", "--grid", "figure-9")
+    assert res.exit_code == 2 and "figure-9" in res.output
+    res = run("simulate", "--from-data", "summeval")
+    assert res.exit_code == 2 and "--human" in res.output
+    res = run("simulate", "--c-m", "1", "--c-h", "3", "--n-iterations", 2)
+    assert res.exit_code == 2 and "c_m" in res.output
