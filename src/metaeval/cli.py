@@ -50,8 +50,9 @@ def _load(data, system, input_, human, metrics, rater, runs=False):
 
 @contextmanager
 def _progress(total, label, enabled=True):
-    """A rich progress bar on stderr (only when stderr is a terminal)."""
-    if not enabled or total <= 1 or not sys.stderr.isatty():
+    """A rich progress bar on stderr (only when stderr is a terminal);
+    ``total=None``: the number of work units is not known in advance."""
+    if not enabled or (total is not None and total <= 1) or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
@@ -626,6 +627,27 @@ def _sizes(v):
     return out
 
 
+def _simulate_run(sim, from_data, human, metrics, grid, given, common):
+    estimates = None
+    if from_data:
+        if not human:
+            raise click.BadParameter("--from-data needs --human", param_hint="--human")
+        ds = _load(from_data, "system", "input", [human], _split(metrics), None)
+        mets = _split(metrics) or list(ds.metrics)
+        estimates = sim.estimate_parameters(ds, human, metrics=mets)
+        overrides = {k: v for k, v in given.items()
+                     if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
+        if "sizes" in overrides:
+            raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
+        kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
+        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, **kw, **common)
+    elif grid:
+        res = sim.simulate_paper_grid(grid, **given, **common)
+    else:
+        res = sim.simulate(**given, **common)
+    return res, estimates
+
+
 @main.command()
 @click.option("--grid", default=None, help="A paper grid: levels|scale-equal|scale-ge (options override it).")
 @click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
@@ -663,23 +685,9 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
     given = {k: v for k, v in opts.items() if v is not None}
     common = dict(level=_split(levels), method=_split(methods), rng=seed, n_jobs=jobs, dask=dask,
                   checkpoint=os.path.join(out, "checkpoints", "sim") if out else None)
-    estimates = None
-    if from_data:
-        if not human:
-            raise click.BadParameter("--from-data needs --human", param_hint="--human")
-        ds = _load(from_data, "system", "input", [human], _split(metrics), None)
-        mets = _split(metrics) or list(ds.metrics)
-        estimates = sim.estimate_parameters(ds, human, metrics=mets)
-        overrides = {k: v for k, v in given.items()
-                     if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
-        if "sizes" in overrides:
-            raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
-        kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
-        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, **kw, **common)
-    elif grid:
-        res = sim.simulate_paper_grid(grid, **given, **common)
-    else:
-        res = sim.simulate(**given, **common)
+    with _progress(None, "simulating (work units)") as prog:
+        common["progress"] = prog
+        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common)
     frame = res.to_frame()
     if out:
         os.makedirs(out, exist_ok=True)
