@@ -134,6 +134,9 @@ def test_dp_seed_determinism_across_workers_and_checkpoint(tmp_path):
     assert done == 2
     resumed = metaeval.discriminative_power(ds, "human", checkpoint=tmp_path / "ck", **kw)
     np.testing.assert_array_equal(resumed.pvalues, one.pvalues)
+    # without a seed a resumed run could not reproduce the draws
+    with pytest.raises(ParameterError, match="explicit seed"):
+        metaeval.discriminative_power(ds, "human", checkpoint=tmp_path / "ck2", **{**kw, "rng": None})
     # other arguments in the same folder are refused
     with pytest.raises(ParameterError, match="other arguments"):
         metaeval.discriminative_power(

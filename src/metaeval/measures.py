@@ -115,8 +115,15 @@ def _data_fingerprint(dataset, columns):
     return h.hexdigest()
 
 
-def _checkpoint(checkpoint, key):
-    if checkpoint is None or isinstance(checkpoint, Checkpoint):
+def _checkpoint(checkpoint, key, rng, random=True):
+    if checkpoint is None:
+        return None
+    if rng is None and random:
+        raise ParameterError(
+            "checkpoint= needs an explicit seed (rng=...): a resumed run must draw the same "
+            "random numbers as the interrupted one"
+        )
+    if isinstance(checkpoint, Checkpoint):
         return checkpoint
     return Checkpoint(checkpoint, key)
 
@@ -415,7 +422,7 @@ def discriminative_power(
         "measures": [_measure_label(*m) for m in measures],
         "metrics": list(metrics),
     }
-    ckpt = _checkpoint(checkpoint, key)
+    ckpt = _checkpoint(checkpoint, key, rng, random=test != "williams")
 
     def work(pair):
         a, b = pair
@@ -652,7 +659,7 @@ def ranking_consistency(
         "measures": [_measure_label(*m) for m in measures],
         "metrics": list(metrics),
     }
-    ckpt = _checkpoint(checkpoint, key)
+    ckpt = _checkpoint(checkpoint, key, rng)
     arrays = {m: np.asarray(dataset.scores(m), float) for m in metrics}
 
     def work(metric):

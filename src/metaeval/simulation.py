@@ -983,6 +983,11 @@ def _run(
         # all local cores when there is enough work to pay for the workers
         n_jobs = -1 if len(units) > 2 else 1
     check_n_jobs(n_jobs)
+    if checkpoint is not None and rng is None:
+        raise ParameterError(
+            "checkpoint= needs an explicit seed (rng=...): a resumed run must draw the same "
+            "random numbers as the interrupted one"
+        )
     if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
         key = {
             "analysis": "simulate",

@@ -1,0 +1,68 @@
+"""Text metrics: score a dataset's outputs with established libraries.
+
+Adapters are thin wrappers: each calls one library (sacreBLEU, rouge-score,
+NLTK, bert-score, transformers) on batches of (hypothesis, reference or
+source) pairs.  One engine pairs the texts of a :class:`~metaeval.Dataset`,
+aggregates several references (``multi_ref``), caches every score on disk
+keyed by the metric's signature and a hash of the texts, cuts the work into
+chunks for the execution layer, and reports progress.  The scores come back
+as ``(N, M)`` systems x inputs matrices (:class:`TextScores`) that
+:meth:`TextScores.attach` adds to the dataset as metric columns.
+
+Importing this package imports no metric library: sacreBLEU, rouge-score and
+NLTK (the ``text`` extra) are imported when an adapter is built, torch,
+transformers and bert-score (the ``neural`` extra) when a model-based
+adapter first scores.
+
+Public names
+------------
+score, add_scores, score_texts, corpus_scores
+    Score a dataset (or plain lists of texts).
+TextScores
+    The result: score matrices, signatures, per-reference scores, counts.
+get_metric, list_metrics, register_metric, METRICS, MULTI_REF
+    The adapter registry.
+TextMetric
+    The adapter base class (see docs/textmetrics.md, "Adding an adapter").
+BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore
+    The adapters.
+ScoreCache
+    The on-disk cache.
+install_wordnet
+    Put Debian's WordNet where NLTK (METEOR) reads it.
+"""
+
+from ._base import MULTI_REF, TextMetric
+from ._bertscore import BERTScore
+from ._cache import ScoreCache
+from ._lm import BARTScore, GPTScore
+from ._meteor import METEOR
+from ._registry import METRICS, get_metric, list_metrics, register_metric
+from ._rouge import ROUGE
+from ._sacrebleu import BLEU, CHRF, TER
+from ._score import TextScores, add_scores, corpus_scores, score, score_texts
+from ._wordnet import install_wordnet
+
+__all__ = [
+    "score",
+    "add_scores",
+    "score_texts",
+    "corpus_scores",
+    "TextScores",
+    "get_metric",
+    "list_metrics",
+    "register_metric",
+    "METRICS",
+    "MULTI_REF",
+    "TextMetric",
+    "BLEU",
+    "CHRF",
+    "TER",
+    "ROUGE",
+    "METEOR",
+    "BERTScore",
+    "GPTScore",
+    "BARTScore",
+    "ScoreCache",
+    "install_wordnet",
+]
