@@ -85,3 +85,9 @@ def test_pvalue_curve_figure():
     assert len(lines) == 2
     # each curve is the measure's p-values in descending order
     np.testing.assert_allclose(lines[0].get_ydata(), np.sort(dp.pvalues[0])[::-1])
+
+
+def test_measures_checks_rc_before_running_dp():
+    res = run("measures", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,ROUGE.2")
+    assert res.exit_code == 2
+    assert "at least 3 metrics" in res.output and "--splits 0" in res.output

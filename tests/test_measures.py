@@ -267,3 +267,31 @@ def test_rc_validation():
     small = Dataset.from_arrays({"h": np.ones((3, 3)), **{f"m{k}": np.ones((3, 3)) for k in range(3)}}, human=["h"])
     with pytest.raises(ParameterError, match="at least 4"):
         metaeval.ranking_consistency(small, "h")
+
+
+def test_dp_system_level_equals_compare_with_discrete_metrics():
+    # regression: with Likert-like metrics, near-tied system means must be
+    # summed in the same order by the Perm-Both kernel and the generic level
+    # code (a left-to-right sum of the sorted row), or system-level Spearman
+    # and Kendall p-values drift from compare()'s
+    g = np.random.default_rng(3)
+    z = g.integers(1, 6, (6, 20)).astype(float)
+    ms = {f"m{k}": np.clip(z + g.integers(-2, 3, z.shape), 1, 5) for k in range(3)}
+    ds = Dataset.from_arrays({"h": z, **ms}, human=["h"])
+    measures = ["system:spearman", "system:kendall_b", "system:pearson"]
+    dp = metaeval.discriminative_power(ds, "h", measures=measures, n_resamples=300, rng=3)
+    for k, m in enumerate(measures):
+        lv, meth = m.split(":")
+        for p, (a, b) in enumerate(dp.pairs):
+            c = metaeval.compare(ds, "h", a, b, level=lv, method=meth, n_resamples=300, rng=3)
+            np.testing.assert_array_equal(dp.pvalues[k, p], c.pvalue)
+
+
+def test_checkpoint_object_for_other_arguments_is_refused(tmp_path):
+    from metaeval._parallel import Checkpoint
+
+    ds = _dataset(K=3)
+    ck = Checkpoint(tmp_path, {"anything": 1})
+    with pytest.raises(ParameterError, match="other arguments"):
+        metaeval.discriminative_power(ds, "human", measures=["global:pearson"], n_resamples=10,
+                                      rng=1, checkpoint=ck)

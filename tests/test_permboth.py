@@ -134,3 +134,24 @@ def test_kernel_module_twins_share_signatures():
         assert list(inspect.signature(fast).parameters) == list(
             inspect.signature(getattr(NK, name)).parameters
         )
+
+
+@pytest.mark.parametrize("M", [8, 20, 40])
+def test_group_means_bit_identical_to_matched_means(M):
+    # the kernel, its twin and levels._matched_mean all add the sorted row
+    # left to right: bit-identical system means, hence identical ties
+    from metaeval.stats.levels import arrange
+
+    g = np.random.default_rng(M)
+    za = g.integers(0, 5, (7, M)).astype(float) / 3.0
+    zb = g.integers(0, 5, (7, M)).astype(float) / 7.0
+    z = g.normal(size=(7, M))
+    B = 20
+    bits = fair_bytes(np.random.default_rng(0), B * z.size)
+    lay = PairLayout(za, zb, z, "item")
+    pa, pb = swapped_halves(bits, B, za, zb)
+    for fast in (True, False):
+        got = lay.group_means(bits, B, fast=fast)
+        for h, p in enumerate((pa, pb)):
+            want = arrange(p, z, "system")[0][:, 0, :]
+            np.testing.assert_array_equal(got[:, :, h], want)

@@ -68,17 +68,25 @@ class Checkpoint:
                     f"checkpoint folder {self.folder} has an unreadable run.json ({exc}); "
                     "delete the folder or choose another one"
                 ) from None
-            if old != self.key:
-                diff = sorted(
-                    k for k in set(old) | set(self.key) if old.get(k) != self.key.get(k)
-                )
-                raise ParameterError(
-                    f"checkpoint folder {self.folder} holds a run with other arguments "
-                    f"(differing: {', '.join(diff)}); use another output folder, or delete "
-                    "this one to start over"
-                )
+            self._refuse_other(old, self.key)
         else:
             self._write(manifest, json.dumps(self.key, sort_keys=True, indent=1).encode())
+
+    def _refuse_other(self, old: dict, new: dict) -> None:
+        if old != new:
+            diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            raise ParameterError(
+                f"checkpoint folder {self.folder} holds a run with other arguments "
+                f"(differing: {', '.join(diff)}); use another output folder, or delete "
+                "this one to start over"
+            )
+
+    def for_run(self, key: dict) -> "Checkpoint":
+        """This checkpoint, after checking that it was made for ``key`` (the
+        analysis' own description of the run); a checkpoint built for other
+        arguments is refused, so stale units can never be reused."""
+        self._refuse_other(self.key, json.loads(json.dumps(key, sort_keys=True)))
+        return self
 
     @staticmethod
     def _write(path: Path, data: bytes):

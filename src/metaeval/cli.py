@@ -104,6 +104,28 @@ def _clean(records):
     return out
 
 
+def _nan_to_none(o):
+    """Recursively replace NaN floats by None (standard JSON)."""
+    import numpy as np
+
+    if isinstance(o, dict):
+        return {k: _nan_to_none(v) for k, v in o.items()}
+    if isinstance(o, (list, tuple)):
+        return [_nan_to_none(v) for v in o]
+    if isinstance(o, np.ndarray):
+        return _nan_to_none(o.tolist())
+    if isinstance(o, np.generic):
+        o = o.item()
+    if isinstance(o, float) and math.isnan(o):
+        return None
+    return o
+
+
+def _write_json(obj, path):
+    with open(path, "w") as f:
+        json.dump(_nan_to_none(obj), f, indent=1, default=_json_default, allow_nan=False)
+
+
 def _emit_json(obj):
     click.echo(json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
 
@@ -374,6 +396,13 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         raise click.BadParameter("--splits must be >= 0")
     ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
     k = len(mets)
+    if splits and k < 3:
+        raise click.BadParameter(f"ranking consistency needs at least 3 metrics (got {k}); "
+                                 "add metrics or pass --splits 0", param_hint="--splits")
+    if splits and len(ds.inputs) < 4:
+        raise click.BadParameter(f"ranking consistency splits the inputs in halves; the data has "
+                                 f"{len(ds.inputs)} input(s), at least 4 are needed (or --splits 0)",
+                                 param_hint="--splits")
     with _progress(k * (k - 1) // 2, "discriminative power (pairs)") as prog:
         dp = discriminative_power(ds, human, metrics=mets, test=test, n_resamples=n_resamples,
                                   average=average, rng=seed, n_jobs=jobs, dask=dask,
@@ -397,8 +426,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         if rc is not None:
             rc.to_frame().to_csv(os.path.join(out, "rc.csv"), index=False)
             doc["ranking_consistency"] = rc.to_dict()
-        with open(os.path.join(out, "measures.json"), "w") as f:
-            json.dump(doc, f, indent=1, default=_json_default)
+        _write_json(doc, os.path.join(out, "measures.json"))
         _save_figure(lambda: pvalue_curves(dp), os.path.join(out, "pvalue_curves.png"))
     if fmt == "json":
         _emit_json({"table": _clean(table.to_dict(orient="records")),
@@ -457,7 +485,11 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
         warnings.simplefilter("ignore", RuntimeWarning)
         results["consistency"] = consistency(ds, mets, ci=ci, n_resamples=n_resamples, target=target,
                                              normalize=normalize, rng=seed)
-        size_list = [int(v) for v in _split(sizes)] if sizes else None
+        try:
+            size_list = [int(v) for v in _split(sizes)] if sizes else None
+        except ValueError:
+            raise click.BadParameter(f"{sizes!r}: give comma-separated integers, e.g. 10,20,50",
+                                     param_hint="--sizes") from None
         results["consistency_curve"] = consistency_curve(ds, mets, sizes=size_list,
                                                          normalize=normalize, rng=seed)
     humans = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
@@ -469,8 +501,7 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
             res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
-        with open(os.path.join(out, "reliability.json"), "w") as f:
-            json.dump({k: v.to_dict() for k, v in results.items()}, f, indent=1, default=_json_default)
+        _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "reliability.json"))
         _save_figure(lambda: reliability_bars(results.get("stability"), results["consistency"]),
                      os.path.join(out, "reliability_bars.png"))
         _save_figure(lambda: alpha_curve(results["consistency_curve"]),
@@ -533,6 +564,8 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     """Validity: MTMM table, confirmatory factor analysis, concurrent validity (seed paper 002)."""
     from .validity import cfa, concurrent_validity, mtmm
 
+    if criterion == "factors" and no_cfa:
+        raise click.BadParameter("--criterion factors needs the CFA (drop --no-cfa)")
     ds = _load(data, system, input_, _split(human), _split(metrics), rater)
     traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
     if not traits:
@@ -540,8 +573,6 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                         "(long files: --rater-col)")
     res_mtmm = mtmm(ds, traits, level=level, method=method)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
-    if criterion == "factors" and fa is None:
-        raise click.BadParameter("--criterion factors needs the CFA (drop --no-cfa)")
     crit = fa if criterion == "factors" else traits
     cv = concurrent_validity(ds, crit, metrics=_split(metrics), level=level, method=method)
     if out:
@@ -610,7 +641,9 @@ def _floats(v, name):
             out.append(float(t) if name not in ("c_m", "c_h") else int(t))
         except ValueError:
             raise click.BadParameter(f"{t!r} is not a number", param_hint=f"--{name.replace('_', '-')}")
-    return out[0] if len(out) == 1 else out
+    # one value is a scalar, except 'none' (continuous), kept as a one-point axis so that it
+    # overrides a --grid preset instead of being read as "not given"
+    return out[0] if len(out) == 1 and out[0] is not None else out
 
 
 def _sizes(v):
@@ -692,8 +725,7 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
     if out:
         os.makedirs(out, exist_ok=True)
         frame.to_csv(os.path.join(out, "simulation.csv"), index=False)
-        with open(os.path.join(out, "simulation.json"), "w") as f:
-            json.dump(res.to_dict(), f, indent=1, default=_json_default)
+        _write_json(res.to_dict(), os.path.join(out, "simulation.json"))
         if estimates is not None:
             estimates.to_frame().to_csv(os.path.join(out, "estimates.csv"), index=False)
         swept = [c for c in ("c_m", "rho_sys", "mu_rho_item", "sigma_rho_item", "c_h")

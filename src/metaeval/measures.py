@@ -124,7 +124,7 @@ def _checkpoint(checkpoint, key, rng, random=True):
             "random numbers as the interrupted one"
         )
     if isinstance(checkpoint, Checkpoint):
-        return checkpoint
+        return checkpoint.for_run(key)
     return Checkpoint(checkpoint, key)
 
 

@@ -988,7 +988,7 @@ def _run(
             "checkpoint= needs an explicit seed (rng=...): a resumed run must draw the same "
             "random numbers as the interrupted one"
         )
-    if checkpoint is not None and not isinstance(checkpoint, Checkpoint):
+    if checkpoint is not None:
         key = {
             "analysis": "simulate",
             "signature": _signature(points, average, tag),
@@ -996,7 +996,11 @@ def _run(
             "measures": [list(m) for m in measures],
             "points": [dict(p) for p in points],
         }
-        checkpoint = Checkpoint(checkpoint, key)
+        checkpoint = (
+            checkpoint.for_run(key)
+            if isinstance(checkpoint, Checkpoint)
+            else Checkpoint(checkpoint, key)
+        )
     parts = run_units(
         functools.partial(_unit_work, cfg),
         units,

@@ -204,6 +204,7 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
     for g in range(G):
         cells = cell[gptr[g] : gptr[g + 1]]
         if cells.size:
-            out[:, g, 0] = pa[:, cells].mean(-1)
-            out[:, g, 1] = pb[:, cells].mean(-1)
+            # sorted, left to right (as the kernel and levels._matched_mean)
+            for h, p in enumerate((pa, pb)):
+                out[:, g, h] = np.cumsum(np.sort(p[:, cells], axis=-1), axis=-1)[:, -1] / cells.size
     return out

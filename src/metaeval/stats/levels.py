@@ -85,20 +85,29 @@ def check_average(average: str) -> str:
 def _matched_mean(a, valid, cnt):
     """Row means over ``valid`` cells, exact-tie preserving and overflow-safe.
 
-    Rows are summed after sorting, so systems with the same scores in another
-    order get bit-identical means.  Only rows whose sum overflows are scaled
+    Rows are summed left to right after sorting, so systems with the same
+    scores in another order get bit-identical means.  Only rows whose sum overflows are scaled
     by their largest magnitude first (scaling everywhere would break exact
     ties between rows with different values and equal sums).
     """
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
-        mean = np.sort(np.where(valid, a, 0.0), axis=-1).sum(-1) / cnt
+        mean = _sorted_sum(np.where(valid, a, 0.0)) / cnt
         over = ~np.isfinite(mean) & (cnt > 0)
         if over.any():
             s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
             s = np.where(s > 0, s, 1.0)
-            scaled = np.sort(np.where(valid, a / s[..., None], 0.0), axis=-1)
-            mean = np.where(over, s * (scaled.sum(-1) / cnt), mean)
+            scaled = np.where(valid, a / s[..., None], 0.0)
+            mean = np.where(over, s * (_sorted_sum(scaled) / cnt), mean)
         return mean
+
+
+def _sorted_sum(a):
+    """Sum along the last axis, left to right over the sorted values (the
+    order the Perm-Both kernels use, so both give bit-identical means;
+    numpy's pairwise ``sum`` would add in another order)."""
+    if a.shape[-1] == 0:
+        return np.zeros(a.shape[:-1])
+    return np.cumsum(np.sort(a, axis=-1), axis=-1)[..., -1]
 
 
 def arrange(x, y, level):
