@@ -4,7 +4,8 @@ Subcommands: ``datasets`` (list bundled datasets), ``correlate`` (every
 metric against a human column), ``compare`` (pairwise tests and significance
 clusters), ``measures`` (discriminative power and ranking consistency of the
 correlation measures), ``simulate`` (the statistical simulation of seed
-paper 000).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
+paper 000), ``reliability`` and ``validity`` (seed paper 002), ``score``
+(text metrics).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
 bundled dataset.  Bad input exits with code 2 and a one-line message.
 """
 
@@ -627,6 +628,85 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     _table(f"concurrent validity ({method}, {level} level, criterion: {criterion})",
            ["metric", *map(str, mat.columns)],
            [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
+
+
+_MODEL_METRICS = ("bertscore", "gptscore", "bartscore")
+
+
+@main.command()
+@click.argument("data")
+@click.option("--metrics", required=True,
+              help="Comma-separated text metrics (bleu, chrf, chrf++, ter, rouge, rouge1, rouge2, rougeL, "
+                   "meteor, bertscore, gptscore, bartscore).")
+@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--model", default=None, type=click.Path(exists=True),
+              help="Local model folder for bertscore / gptscore / bartscore (nothing is downloaded).")
+@click.option("--cache", default=None, type=click.Path(file_okay=False),
+              help="Score cache folder: finished scores are never recomputed.")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file: JSONL with system, input, hypothesis and references/reference/source.")
+@click.option("--human", default=None, help="Human columns (files).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--out", default=None, type=click.Path(dir_okay=False),
+              help="Write the scores (one row per metric x system x input) to CSV or Parquet.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def score(data, metrics, multi_ref, model, cache, texts_path, human, system, input_, jobs, out, fmt):
+    """Score a dataset's texts with text metrics (sacreBLEU, rouge-score, METEOR, local models)."""
+    import pandas as pd
+
+    from . import textmetrics as tm
+    from .data import list_datasets, load_dataset, read_dataset
+
+    names = _split(metrics)
+    adapters = []
+    for n in names:
+        if n in _MODEL_METRICS:
+            if model is None:
+                raise click.BadParameter(f"{n} needs --model (a local model folder)", param_hint="--model")
+            adapters.append(tm.get_metric(n, model=model))
+        else:
+            adapters.append(tm.get_metric(n))
+    if data in {d["name"] for d in list_datasets()}:
+        ds = load_dataset(data)
+    else:
+        if texts_path is None:
+            raise click.BadParameter("a data file needs --texts (JSONL with the texts)", param_hint="--texts")
+        texts = pd.read_json(texts_path, lines=True, dtype={system: str, input_: str})
+        ds = read_dataset(data, human=_split(human), system=system, input=input_, texts=texts)
+    state = {}
+
+    def prog(done, total):
+        bar = state.get("bar")
+        if bar is not None:
+            bar(done - state.get("done", 0))
+        state["done"] = done
+
+    with _progress(None, "scoring texts") as bar:
+        state["bar"] = bar
+        res = tm.score(ds, adapters, multi_ref=multi_ref, cache_dir=cache, n_jobs=jobs,
+                       progress=prog if bar is not None else None)
+    frame = res.to_frame()
+    if out:
+        if out.endswith((".parquet", ".pq")):
+            frame.to_parquet(out, index=False)
+        else:
+            frame.to_csv(out, index=False)
+    if fmt == "json":
+        _emit_json(_clean(frame.to_dict(orient="records")))
+    elif fmt == "csv":
+        click.echo(frame.to_csv(index=False), nl=False)
+    else:
+        rows = []
+        for col, grp in frame.groupby("metric", sort=False):
+            v = grp["score"].to_numpy(float)
+            ok = v[~pd.isna(v)]
+            rows.append([col, str(ok.size), str(v.size - ok.size), _num(float(ok.mean()) if ok.size else float("nan")),
+                         _num(float(ok.std()) if ok.size else float("nan"))])
+        _table(f"text metric scores ({res.n_computed} computed, {res.n_cached} from the cache)",
+               ["metric", "scored", "missing", "mean", "sd"], rows,
+               caption="\n".join(sorted(set(frame.signature))))
 
 
 def _floats(v, name):
