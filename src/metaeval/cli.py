@@ -630,6 +630,70 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
            [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
 
 
+@main.command()
+@_with(_data_options)
+@click.option("--low", type=float, default=None, help="KS: low-quality group is human < LOW (default: paper 001 Table 3).")
+@click.option("--high", type=float, default=None, help="KS: high-quality group is human >= HIGH.")
+@click.option("--method", default="spearman", show_default=True, help="Coefficient of the sample-level correlations.")
+@click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
+@click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
+@click.option("--n-resamples", type=int, default=100, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
+                   "correlation-design heatmaps).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def diagnose(data, human, metrics, system, input_, rater, low, high, method, sizes, threshold,
+             n_resamples, seed, out, fmt):
+    """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design (papers 001, 003)."""
+    from . import diagnostics as dg
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    humans = _split(human)
+    mets = _split(metrics) or list(ds.metrics)
+    try:
+        size_list = [int(v) for v in _split(sizes)]
+    except ValueError:
+        raise click.BadParameter(f"{sizes!r}: give comma-separated integers", param_hint="--sizes") from None
+    results = {
+        "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
+        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
+        "sample_size": dg.sample_size(ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
+                                      method=method, threshold=threshold, rng=seed),
+        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method),
+    }
+    if out:
+        os.makedirs(out, exist_ok=True)
+        for name, res in results.items():
+            res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
+        _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "diagnostics.json"))
+        _save_figure(lambda: dg.plot_ks(results["ks"]), os.path.join(out, "ks.png"))
+        _save_figure(lambda: dg.plot_meta_correlation(results["meta_correlation"]),
+                     os.path.join(out, "meta_correlation.png"))
+        _save_figure(lambda: dg.plot_correlation_design(results["correlation_design"]),
+                     os.path.join(out, "correlation_design.png"))
+    if fmt == "json":
+        _emit_json({k: _clean(v.to_frame().drop(columns=["signature"], errors="ignore").to_dict(orient="records"))
+                    for k, v in results.items()})
+        return
+    if fmt == "csv":
+        import pandas as pd
+
+        frames = []
+        for k, v in results.items():
+            f = v.to_frame()
+            f.insert(0, "analysis", k)
+            frames.append(f)
+        click.echo(pd.concat(frames, ignore_index=True).to_csv(index=False), nl=False)
+        return
+    for name, res in results.items():
+        f = res.to_frame()
+        cols = [c for c in f.columns if c != "signature"]
+        rows = [[_num(v, 3) if isinstance(v, float) else str(v) for v in r] for r in f[cols].itertuples(index=False)]
+        caption = "\n".join(sorted(set(f["signature"]))) if "signature" in f else None
+        _table(name.replace("_", " "), cols, rows, caption=caption)
+
+
 _MODEL_METRICS = ("bertscore", "gptscore", "bartscore")
 
 
