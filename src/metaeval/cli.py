@@ -127,6 +127,18 @@ def _write_json(obj, path):
         json.dump(_nan_to_none(obj), f, indent=1, default=_json_default, allow_nan=False)
 
 
+def _emit_csv_by_analysis(results):
+    """One CSV of several results' frames, each row tagged with its ``analysis``."""
+    import pandas as pd
+
+    frames = []
+    for k, v in results.items():
+        f = v.to_frame()
+        f.insert(0, "analysis", k)
+        frames.append(f)
+    click.echo(pd.concat(frames, ignore_index=True).to_csv(index=False), nl=False)
+
+
 def _emit_json(obj):
     click.echo(json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
 
@@ -512,15 +524,7 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
                     for k, v in results.items()})
         return
     if fmt == "csv":
-        frames = []
-        import pandas as pd
-
-        for k, v in results.items():
-            if k != "consistency_curve":
-                f = v.to_frame()
-                f.insert(0, "analysis", k)
-                frames.append(f)
-        click.echo(pd.concat(frames, ignore_index=True).to_csv(index=False), nl=False)
+        _emit_csv_by_analysis({k: v for k, v in results.items() if k != "consistency_curve"})
         return
     if "stability" in results:
         f = results["stability"].to_frame()
@@ -677,14 +681,7 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
                     for k, v in results.items()})
         return
     if fmt == "csv":
-        import pandas as pd
-
-        frames = []
-        for k, v in results.items():
-            f = v.to_frame()
-            f.insert(0, "analysis", k)
-            frames.append(f)
-        click.echo(pd.concat(frames, ignore_index=True).to_csv(index=False), nl=False)
+        _emit_csv_by_analysis(results)
         return
     for name, res in results.items():
         f = res.to_frame()

@@ -51,6 +51,7 @@ from .correlation import (
     ALTERNATIVES,
     _as_list,
     _check_choice,
+    _distinct_metric_columns,
     _human_column,
     _metric_columns,
     check_level_size,
@@ -479,11 +480,7 @@ def compare_all(
     if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ParameterError(f"alpha={alpha!r} must be in (0, 1)")
     check_n_jobs(n_jobs)
-    metrics = _metric_columns(dataset, metrics)
-    if len(set(metrics)) != len(metrics):
-        raise ParameterError("metrics contains duplicates")
-    if len(metrics) < 2:
-        raise ParameterError("compare_all needs at least 2 metrics")
+    metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="compare_all")
     ss, tag = _rs.seed_sequence(rng)
     opt = _Opt(human, level, method, test, average, n_resamples, alternative, confidence_level, tag)
     z = dataset.scores(human)

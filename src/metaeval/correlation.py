@@ -176,7 +176,7 @@ def _as_list(v, name, allowed=None):
 
 
 def _check_choice(v, name, allowed):
-    if v not in allowed:
+    if not isinstance(v, str) or v not in allowed:
         raise ParameterError(f"{name}={v!r}; choose one of {', '.join(allowed)}")
     return v
 
@@ -229,6 +229,17 @@ def _metric_columns(dataset, metrics):
             f"unknown metric column(s): {', '.join(map(str, unknown))}; "
             f"available metrics: {', '.join(dataset.metrics)}"
         )
+    return metrics
+
+
+def _distinct_metric_columns(dataset, metrics, *, minimum, what, suffix=""):
+    """:func:`_metric_columns` for analyses over a set of metrics: no
+    duplicates, and at least ``minimum`` of them."""
+    metrics = _metric_columns(dataset, metrics)
+    if len(set(metrics)) != len(metrics):
+        raise ParameterError("metrics contains duplicates")
+    if len(metrics) < minimum:
+        raise ParameterError(f"{what} needs at least {minimum} metrics{suffix}")
     return metrics
 
 

@@ -47,6 +47,7 @@ from scipy import special as _sp
 from scipy import stats as _st
 
 from ._signature import make_signature
+from .correlation import _as_list, _check_choice
 from .data import Dataset
 from .errors import (
     ConstantInputWarning,
@@ -175,24 +176,6 @@ class _Collection:
 # validation helpers
 
 
-def _as_list(v, name):
-    if isinstance(v, str):
-        return [v]
-    try:
-        out = list(v)
-    except TypeError:
-        raise ParameterError(f"{name}={v!r} must be a string or a list of strings") from None
-    if not out:
-        raise ParameterError(f"{name} is empty")
-    return out
-
-
-def _choice(v, name, allowed):
-    if v not in allowed:
-        raise ParameterError(f"{name}={v!r}; choose one of {', '.join(allowed)}")
-    return v
-
-
 def _number(v, name, *, lo=None, hi=None, open_lo=False, open_hi=False):
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
         raise ParameterError(f"{name}={v!r} must be a number")
@@ -300,7 +283,7 @@ def binomial_interval(k: int, n: int, *, confidence_level: float = 0.95, method:
     >>> [round(v, 4) for v in binomial_interval(8, 10)]
     [0.4902, 0.9433]
     """
-    _choice(method, "ci", BINOMIAL_CIS)
+    _check_choice(method, "ci", BINOMIAL_CIS)
     if n == 0:
         return math.nan, math.nan
     a = 1.0 - confidence_level
@@ -459,8 +442,8 @@ def perturbation_detection(
     >>> r.statistic, r.tie_share, r.n_greater, r.n_ties, r.n_less
     (0.5, 0.25, 2, 1, 1)
     """
-    _choice(ci, "ci", BINOMIAL_CIS)
-    _choice(alternative, "alternative", ALTERNATIVES)
+    _check_choice(ci, "ci", BINOMIAL_CIS)
+    _check_choice(alternative, "alternative", ALTERNATIVES)
     confidence_level = _confidence(confidence_level)
     atol = _number(atol, "atol", lo=0)
     orig = _score_table(original, "original")
@@ -711,7 +694,7 @@ def ks_score(
     """
     ds, humans = _as_dataset(data, human, what="ks_score")
     metrics = _metric_list(ds, metrics)
-    _choice(method, "method", ("auto", "exact", "asymp"))
+    _check_choice(method, "method", ("auto", "exact", "asymp"))
     if low is None and high is None:
         key = (ds.name or "").lower()
         if key not in KS_THRESHOLDS:
@@ -979,7 +962,7 @@ def meta_correlation(
     metrics = _metric_list(ds, metrics)
     method = _method(method)
     meta_method = method if meta_method is None else _method(meta_method, "meta_method")
-    _choice(alternative, "alternative", ALTERNATIVES)
+    _check_choice(alternative, "alternative", ALTERNATIVES)
     if len(ds.systems) < 3:
         raise DataError(
             f"meta-correlation correlates across systems; the data have {len(ds.systems)} "
@@ -1743,8 +1726,8 @@ def correlation_design(
     """
     ds, humans = _as_dataset(data, human, what="correlation_design")
     method = _method(method)
-    _choice(correction, "correction", CORRECTIONS)
-    _choice(alternative, "alternative", ALTERNATIVES)
+    _check_choice(correction, "correction", CORRECTIONS)
+    _check_choice(alternative, "alternative", ALTERNATIVES)
     levels = tuple(check_level(lv) for lv in _as_list(levels, "levels"))
     bad = [lv for lv in levels if lv not in _DESIGN_LEVELS]
     if bad:

@@ -36,7 +36,12 @@ from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._signature import make_signature
 from .compare import _Opt, _common, _pair_generator, _pair_test, _stat, _williams, _zscore
 from .compare import TESTS as _COMPARE_TESTS
-from .correlation import _human_column, _metric_columns, check_level_size, resampling_pvalue
+from .correlation import (
+    _distinct_metric_columns,
+    _human_column,
+    check_level_size,
+    resampling_pvalue,
+)
 from .errors import ParameterError, UndefinedStatisticWarning
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
@@ -115,9 +120,19 @@ def _data_fingerprint(dataset, columns):
     return h.hexdigest()
 
 
-def _checkpoint(checkpoint, key, rng, random=True):
+def _checkpoint(checkpoint, analysis, dataset, human, metrics, measures, signature, rng,
+                random=True):
+    """The run's :class:`Checkpoint` (None without one): its key is the
+    analysis, a fingerprint of the data, the signature and the names."""
     if checkpoint is None:
         return None
+    key = {
+        "analysis": analysis,
+        "data": _data_fingerprint(dataset, [human, *metrics]),
+        "signature": signature,
+        "measures": [_measure_label(*m) for m in measures],
+        "metrics": list(metrics),
+    }
     if rng is None and random:
         raise ParameterError(
             "checkpoint= needs an explicit seed (rng=...): a resumed run must draw the same "
@@ -385,11 +400,7 @@ def discriminative_power(
     check_n_jobs(n_jobs)
     for lv in dict.fromkeys(lv for lv, _ in measures):
         check_level_size(dataset, lv)
-    metrics = _metric_columns(dataset, metrics)
-    if len(set(metrics)) != len(metrics):
-        raise ParameterError("metrics contains duplicates")
-    if len(metrics) < 2:
-        raise ParameterError("discriminative power needs at least 2 metrics")
+    metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="discriminative power")
     ss, tag = _rs.seed_sequence(rng)
     z = np.asarray(dataset.scores(human), float)
     arrays = {m: np.asarray(dataset.scores(m), float) for m in metrics}
@@ -415,14 +426,8 @@ def discriminative_power(
         )
 
     sig = signature(n_measures=len(measures))
-    key = {
-        "analysis": "discriminative_power",
-        "data": _data_fingerprint(dataset, [human, *metrics]),
-        "signature": sig,
-        "measures": [_measure_label(*m) for m in measures],
-        "metrics": list(metrics),
-    }
-    ckpt = _checkpoint(checkpoint, key, rng, random=test != "williams")
+    ckpt = _checkpoint(checkpoint, "discriminative_power", dataset, human, metrics, measures, sig,
+                       rng, random=test != "williams")
 
     def work(pair):
         a, b = pair
@@ -629,11 +634,9 @@ def ranking_consistency(
             f"ranking consistency splits the inputs in halves; the dataset has {M} input(s), "
             "at least 4 are needed"
         )
-    metrics = _metric_columns(dataset, metrics)
-    if len(set(metrics)) != len(metrics):
-        raise ParameterError("metrics contains duplicates")
-    if len(metrics) < 3:
-        raise ParameterError("ranking consistency needs at least 3 metrics to rank")
+    metrics = _distinct_metric_columns(
+        dataset, metrics, minimum=3, what="ranking consistency", suffix=" to rank"
+    )
     ss, tag = _rs.seed_sequence(rng)
     d1, d2 = half_splits(_rs.named_generator(ss, "ranking-consistency", "splits"), n_splits, M)
     z = np.asarray(dataset.scores(human), float)
@@ -652,14 +655,7 @@ def ranking_consistency(
         )
 
     sig = signature(n_measures=len(measures))
-    key = {
-        "analysis": "ranking_consistency",
-        "data": _data_fingerprint(dataset, [human, *metrics]),
-        "signature": sig,
-        "measures": [_measure_label(*m) for m in measures],
-        "metrics": list(metrics),
-    }
-    ckpt = _checkpoint(checkpoint, key, rng)
+    ckpt = _checkpoint(checkpoint, "ranking_consistency", dataset, human, metrics, measures, sig, rng)
     arrays = {m: np.asarray(dataset.scores(m), float) for m in metrics}
 
     def work(metric):

@@ -49,6 +49,7 @@ from scipy import sparse as _sparse
 from scipy import stats as _st
 
 from ._signature import make_signature
+from .correlation import _as_list, _check_choice, _check_confidence
 from .errors import (
     MissingCellsWarning,
     ConstantInputWarning,
@@ -135,18 +136,6 @@ _DENSE_VALUES = 2048
 # small validators
 
 
-def _check_choice(value, name, allowed):
-    if not isinstance(value, str) or value not in allowed:
-        raise ParameterError(f"{name}={value!r}; choose one of {', '.join(allowed)}")
-    return value
-
-
-def _check_confidence(cl):
-    if isinstance(cl, bool) or not isinstance(cl, (int, float)) or not 0 < cl < 1:
-        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1)")
-    return float(cl)
-
-
 def _check_target(target, name="target"):
     if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 1:
         raise ParameterError(f"{name}={target!r} must be a reliability in (0, 1), e.g. 0.9")
@@ -166,18 +155,6 @@ def _check_dataset(dataset):
             f"dataset must be a metaeval.Dataset, got {type(dataset).__name__}; build one with "
             "metaeval.Dataset.from_frame or metaeval.load_dataset"
         )
-
-
-def _as_names(value, name):
-    if isinstance(value, str):
-        return [value]
-    try:
-        out = list(value)
-    except TypeError:
-        raise ParameterError(f"{name}={value!r} must be a string or a list of strings") from None
-    if not out:
-        raise ParameterError(f"{name} is empty")
-    return out
 
 
 def _known(dataset, column):
@@ -738,7 +715,7 @@ def _metric_columns_with_runs(dataset, metrics):
                 "(metaeval.load_dataset('summeval', runs=True))"
             )
         return cols
-    cols = [_known(dataset, c) for c in _as_names(metrics, "metrics")]
+    cols = [_known(dataset, c) for c in _as_list(metrics, "metrics")]
     for c in cols:
         if c in dataset.human:
             raise DataError(
@@ -1026,7 +1003,7 @@ def _score_columns(dataset, columns, run=None):
                 "mean over runs/raters, or one of the labels of dataset.rater_labels(column)"
             )
         return cols
-    return [_known(dataset, c) for c in _as_names(columns, "columns")]
+    return [_known(dataset, c) for c in _as_list(columns, "columns")]
 
 
 def _matrix(dataset, column, run, normalize):
@@ -1617,7 +1594,7 @@ def _rater_columns(dataset, columns):
                 "(Dataset.from_frame(..., raters={'coherence': ['r1', 'r2']}))"
             )
         return cols
-    cols = [_known(dataset, c) for c in _as_names(columns, "columns")]
+    cols = [_known(dataset, c) for c in _as_list(columns, "columns")]
     for c in cols:
         if dataset.ratings(c).shape[0] < 2:
             what = "rater" if c in dataset.human else "run"
@@ -1700,7 +1677,7 @@ def agreement(
     [0.878, 0.9]
     """
     _check_dataset(dataset)
-    methods = [_check_choice(m, "method", AGREEMENT_METHODS) for m in _as_names(method, "method")]
+    methods = [_check_choice(m, "method", AGREEMENT_METHODS) for m in _as_list(method, "method")]
     cl = _check_confidence(confidence_level)
     cols = _rater_columns(dataset, columns)
     out = []

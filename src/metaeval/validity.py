@@ -52,11 +52,10 @@ from .errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
+from .correlation import _as_list, _check_choice
 from .reliability import (
     _ARR,
     _alpha_batch,
-    _as_names,
-    _check_choice,
     _check_dataset,
     _check_positive_int,
     _Collection,
@@ -776,7 +775,7 @@ def cfa(
     elif isinstance(ordered, bool):
         ordinal, declared = ordered, True
     else:
-        lst = _as_names(ordered, "ordered")
+        lst = _as_list(ordered, "ordered")
         unknown = [o for o in lst if o not in names]
         if unknown:
             raise ParameterError(
@@ -1092,7 +1091,7 @@ def _criteria(dataset, criteria):
         if not out:
             raise ParameterError("criteria is empty")
         return out
-    return [(c, "human", _source_matrix(dataset, c)) for c in _as_names(criteria, "criteria")]
+    return [(c, "human", _source_matrix(dataset, c)) for c in _as_list(criteria, "criteria")]
 
 
 def _single_pvalue(coef, x, y, level):
@@ -1196,7 +1195,7 @@ def concurrent_validity(
         if not metrics:
             raise DataError("the dataset has no metric columns; pass metrics=[...]")
     else:
-        metrics = _as_names(metrics, "metrics")
+        metrics = _as_list(metrics, "metrics")
     out = []
     X = np.stack([_source_matrix(dataset, m) for m in metrics])
     for name, kind, y in crit:
@@ -1246,7 +1245,7 @@ def _design(dataset, design):
             traits += [str(t) for t in tr if str(t) not in traits]
         methods = [str(m) for m in methods]
     else:
-        cols = _as_names(design, "design")
+        cols = _as_list(design, "design")
         for c in cols:
             if c not in dataset.columns:
                 dataset.ratings(c)
@@ -1764,7 +1763,7 @@ def residual_pca(
     crit = _criteria(dataset, factors) if isinstance(factors, (FactorAnalysis, dict)) else None
     if crit is None:
         raise ParameterError("factors must be a FactorAnalysis or a dict name -> (N, M) array")
-    metrics = list(dataset.metrics) if metrics is None else _as_names(metrics, "metrics")
+    metrics = list(dataset.metrics) if metrics is None else _as_list(metrics, "metrics")
     if len(metrics) < 2:
         raise ParameterError("residual_pca needs at least 2 metrics")
     if n_components > len(metrics):
