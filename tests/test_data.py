@@ -634,8 +634,9 @@ class TestDataset:
             DataError, match=r"subset: unknown systems: 'Z'; available: 'A', 'B', 'C'"
         ):
             ds.subset(systems=["A", "Z"])
-        with pytest.raises(DataError, match="no human columns"):
-            ds.subset(human=[])
+        # human=[] keeps the metric scores only (perturbation analyses need no human scores)
+        only = ds.subset(human=[])
+        assert only.human == () and only.metrics == ds.metrics
 
     def test_subset_revalidates(self):
         df = long_frame().assign(human2=[NAN, NAN, NAN, NAN, 4.0])
@@ -746,6 +747,86 @@ class TestTexts:
             Dataset.from_frame(long_frame(), human="human", texts=dup)
         with pytest.raises(TypeError, match="`texts` must be a pandas DataFrame"):
             Dataset.from_frame(long_frame(), human="human", texts=["a"])
+
+
+class TestContexts:
+    """Context labels (issue 6): per cell, per system or per input, from a table or columns."""
+
+    def frame(self) -> pd.DataFrame:
+        return long_frame().assign(
+            speaker=["s1", "s2", "s1", "s2", "s1"], band=[1, 2, 1, 2, NAN]
+        )
+
+    def test_columns_of_the_long_table(self):
+        ds = Dataset.from_frame(self.frame(), human="human", contexts=["speaker", "band"])
+        assert ds.metrics == ("bleu", "chrf")  # context columns are never metrics
+        assert ds.context_names == ("system", "input", "speaker", "band")
+        # hand-written: cells (A,x) (A,y) (B,x) (B,y) (C,x); (C,y) has no row
+        expected = np.array([["s1", "s2"], ["s1", "s2"], ["s1", None]], dtype=object)
+        np.testing.assert_array_equal(ds.context("speaker"), expected)
+        # numbers become labels; NaN is an unknown label
+        np.testing.assert_array_equal(
+            ds.context("band"), np.array([["1", "2"], ["1", "2"], [None, None]], dtype=object)
+        )
+        np.testing.assert_array_equal(ds.context("system")[:, 0], ["A", "B", "C"])
+        np.testing.assert_array_equal(ds.context("input")[0], ["x", "y"])
+
+    def test_tables_keyed_by_system_or_input_broadcast(self):
+        by_input = pd.DataFrame({"input": ["y", "x"], "domain": ["news", "chat"]})
+        ds = Dataset.from_frame(long_frame(), human="human", contexts=by_input)
+        np.testing.assert_array_equal(ds.context("domain"), [["chat", "news"]] * 3)
+        by_system = pd.DataFrame({"system": ["C", "A"], "family": ["rnn", "tf"]})
+        ds = Dataset.from_frame(long_frame(), human="human", contexts=by_system)
+        np.testing.assert_array_equal(
+            ds.context("family"),
+            np.array([["tf", "tf"], [None, None], ["rnn", "rnn"]], dtype=object),
+        )
+
+    def test_subset_pickle_and_renamed_keys(self):
+        df = self.frame().rename(columns={"system": "model"})
+        ds = Dataset.from_frame(df, system="model", human="human", contexts="speaker")
+        sub = ds.subset(systems=["A"], inputs=["y", "x"])
+        np.testing.assert_array_equal(sub.context("speaker"), [["s2", "s1"]])
+        again = pickle.loads(pickle.dumps(ds))
+        np.testing.assert_array_equal(again.context("speaker"), ds.context("speaker"))
+        frame = ds.contexts
+        frame.loc[0, "speaker"] = "changed"
+        assert ds.contexts.loc[0, "speaker"] == "s1"
+
+    def test_metric_scores_only(self):
+        ds = Dataset.from_frame(self.frame(), human=[], metrics=["bleu"], contexts="speaker")
+        assert ds.human == () and ds.metrics == ("bleu",)
+        ds = Dataset.from_arrays({"wer": np.ones((2, 3))}, human=[])
+        assert ds.columns == ("wer",)
+
+    def test_errors(self):
+        with pytest.raises(DataError, match=r"unknown context 'gender'; available: 'system', "
+                           r"'input', 'speaker'"):
+            Dataset.from_frame(self.frame(), human="human", contexts="speaker").context("gender")
+        with pytest.raises(DataError, match=r"unknown context"):
+            Dataset.from_frame(long_frame(), human="human").context("speaker")
+        clash = self.frame().assign(speaker=["s1", "s2", "s1", "s2", "s1"])
+        with pytest.raises(DataError, match=r"'speaker' are listed as contexts and as scores"):
+            Dataset.from_frame(clash, human="human", metrics=["bleu", "speaker"],
+                               contexts="speaker")
+        # rater rows of one cell (A, x) disagree on the label
+        rows = rater_frame().assign(speaker=["s1", "s9", "s2", "s2", "s3", "s3", "s4"])
+        with pytest.raises(DataError, match=r"context column 'speaker' has several values in 1 "
+                           r"system x input cell\(s\): \(system 'A', input 'x'\)"):
+            Dataset.from_frame(rows, human="human", rater="rater", contexts="speaker")
+        ok = Dataset.from_frame(rows.assign(speaker=["s1", "s1", "s2", None, "s3", "s3", "s4"]),
+                                human="human", rater="rater", contexts="speaker")
+        np.testing.assert_array_equal(ok.context("speaker"), [["s1", "s2"], ["s3", "s4"]])
+        with pytest.raises(DataError, match="has no context column"):
+            Dataset.from_frame(long_frame(), human="human", contexts=pd.DataFrame({"input": ["x"]}))
+        with pytest.raises(DataError, match=r"context 'd' at input 'x' is a list, not a label"):
+            Dataset.from_frame(long_frame(), human="human",
+                               contexts=pd.DataFrame({"input": ["x"], "d": [[1]]}))
+        with pytest.raises(DataError, match=r"unknown context column\(s\): 'nope'"):
+            Dataset.from_frame(long_frame(), human="human", contexts=["nope"])
+        with pytest.raises(DataError, match=r"`contexts` has input label\(s\) the scores lack"):
+            Dataset.from_frame(long_frame(), human="human",
+                               contexts=pd.DataFrame({"input": ["q"], "d": ["a"]}))
 
 
 # ---------------------------------------------------------------------------- files

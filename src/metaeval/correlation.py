@@ -209,9 +209,10 @@ def _human_column(dataset, human):
         raise ParameterError(f"human={human!r} must be the name of one human score column")
     if human not in dataset.human:
         hint = " (it is a metric column)" if human in dataset.metrics else ""
+        available = ", ".join(dataset.human) or "none (the dataset was built with human=[])"
         raise DataError(
             f"human={human!r} is not a human score column of this dataset{hint}; "
-            f"available: {', '.join(dataset.human)}"
+            f"available: {available}"
         )
     return human
 

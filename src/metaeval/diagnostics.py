@@ -206,6 +206,11 @@ def _as_dataset(data, human, *, what: str) -> tuple[Dataset, list[str]]:
     """``data`` as a Dataset and ``human`` as a list of its human columns."""
     if isinstance(data, Dataset):
         ds = data
+        if not ds.human:
+            raise DataError(
+                f"{what} needs human scores, and this dataset has none (it was built with "
+                "human=[]); add a human column"
+            )
         humans = list(ds.human) if human is None else _as_list(human, "human")
         for h in humans:
             if not isinstance(h, str) or h not in ds.human:

@@ -74,7 +74,9 @@ def _array_to_float(value: Any, *, column: str) -> np.ndarray:
     return flat.reshape(array.shape)
 
 
-def check_texts(texts: Any, systems: Sequence[str], inputs: Sequence[str]) -> pd.DataFrame:
+def check_texts(
+    texts: Any, systems: Sequence[str], inputs: Sequence[str], *, what: str = "texts"
+) -> pd.DataFrame:
     """Validate an optional texts table against the dataset's labels.
 
     Parameters
@@ -84,6 +86,8 @@ def check_texts(texts: Any, systems: Sequence[str], inputs: Sequence[str]) -> pd
         columns, one row per key.
     systems, inputs : sequence of str
         The dataset's labels.
+    what : str
+        The table's name in error messages.
 
     Returns
     -------
@@ -98,29 +102,94 @@ def check_texts(texts: Any, systems: Sequence[str], inputs: Sequence[str]) -> pd
         If it has neither key column, has unknown labels or duplicate keys.
     """
     if not isinstance(texts, pd.DataFrame):
-        raise TypeError(f"`texts` must be a pandas DataFrame or None, got {type(texts).__name__}")
+        raise TypeError(
+            f"`{what}` must be a pandas DataFrame or None, got {type(texts).__name__}"
+        )
     keys = [k for k in ("system", "input") if k in texts.columns]
     if not keys:
         raise DataError(
-            "`texts` needs a 'system' and/or an 'input' column to align its rows with the "
+            f"`{what}` needs a 'system' and/or an 'input' column to align its rows with the "
             f"scores; its columns are {fmt_items(list(texts.columns), limit=20)}"
         )
     out = texts.reset_index(drop=True)
     known = {"system": set(systems), "input": set(inputs)}
     for key in keys:
-        labels = labels_to_str(out[key], what=f"texts column {key!r}")
+        labels = labels_to_str(out[key], what=f"{what} column {key!r}")
         unknown = list(dict.fromkeys(lab for lab in labels if lab not in known[key]))
         if unknown:
             raise DataError(
-                f"`texts` has {key} label(s) the scores lack: {fmt_items(unknown)}; drop "
+                f"`{what}` has {key} label(s) the scores lack: {fmt_items(unknown)}; drop "
                 "those rows or add scores for them"
             )
         out[key] = pd.Series(labels, dtype=object).astype(str)
     check_duplicate_keys(
         [out[k].to_numpy(dtype=object) for k in keys],
         keys,
-        hint="`texts` needs one row per key",
+        hint=f"`{what}` needs one row per key",
     )
+    return out
+
+
+def check_contexts(
+    contexts: Any, systems: Sequence[str], inputs: Sequence[str]
+) -> pd.DataFrame:
+    """Validate an optional contexts table against the dataset's labels.
+
+    Parameters
+    ----------
+    contexts : DataFrame
+        Columns ``system`` and/or ``input`` (at least one) plus one column
+        per context (a categorical label: speaker, domain, quality band ...),
+        one row per key.  A table keyed by ``system`` only gives every input
+        of a system the same label; one keyed by ``input`` only gives every
+        system's output for an input the same label.
+    systems, inputs : sequence of str
+        The dataset's labels.
+
+    Returns
+    -------
+    DataFrame
+        A copy with keys and labels converted to ``str``; a missing label
+        (None, NaN, empty) becomes ``None``.
+
+    Raises
+    ------
+    TypeError
+        If ``contexts`` is not a DataFrame.
+    DataError
+        If it has neither key column, no context column, unknown key labels,
+        duplicate keys, or a context value that is not a scalar label.
+    """
+    if not isinstance(contexts, pd.DataFrame):
+        raise TypeError(
+            f"`contexts` must be a pandas DataFrame or None, got {type(contexts).__name__}"
+        )
+    out = check_texts(contexts, systems, inputs, what="contexts").rename(columns=str)
+    names = [c for c in out.columns if c not in RESERVED_NAMES]
+    if not names:
+        raise DataError(
+            "`contexts` has no context column: next to its 'system'/'input' key(s) give one "
+            "column per context (e.g. 'speaker', 'domain')"
+        )
+    for name in names:
+        values = out[name].tolist()
+        labels = []
+        for k, v in enumerate(values):
+            if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA or v == "":
+                labels.append(None)
+            elif isinstance(v, (str, int, np.integer, np.str_, bool, np.bool_)):
+                labels.append(str(v))
+            elif isinstance(v, (float, np.floating)):
+                labels.append(str(int(v)) if float(v).is_integer() else str(float(v)))
+            else:
+                keys = [k2 for k2 in ("system", "input") if k2 in out.columns]
+                where = ", ".join(f"{k2} {out[k2].iat[k]!r}" for k2 in keys)
+                raise DataError(
+                    f"context {name!r} at {where} is a {type(v).__name__}, not a label: context "
+                    "columns hold categorical labels (str or int); bin numbers first (e.g. with "
+                    "pandas.cut)"
+                )
+        out[name] = pd.Series(labels, dtype=object)
     return out
 
 
@@ -173,7 +242,10 @@ class Dataset:
         One array per score column, shaped ``(N, M)`` or ``(R, N, M)``.
         Columns not listed in ``human`` are metrics, in mapping order.
     human : str or sequence of str
-        The human score columns (at least one).
+        The human score columns.  ``[]`` makes a dataset of metric scores
+        only (for analyses that need no human scores, such as perturbation
+        tests and local metric accuracy); analyses that need human scores
+        then say so.
     systems, inputs : sequence
         The ``N`` system and ``M`` input labels (converted to ``str``,
         unique).
@@ -187,6 +259,9 @@ class Dataset:
         :attr:`texts`).
     provenance : str, optional
         Citation, provenance and license text.
+    contexts : DataFrame, optional
+        Categorical context labels with a ``system`` and/or ``input`` column
+        (see :attr:`contexts` and :meth:`context`).
 
     Raises
     ------
@@ -222,6 +297,7 @@ class Dataset:
         "_provenance",
         "_texts",
         "_texts_loader",
+        "_contexts",
         "_scores_cache",
         "__weakref__",
     )
@@ -237,6 +313,7 @@ class Dataset:
         name: str | None = None,
         texts: pd.DataFrame | None = None,
         provenance: str | None = None,
+        contexts: pd.DataFrame | None = None,
     ) -> None:
         set_ = functools.partial(object.__setattr__, self)
         if not isinstance(ratings, Mapping):
@@ -261,10 +338,11 @@ class Dataset:
             )
         if not ratings:
             raise DataError("empty data: no score columns; give at least one human column")
-        if not human_names:
+        if human is None:
             raise DataError(
-                "no human columns: name at least one with `human=`; the available columns are "
-                f"{fmt_items(list(ratings), limit=60)}"
+                "no human columns: name at least one with `human=` (or pass `human=[]` for "
+                "metric scores only, e.g. for perturbation analyses); the available columns "
+                f"are {fmt_items(list(ratings), limit=60)}"
             )
         bad_names = [c for c in ratings if not isinstance(c, str)]
         if bad_names:
@@ -317,8 +395,9 @@ class Dataset:
             arrays[column] = _readonly(array)
             labels_out[column] = labs
 
-        _check_human_present(arrays, human_names)
-        _check_coverage(arrays, human_names, metrics, systems_t, inputs_t)
+        if human_names:
+            _check_human_present(arrays, human_names)
+            _check_coverage(arrays, human_names, metrics, systems_t, inputs_t)
 
         set_("_name", name)
         set_("_systems", systems_t)
@@ -330,6 +409,10 @@ class Dataset:
         set_("_provenance", provenance)
         set_("_texts", None if texts is None else check_texts(texts, systems_t, inputs_t))
         set_("_texts_loader", None)
+        set_(
+            "_contexts",
+            None if contexts is None else check_contexts(contexts, systems_t, inputs_t),
+        )
         set_("_scores_cache", {})
 
     # ------------------------------------------------------------------ immutability
@@ -418,6 +501,90 @@ class Dataset:
             object.__setattr__(self, "_texts", checked)
             object.__setattr__(self, "_texts_loader", None)
         return None if self._texts is None else self._texts.copy(deep=False)
+
+    @property
+    def contexts(self) -> pd.DataFrame | None:
+        """Optional context labels (``None`` if none were given).
+
+        Columns ``system`` and/or ``input`` (``str`` labels of this dataset)
+        plus one column per context, holding ``str`` labels or ``None``
+        (unknown).  A new frame is returned on every access.  The system and
+        input labels themselves are always contexts too: see
+        :attr:`context_names` and :meth:`context`.
+        """
+        return None if self._contexts is None else self._contexts.copy(deep=False)
+
+    @property
+    def context_names(self) -> tuple[str, ...]:
+        """Names accepted by :meth:`context`: ``"system"``, ``"input"``, then the context columns."""
+        extra = () if self._contexts is None else tuple(
+            c for c in self._contexts.columns if c not in RESERVED_NAMES
+        )
+        return ("system", "input", *extra)
+
+    def context(self, name: str) -> np.ndarray:
+        """The context label of every cell, as an ``(N, M)`` array.
+
+        Parameters
+        ----------
+        name : str
+            ``"system"``, ``"input"`` or a column of :attr:`contexts`.
+
+        Returns
+        -------
+        numpy.ndarray
+            Object array of shape ``(N, M)``: the ``str`` label of each
+            system x input cell, ``None`` where the contexts table gives none
+            (or has no row for the cell).  A table keyed by system (input)
+            only is broadcast over the inputs (systems).
+
+        Raises
+        ------
+        DataError
+            If ``name`` is not a context (the message lists them).
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from metaeval.data import Dataset
+        >>> ds = Dataset.from_arrays(
+        ...     {"wer": np.array([[0.1, 0.2], [0.3, 0.4]])}, human=[],
+        ...     systems=["A", "B"], inputs=["u1", "u2"],
+        ...     contexts=pd.DataFrame({"input": ["u1", "u2"], "speaker": ["s7", "s9"]}))
+        >>> ds.context("speaker")
+        array([['s7', 's9'],
+               ['s7', 's9']], dtype=object)
+        """
+        n, m = self.shape
+        if name == "system":
+            return np.repeat(np.array(self._systems, dtype=object)[:, None], m, axis=1)
+        if name == "input":
+            return np.repeat(np.array(self._inputs, dtype=object)[None, :], n, axis=0)
+        if not isinstance(name, str) or name not in self.context_names:
+            raise DataError(
+                f"unknown context {name!r}; available: {fmt_items(self.context_names, limit=60)}"
+                " (add context columns with the `contexts` table)"
+            )
+        table = self._contexts
+        out = np.full((n, m), None, dtype=object)
+        values = table[name].to_numpy(dtype=object)
+        s_pos = (
+            pd.Index(self._systems).get_indexer(table["system"].to_numpy(dtype=object))
+            if "system" in table.columns
+            else None
+        )
+        i_pos = (
+            pd.Index(self._inputs).get_indexer(table["input"].to_numpy(dtype=object))
+            if "input" in table.columns
+            else None
+        )
+        if s_pos is not None and i_pos is not None:
+            out[s_pos, i_pos] = values
+        elif s_pos is not None:
+            out[s_pos, :] = values[:, None]
+        else:
+            out[:, i_pos] = values[None, :]
+        return out
 
     # ------------------------------------------------------------------ scores
     def _column(self, column: str) -> np.ndarray:
@@ -514,14 +681,14 @@ class Dataset:
             Labels to keep, in the order given (``None`` keeps all).
         human, metrics : str or sequence of str, optional
             Columns to keep, in the order given (``None`` keeps all; ``[]``
-            drops all metrics; at least one human column must remain).
+            drops all metrics, or all human columns).
 
         Returns
         -------
         Dataset
             Validated like any new dataset (so dropping human columns can
             expose a metric that scores systems no remaining human column
-            covers).  Texts are filtered to the kept labels.
+            covers).  Texts and contexts are filtered to the kept labels.
 
         Raises
         ------
@@ -550,6 +717,9 @@ class Dataset:
         i_idx = np.array([self._inputs.index(i) for i in inp_keep], dtype=np.intp)
         ratings = {c: self._ratings[c][:, s_idx][:, :, i_idx] for c in (*hum_keep, *met_keep)}
         texts = None if self._texts is None else _subset_texts(self._texts, sys_keep, inp_keep)
+        contexts = (
+            None if self._contexts is None else _subset_texts(self._contexts, sys_keep, inp_keep)
+        )
         out = Dataset(
             ratings,
             human=hum_keep,
@@ -559,6 +729,7 @@ class Dataset:
             name=self._name,
             texts=texts,
             provenance=self._provenance,
+            contexts=contexts,
         )
         if self._texts is None and self._texts_loader is not None:
             out._attach_texts_loader(
@@ -609,6 +780,7 @@ class Dataset:
         name: str | None = None,
         texts: pd.DataFrame | None = None,
         provenance: str | None = None,
+        contexts: pd.DataFrame | None = None,
     ) -> Dataset:
         """Build a dataset from score matrices.
 
@@ -620,7 +792,7 @@ class Dataset:
             ``(R, N, M)`` with a leading rater (human) or run (metric) axis.
             NaN marks missing cells.  Columns not in ``human`` are metrics.
         human : str or sequence of str
-            The human score columns.
+            The human score columns (``[]``: metric scores only).
         systems, inputs : sequence, optional
             Labels (converted to ``str``); default ``"s0", "s1", ...`` and
             ``"i0", "i1", ...``.
@@ -630,6 +802,8 @@ class Dataset:
             Texts with ``system`` and/or ``input`` columns.
         provenance : str, optional
             Citation, provenance and license text.
+        contexts : DataFrame, optional
+            Context labels with ``system`` and/or ``input`` columns.
 
         Returns
         -------
@@ -670,6 +844,7 @@ class Dataset:
             name=name,
             texts=texts,
             provenance=provenance,
+            contexts=contexts,
         )
 
     @classmethod
@@ -688,6 +863,7 @@ class Dataset:
         name: str | None = None,
         texts: pd.DataFrame | None = None,
         provenance: str | None = None,
+        contexts: pd.DataFrame | str | Sequence[str] | None = None,
     ) -> Dataset:
         """Build a dataset from a long or wide table.
 
@@ -705,7 +881,7 @@ class Dataset:
             wide form ``input`` is unused because inputs are the columns).
         human : str or sequence of str
             Human score columns.  Required unless ``raters`` is given (its
-            keys are human columns).  Columns listed in ``raters`` may be
+            keys are human columns); ``[]`` reads metric scores only.  Columns listed in ``raters`` may be
             listed here too, to keep them as single-rater human columns.
         metrics : str or sequence of str, optional
             Metric columns.  Default: every other numeric column (long form;
@@ -735,6 +911,12 @@ class Dataset:
             names as in ``df``).
         provenance : str, optional
             Citation, provenance and license text.
+        contexts : DataFrame, or str or sequence of str, optional
+            Context labels: a table keyed by the ``system`` and/or ``input``
+            column (as ``texts``), or the names of label columns of ``df``
+            (long form), e.g. ``contexts=["speaker", "gender"]``; such a
+            column must have one value per system x input.  Context columns
+            are never taken for metrics.
 
         Returns
         -------
@@ -798,6 +980,7 @@ class Dataset:
             name=name,
             texts=texts,
             provenance=provenance,
+            contexts=contexts,
         )
 
 

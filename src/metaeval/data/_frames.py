@@ -324,6 +324,7 @@ def dataset_from_frame(
     name: str | None,
     texts: pd.DataFrame | None,
     provenance: str | None,
+    contexts: Any = None,
 ) -> Any:
     """Implementation of :meth:`Dataset.from_frame` (see its docstring)."""
     if form not in FORMS:
@@ -341,7 +342,7 @@ def dataset_from_frame(
         )
     human_list = as_name_list(human, parameter="human")
     metrics_list = None if metrics is None else as_name_list(metrics, parameter="metrics")
-    if not human_list and not rater_map:
+    if human is None and not rater_map:
         raise ParameterError(
             "`human` is required: name the human score column(s), e.g. human='overall' or "
             "human=['coherence', 'fluency'] (or give `raters`)"
@@ -353,6 +354,17 @@ def dataset_from_frame(
         table = _long_table(df, system=system, input=input, axis=axis, axis_kind=axis_kind)
     else:
         table = _wide_table(df, system=system, axis=axis, axis_kind=axis_kind)
+
+    context_cols: list = []
+    if isinstance(contexts, (str, Sequence)) and not isinstance(contexts, pd.DataFrame):
+        context_cols = as_name_list(contexts, parameter="contexts")
+        if form != "long":
+            raise ParameterError(
+                "`contexts` as column names needs the long form; for the wide form pass a "
+                "contexts table keyed by 'system' and/or 'input'"
+            )
+        check_unknown(context_cols, table.available, what="context column(s)")
+        contexts = _contexts_from_columns(df, system, input, context_cols)
 
     # ---- resolve column roles
     requested = (
@@ -390,7 +402,7 @@ def dataset_from_frame(
                 "scores) and also listed as metrics; a column is one or the other"
             )
     else:
-        excluded = set(human_list) | set(sources)
+        excluded = set(human_list) | set(sources) | set(context_cols)
         metrics_list = [
             c for c in table.available if c not in excluded and table.is_default_metric(c)
         ]
@@ -401,6 +413,15 @@ def dataset_from_frame(
         ["score column"],
         hint="score column names must stay distinct when converted to str",
     )
+
+    used_as_context = list(
+        dict.fromkeys(c for c in requested + metrics_list if c in set(context_cols))
+    )
+    if used_as_context:
+        raise DataError(
+            f"column(s) {fmt_items(used_as_context)} are listed as contexts and as scores; a "
+            "column is one or the other"
+        )
 
     # ---- assemble (R, N, M) arrays
     n, m = len(table.systems), len(table.inputs)
@@ -441,14 +462,8 @@ def dataset_from_frame(
         if keep:
             rater_labels[str(column)] = table.axis_labels
 
-    if texts is not None and isinstance(texts, pd.DataFrame):
-        renames = {
-            old: new
-            for old, new in ((system, "system"), (input, "input"))
-            if old != new and old in texts.columns and new not in texts.columns
-        }
-        if renames:
-            texts = texts.rename(columns=renames)
+    texts = _rename_keys(texts, system, input)
+    contexts = _rename_keys(contexts, system, input)
 
     return cls(
         ratings,
@@ -459,4 +474,42 @@ def dataset_from_frame(
         name=name,
         texts=texts,
         provenance=provenance,
+        contexts=contexts,
     )
+
+
+def _rename_keys(table: Any, system: Any, input: Any) -> Any:
+    """Rename a keyed table's ``system``/``input`` columns to the dataset's names."""
+    if table is None or not isinstance(table, pd.DataFrame):
+        return table
+    renames = {
+        old: new
+        for old, new in ((system, "system"), (input, "input"))
+        if old != new and old in table.columns and new not in table.columns
+    }
+    return table.rename(columns=renames) if renames else table
+
+
+def _contexts_from_columns(df: Any, system: Any, input: Any, columns: list) -> pd.DataFrame:
+    """One row per system x input with the given label columns of a long table."""
+    frame = pd.DataFrame(
+        {
+            "system": labels_to_str(df[system], what=f"column {system!r}"),
+            "input": labels_to_str(df[input], what=f"column {input!r}"),
+        }
+    )
+    for c in columns:
+        frame[str(c)] = df[c].to_numpy(dtype=object)
+    grouped = frame.groupby(["system", "input"], sort=False)
+    for c in columns:
+        counts = grouped[str(c)].nunique(dropna=True)
+        bad = counts[counts > 1]
+        if len(bad):
+            cells = [f"(system {s!r}, input {i!r})" for s, i in bad.index[:MAX_SHOWN]]
+            rest = len(bad) - MAX_SHOWN
+            raise DataError(
+                f"context column {c!r} has several values in {len(bad)} system x input cell(s): "
+                f"{', '.join(cells)}{f' and {rest} more' if rest > 0 else ''}; a context labels "
+                "a whole cell (give one value per system x input)"
+            )
+    return grouped.first().reset_index()
