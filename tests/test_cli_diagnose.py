@@ -34,3 +34,45 @@ def test_diagnose_matches_library(tmp_path):
 def test_diagnose_bad_sizes():
     res = run("diagnose", "summeval", "--human", "coherence", "--sizes", "ten")
     assert res.exit_code == 2 and "--sizes" in res.output
+
+
+def test_diagnose_reference_sensitivity_from_texts(tmp_path):
+    """--reference-metrics: the per-reference scores are sacreBLEU's sentence BLEU against each
+    reference alone (computed here directly), and the distribution is reference_sensitivity's
+    on those scores with the same seed (tested against a slow reference in test_diagnostics)."""
+    import json
+
+    import pytest
+
+    sacrebleu = pytest.importorskip("sacrebleu")
+    rng = np.random.default_rng(0)
+    words = "the cat dog sat ran on a mat park near door today fast slow".split()
+    refs = {f"i{j}": [" ".join(rng.choice(words, 8)) for _ in range(3)] for j in range(6)}
+    rows, texts = [], []
+    for s in ("A", "B", "C"):
+        for j, (i, rr) in enumerate(refs.items()):
+            hyp = " ".join(rng.choice(words, 7))
+            rows.append({"system": s, "input": i, "human": float(rng.integers(1, 6))})
+            texts.append({"system": s, "input": i, "hypothesis": hyp, "references": rr})
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "t.jsonl").write_text("\n".join(json.dumps(t) for t in texts) + "\n")
+    res = run("diagnose", tmp_path / "d.csv", "--human", "human", "--texts", tmp_path / "t.jsonl",
+              "--reference-metrics", "bleu", "--reference-draws", 200, "--sizes", "3", "--low", 3,
+              "--high", 4,
+              "--n-resamples", 5, "--seed", 4, "--format", "csv", "--out", tmp_path / "o")
+    assert res.exit_code == 0, res.output
+    got = pd.read_csv(io.StringIO(res.stdout))
+    got = got[got.analysis == "reference_sensitivity"].iloc[0]
+    # per-reference scores straight from sacreBLEU, shaped (N, M, R)
+    bleu = sacrebleu.metrics.BLEU(effective_order=True)
+    per_ref = np.full((3, 6, 3), np.nan)
+    for t in texts:
+        a, b = "ABC".index(t["system"]), int(t["input"][1:])
+        for k, r in enumerate(t["references"]):
+            per_ref[a, b, k] = bleu.sentence_score(t["hypothesis"], [r]).score
+    ds = metaeval.read_dataset(tmp_path / "d.csv", human="human")
+    want = dg.reference_sensitivity(ds, "human", scores={"bleu": per_ref}, method="spearman",
+                                    n_resamples=200, rng=4)[0]
+    assert got.statistic == pytest.approx(want.statistic, abs=1e-12)
+    assert got["std"] == pytest.approx(want.std, abs=1e-12)
+    assert (tmp_path / "o" / "reference_sensitivity.png").exists()

@@ -736,6 +736,19 @@ class TestTexts:
         ds = Dataset.from_frame(long_frame(), human="human", texts=texts)
         assert ds.texts.shape == (2, 2)
 
+    def test_texts_from_columns_of_the_long_table(self):
+        df = long_frame().assign(hypothesis=["h1", "h2", "h3", "h4", "h5"],
+                                 source=["s", "t", "s", "t", "s"])
+        ds = Dataset.from_frame(df, human="human", texts=["source", "hypothesis"])
+        assert ds.metrics == ("bleu", "chrf")
+        assert ds.texts[["system", "input", "hypothesis"]].values.tolist() == [
+            ["A", "x", "h1"], ["A", "y", "h2"], ["B", "x", "h3"], ["B", "y", "h4"],
+            ["C", "x", "h5"]]
+        with pytest.raises(DataError, match=r"unknown text column\(s\): 'ref'"):
+            Dataset.from_frame(df, human="human", texts="ref")
+        with pytest.raises(DataError, match=r"listed as contexts or texts and as scores"):
+            Dataset.from_frame(df.assign(n=1.0), human="human", metrics=["n"], texts="n")
+
     def test_texts_errors(self):
         bad = self.texts().assign(system=["A", "Q"])
         with pytest.raises(DataError, match=r"`texts` has system label\(s\) the scores lack: 'Q'"):
@@ -746,6 +759,8 @@ class TestTexts:
         with pytest.raises(DataError, match=r"2 duplicated \(system, input\) key"):
             Dataset.from_frame(long_frame(), human="human", texts=dup)
         with pytest.raises(TypeError, match="`texts` must be a pandas DataFrame"):
+            Dataset.from_frame(long_frame(), human="human", texts=5)
+        with pytest.raises(DataError, match=r"unknown text column\(s\): 'a'"):
             Dataset.from_frame(long_frame(), human="human", texts=["a"])
 
 
@@ -806,7 +821,7 @@ class TestContexts:
         with pytest.raises(DataError, match=r"unknown context"):
             Dataset.from_frame(long_frame(), human="human").context("speaker")
         clash = self.frame().assign(speaker=["s1", "s2", "s1", "s2", "s1"])
-        with pytest.raises(DataError, match=r"'speaker' are listed as contexts and as scores"):
+        with pytest.raises(DataError, match=r"'speaker' are listed as contexts or texts and as scores"):
             Dataset.from_frame(clash, human="human", metrics=["bleu", "speaker"],
                                contexts="speaker")
         # rater rows of one cell (A, x) disagree on the label

@@ -432,3 +432,108 @@ def test_perturb_dataset_errors(summeval):
         res.to_matrix([1.0, 2.0, 3.0], ds)
     with pytest.raises(ParameterError, match="to_matrix needs a result of perturb_dataset"):
         perturb(["a b"], "word_swap").to_matrix([1.0], ds)
+
+
+# --------------------------------------------------------------------------
+# scoring perturbed texts (score_perturbed)
+
+
+def _toy_texts():
+    """Two systems x three inputs of short sentences; the hypotheses equal the references
+    except (B, i2), which has no hypothesis; input i1 is a one-word output drop_words skips."""
+    refs = {
+        "i0": "the cat sat on the mat near the door today",
+        "i1": "rain",
+        "i2": "a quick brown fox jumps over the lazy dog again",
+    }
+    rows = []
+    for s in ("A", "B"):
+        for i, r in refs.items():
+            hyp = None if (s, i) == ("B", "i2") else r
+            rows.append({"system": s, "input": i, "hypothesis": hyp, "references": (r,)})
+    texts = pd.DataFrame(rows)
+    human = np.array([[5.0, 4.0, 3.0], [2.0, 4.0, np.nan]])
+    ctx = pd.DataFrame({"input": ["i0", "i1", "i2"], "domain": ["pets", "weather", "pets"]})
+    return metaeval.Dataset.from_arrays(
+        {"h": human}, human="h", systems=["A", "B"], inputs=["i0", "i1", "i2"], texts=texts,
+        contexts=ctx,
+    )
+
+
+def test_score_perturbed_pairs_equal_sacrebleu_on_each_text(tmp_path):
+    sacrebleu = pytest.importorskip("sacrebleu")
+    from metaeval.perturb import score_perturbed
+
+    ds = _toy_texts()
+    ps = score_perturbed(ds, "drop_words", ["bleu", "ter"], rng=3, cache_dir=tmp_path)
+    assert ps.metrics == ("bleu", "ter") and ps.lower_is_better == ("ter",)
+    # one-word "rain" (A and B): 20% of 1 word rounds to 0; (B, i2) has no text
+    assert ps.perturbation.skipped == {"rounds to 0 words": 2, "missing text": 1}
+    # oracle: sacreBLEU called directly on each (hypothesis, reference) and (perturbed, reference)
+    bleu = sacrebleu.metrics.BLEU(effective_order=True)
+    texts = ds.texts
+    for row, pert in zip(texts.itertuples(), ps.perturbation.perturbed):
+        i, j = ds.systems.index(row.system), ds.inputs.index(row.input)
+        if not isinstance(row.hypothesis, str):
+            assert np.isnan(ps.original.scores("bleu")[i, j])
+        else:
+            want = bleu.sentence_score(row.hypothesis, list(row.references)).score
+            assert ps.original.scores("bleu")[i, j] == pytest.approx(want, abs=1e-9)
+        if pert is None:  # skipped: never scored as if it were perturbed
+            assert np.isnan(ps.perturbed.scores("bleu")[i, j])
+        else:
+            want = bleu.sentence_score(pert, list(row.references)).score
+            assert ps.perturbed.scores("bleu")[i, j] == pytest.approx(want, abs=1e-9)
+    # the datasets keep what they should: human and contexts on the original, contexts only on
+    # the perturbed side (perturbed texts have no human scores)
+    assert ps.original.human == ("h",) and ps.original.metrics == ("bleu", "ter")
+    assert ps.perturbed.human == () and ps.perturbed.metrics == ("bleu", "ter")
+    np.testing.assert_array_equal(ps.perturbed.context("domain"), ds.context("domain"))
+    shown = [None if pd.isna(t) else t for t in ps.perturbed.texts["hypothesis"]]
+    assert shown == list(ps.perturbation.perturbed)
+    # a re-run takes every score from the cache
+    again = score_perturbed(ds, "drop_words", ["bleu", "ter"], rng=3, cache_dir=tmp_path)
+    assert again.n_computed == 0 and again.n_cached == ps.n_cached + ps.n_computed
+    np.testing.assert_array_equal(again.perturbed.scores("ter"), ps.perturbed.scores("ter"))
+
+
+def test_score_perturbed_detection_knows_the_direction():
+    pytest.importorskip("sacrebleu")
+    from metaeval.perturb import score_perturbed
+
+    ds = _toy_texts()
+    ps = score_perturbed(ds, "drop_words", ["bleu", "ter"], rng=3)
+    # Hypotheses equal their reference, so dropping words lowers BLEU (100 -> less) and raises
+    # TER (0 -> more) on every perturbed pair: both detect all of them once TER's direction
+    # is known; read as higher-is-better, TER would detect none.
+    n_pairs = ps.perturbation.n_applied
+    det = ps.detection().to_frame().set_index("metric")
+    assert det.loc["bleu", "statistic"] == 1.0 and det.loc["bleu", "n"] == n_pairs
+    assert det.loc["ter", "statistic"] == 1.0 and det.loc["ter", "n_greater"] == n_pairs
+    assert "better:lower" in det.loc["ter", "signature"]
+    naive = metaeval.perturbation_detection(
+        ps.original, {"ter": ps.perturbed.scores("ter")}
+    ).to_frame()
+    assert naive.statistic[0] == 0.0 and naive.less_share[0] == 1.0
+    # min_human keeps originals rated >= 4: (A, i0) 5, (A, i1) 4, (B, i1) 4 -> only the
+    # applied ones among them count
+    kept = ps.detection(human="h", min_human=4).to_frame().set_index("metric")
+    applied = dict(zip(zip(ps.perturbation.system, ps.perturbation.input),
+                       ps.perturbation.applied))
+    want = sum(applied[c] for c in [("A", "i0"), ("A", "i1"), ("B", "i1")])
+    assert kept.loc["bleu", "n"] == want
+
+
+def test_score_perturbed_errors():
+    from metaeval.perturb import score_perturbed
+
+    ds = _toy_texts()
+    with pytest.raises(ParameterError, match="perturbation .shuffle_everything. is not registered"):
+        score_perturbed(ds, "shuffle_everything", ["bleu"])
+    with pytest.raises(ParameterError, match="options must be a dict"):
+        score_perturbed(ds, "drop_words", ["bleu"], options=0.2)
+    with pytest.raises(DataError, match="has no texts"):
+        score_perturbed(metaeval.Dataset.from_arrays({"h": np.ones((1, 1))}, human="h"),
+                        "drop_words", ["bleu"])
+    with pytest.raises(ParameterError, match="lower_is_better names 'wer'"):
+        metaeval.perturbation_detection({"bleu": [1.0]}, {"bleu": [0.5]}, lower_is_better="wer")

@@ -32,7 +32,8 @@ def _split(v):
     return out or None
 
 
-def _load(data, system, input_, human, metrics, rater, runs=False):
+def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False):
+    """DATA as a Dataset: a bundled name, or a file (with ``texts``: a JSONL of its texts)."""
     from .data import list_datasets, load_dataset, read_dataset
 
     names = {d["name"] for d in list_datasets()}
@@ -41,12 +42,32 @@ def _load(data, system, input_, human, metrics, rater, runs=False):
     if not os.path.isfile(data):
         what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
         raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
+    if need_texts and texts is None:
+        raise click.BadParameter("a data file needs --texts (JSONL with the texts)", param_hint="--texts")
     kw = dict(system=system, input=input_, human=human)
     if metrics:
         kw["metrics"] = metrics
     if rater:
         kw["rater"] = rater
+    if texts is not None:
+        import pandas as pd
+
+        kw["texts"] = pd.read_json(texts, lines=True, dtype={system: str, input_: str})
     return read_dataset(data, **kw)
+
+
+class _Bar:
+    """A progress bar's callbacks: ``bar(k)`` advances by k units (the analyses'
+    convention); ``bar.update(done, total)`` sets both (textmetrics' convention)."""
+
+    def __init__(self, progress, task):
+        self._p, self._task = progress, task
+
+    def __call__(self, k=1):
+        self._p.advance(self._task, k)
+
+    def update(self, done, total):
+        self._p.update(self._task, completed=done, total=total)
 
 
 @contextmanager
@@ -68,7 +89,7 @@ def _progress(total, label, enabled=True):
         console=Console(stderr=True),
     ) as p:
         task = p.add_task(label, total=total)
-        yield lambda k: p.advance(task, k)
+        yield _Bar(p, task)
 
 
 def _num(v, digits=4):
@@ -642,18 +663,42 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
 @click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
 @click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
 @click.option("--n-resamples", type=int, default=100, show_default=True)
+@click.option("--reference-metrics", default=None,
+              help="Text metrics for the reference-sensitivity study (seed paper 001, App. B): each is scored "
+                   "against every reference, and one reference per input is drawn --reference-draws times.")
+@click.option("--reference-draws", type=int, default=1000, show_default=True)
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
+@click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore.")
 @click.option("--seed", type=int, default=None)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
-                   "correlation-design heatmaps).")
+                   "correlation-design heatmaps, reference-sensitivity histogram).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def diagnose(data, human, metrics, system, input_, rater, low, high, method, sizes, threshold,
-             n_resamples, seed, out, fmt):
-    """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design (papers 001, 003)."""
+             n_resamples, reference_metrics, reference_draws, texts_path, cache, model, seed, out, fmt):
+    """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design,
+    reference sensitivity (papers 001, 003)."""
     from . import diagnostics as dg
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
+    ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
+    ds = _load(data, system, input_, human, _split(metrics), rater, texts=texts_path,
+               need_texts=ref_adapters is not None)
     humans = _split(human)
+    scored = None
+    if ref_adapters is not None:
+        from . import textmetrics as tm
+
+        with _progress(None, "scoring against each reference") as bar:
+            scored = tm.score(ds, ref_adapters, cache_dir=cache,
+                              progress=bar.update if bar is not None else None)
+        no_refs = [c for c in scored.columns if scored.reference_scores[c] is None]
+        if no_refs:
+            raise click.BadParameter(f"{', '.join(no_refs)} do(es) not score against references",
+                                     param_hint="--reference-metrics")
+        if not _split(metrics) and not ds.metrics:
+            ds = scored.attach(ds)  # the text metrics (best reference) are the metrics studied
     mets = _split(metrics) or list(ds.metrics)
     try:
         size_list = [int(v) for v in _split(sizes)]
@@ -666,6 +711,10 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
                                       method=method, threshold=threshold, rng=seed),
         "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method),
     }
+    if scored is not None:
+        per_ref = {c: scored.reference_scores[c] for c in scored.columns}
+        results["reference_sensitivity"] = dg.reference_sensitivity(
+            ds, humans, scores=per_ref, method=method, n_resamples=reference_draws, rng=seed)
     if out:
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
@@ -676,6 +725,9 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
                      os.path.join(out, "meta_correlation.png"))
         _save_figure(lambda: dg.plot_correlation_design(results["correlation_design"]),
                      os.path.join(out, "correlation_design.png"))
+        if "reference_sensitivity" in results:
+            _save_figure(lambda: dg.plot_reference_sensitivity(results["reference_sensitivity"]),
+                         os.path.join(out, "reference_sensitivity.png"))
     if fmt == "json":
         _emit_json({k: _clean(v.to_frame().drop(columns=["signature"], errors="ignore").to_dict(orient="records"))
                     for k, v in results.items()})
@@ -692,6 +744,23 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
 
 
 _MODEL_METRICS = ("bertscore", "gptscore", "bartscore")
+
+
+def _text_adapters(metrics, model):
+    """The text-metric adapters named in --metrics (model-based ones need --model)."""
+    from . import textmetrics as tm
+
+    adapters = []
+    for n in _split(metrics) or []:
+        if n in _MODEL_METRICS:
+            if model is None:
+                raise click.BadParameter(f"{n} needs --model (a local model folder)", param_hint="--model")
+            adapters.append(tm.get_metric(n, model=model))
+        else:
+            adapters.append(tm.get_metric(n))
+    if not adapters:
+        raise click.BadParameter("give at least one text metric", param_hint="--metrics")
+    return adapters
 
 
 @main.command()
@@ -718,36 +787,12 @@ def score(data, metrics, multi_ref, model, cache, texts_path, human, system, inp
     import pandas as pd
 
     from . import textmetrics as tm
-    from .data import list_datasets, load_dataset, read_dataset
 
-    names = _split(metrics)
-    adapters = []
-    for n in names:
-        if n in _MODEL_METRICS:
-            if model is None:
-                raise click.BadParameter(f"{n} needs --model (a local model folder)", param_hint="--model")
-            adapters.append(tm.get_metric(n, model=model))
-        else:
-            adapters.append(tm.get_metric(n))
-    if data in {d["name"] for d in list_datasets()}:
-        ds = load_dataset(data)
-    else:
-        if texts_path is None:
-            raise click.BadParameter("a data file needs --texts (JSONL with the texts)", param_hint="--texts")
-        texts = pd.read_json(texts_path, lines=True, dtype={system: str, input_: str})
-        ds = read_dataset(data, human=_split(human), system=system, input=input_, texts=texts)
-    state = {}
-
-    def prog(done, total):
-        bar = state.get("bar")
-        if bar is not None:
-            bar(done - state.get("done", 0))
-        state["done"] = done
-
+    adapters = _text_adapters(metrics, model)
+    ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
     with _progress(None, "scoring texts") as bar:
-        state["bar"] = bar
         res = tm.score(ds, adapters, multi_ref=multi_ref, cache_dir=cache, n_jobs=jobs,
-                       progress=prog if bar is not None else None)
+                       progress=bar.update if bar is not None else None)
     frame = res.to_frame()
     if out:
         if out.endswith((".parquet", ".pq")):
@@ -768,6 +813,128 @@ def score(data, metrics, multi_ref, model, cache, texts_path, human, system, inp
         _table(f"text metric scores ({res.n_computed} computed, {res.n_cached} from the cache)",
                ["metric", "scored", "missing", "mean", "sd"], rows,
                caption="\n".join(sorted(set(frame.signature))))
+
+
+def _perturbation_options(pairs, names):
+    """--option KEY=VALUE (repeatable) -> {perturbation: {key: value}}, typed like the default."""
+    from .perturb import get_perturbation
+
+    perts = {n: get_perturbation(n) for n in names}
+    out = {n: {} for n in names}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r}: write KEY=VALUE, e.g. fraction=0.3", param_hint="--option")
+        takers = [n for n, p in perts.items() if key in p.defaults]
+        if not takers:
+            known = sorted({k for p in perts.values() for k in p.defaults})
+            raise click.BadParameter(
+                f"no chosen perturbation has an option {key!r}; their options: {', '.join(known) or 'none'}",
+                param_hint="--option")
+        for n in takers:
+            default = perts[n].defaults[key]
+            try:
+                if isinstance(default, bool):
+                    if raw.lower() not in ("true", "false", "yes", "no", "1", "0"):
+                        raise ValueError
+                    value = raw.lower() in ("true", "yes", "1")
+                elif isinstance(default, int):
+                    value = int(raw)
+                elif isinstance(default, float):
+                    value = float(raw)
+                else:
+                    value = None if raw.lower() == "none" else raw
+            except ValueError:
+                raise click.BadParameter(
+                    f"{pair!r}: {key} of {n} takes a {type(default).__name__}", param_hint="--option"
+                ) from None
+            out[n][key] = value
+    return out
+
+
+@main.command()
+@click.argument("data")
+@click.option("--perturbation", "perturbations", required=True,
+              help="Comma-separated perturbations (sentence_reorder, subject_verb_disagreement, drop_words, "
+                   "word_swap, negation_removal, repetition, truncation).")
+@click.option("--metrics", required=True, help="Comma-separated text metrics (as for `metaeval score`).")
+@click.option("--option", "options", multiple=True,
+              help="KEY=VALUE option of the perturbations that have it (repeatable), e.g. fraction=0.3.")
+@click.option("--human", default=None, help="Human column of the originals (with --min-human; and for files).")
+@click.option("--min-human", type=float, default=None,
+              help="Keep only originals whose human score is >= this (seed paper 001 uses 3).")
+@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--model", default=None, type=click.Path(exists=True),
+              help="Local model folder for bertscore / gptscore / bartscore.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False),
+              help="Score cache folder: a re-run computes nothing it has already scored.")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file: JSONL with system, input, hypothesis and references/source.")
+@click.option("--ci", default="wilson", show_default=True, help="wilson|clopper-pearson")
+@click.option("--seed", type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: detection.csv/json, perturbed texts (JSONL) and detection.png.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, model, cache, texts_path,
+            ci, seed, system, input_, jobs, out, fmt):
+    """Perturbation detection: does each metric score outputs above their degraded versions?
+
+    Seed paper 001, section 2.3.2: every hypothesis is perturbed (seeded), the original and the
+    perturbed text are scored by the same text metrics, and a metric's accuracy is the share of
+    pairs where it prefers the original (ties reported apart, binomial interval, sign test).
+    """
+    import pandas as pd
+
+    from . import diagnostics as dg
+    from .perturb import score_perturbed
+
+    names = _split(perturbations) or []
+    opts = _perturbation_options(options, names)
+    adapters = _text_adapters(metrics, model)
+    if min_human is not None and not human:
+        raise click.BadParameter("--min-human needs --human (the column of the originals)", param_hint="--human")
+    ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
+    seed = _run_seed(seed, out)
+    results, scored = {}, {}
+    for name in names:
+        with _progress(None, f"{name}: scoring originals and perturbed texts") as bar:
+            ps = score_perturbed(ds, name, adapters, rng=seed, options=opts[name], multi_ref=multi_ref,
+                                 cache_dir=cache, n_jobs=jobs,
+                                 progress=bar.update if bar is not None else None)
+        scored[name] = ps
+        results[name] = ps.detection(human=human if min_human is not None else None,
+                                     min_human=min_human, ci=ci)
+    frame = pd.concat([r.to_frame().assign(perturbation=n, n_skipped=scored[n].perturbation.n_skipped)
+                       for n, r in results.items()], ignore_index=True)
+    frame = frame[["perturbation", *[c for c in frame.columns if c != "perturbation"]]]
+    if out:
+        os.makedirs(out, exist_ok=True)
+        frame.to_csv(os.path.join(out, "detection.csv"), index=False)
+        _write_json({n: {"detection": r.to_dict(), "scoring": scored[n].to_dict()} for n, r in results.items()},
+                    os.path.join(out, "detection.json"))
+        for n, ps in scored.items():
+            ps.perturbation.to_frame().to_json(os.path.join(out, f"perturbed_{n}.jsonl"), orient="records",
+                                               lines=True, force_ascii=False)
+        _save_figure(lambda: dg.plot_detection(results), os.path.join(out, "detection.png"))
+    if fmt == "json":
+        _emit_json(_clean(frame.to_dict(orient="records")))
+        return
+    if fmt == "csv":
+        click.echo(frame.to_csv(index=False), nl=False)
+        return
+    for n, det in results.items():
+        pr = scored[n].perturbation
+        skipped = ", ".join(f"{k}: {v}" for k, v in pr.skipped.items()) or "none"
+        _table(f"perturbation detection: {n} ({pr.n_applied} of {pr.n} texts perturbed; skipped: {skipped})",
+               ["metric", "accuracy", "ties", "prefers perturbed", "CI", "n", "missing", "excluded", "p (sign)"],
+               [[r.metric, _num(r.statistic, 3), _num(r.tie_share, 3), _num(r.less_share, 3),
+                 f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]", str(r.n), str(r.n_missing), str(r.n_excluded),
+                 _num(r.pvalue, 3)] for r in det],
+               caption=f"{pr.signature}\n" + "\n".join(sorted({r.signature for r in det})))
 
 
 def _floats(v, name):
@@ -919,6 +1086,7 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
             rows.append(shown + [_num(float(vals[k]), 3) for k in label])
     _table("simulated values of the measures (mean over iterations)", cols, rows,
            caption=res.signature)
+
 
 
 if __name__ == "__main__":  # pragma: no cover

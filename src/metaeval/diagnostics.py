@@ -394,6 +394,7 @@ def perturbation_detection(
     ci: str = "wilson",
     confidence_level: float = 0.95,
     alternative: str = "two-sided",
+    lower_is_better=(),
 ) -> Detections:
     r"""Share of (original, perturbed) pairs whose original the metric scores higher.
 
@@ -430,6 +431,11 @@ def perturbation_detection(
     confidence_level : float
     alternative : {"two-sided", "greater", "less"}
         Of the sign test (``greater``: the metric prefers originals).
+    lower_is_better : str or sequence of str
+        Metrics where a lower score is better (TER, WER): for them the
+        original is preferred when :math:`s < \hat s`, so the accuracy is
+        :math:`\#\{s < \hat s\} / n` and ``n_greater`` counts pairs whose
+        original is *better*.  Each name must be a metric of ``perturbed``.
 
     Returns
     -------
@@ -453,6 +459,13 @@ def perturbation_detection(
     atol = _number(atol, "atol", lo=0)
     orig = _score_table(original, "original")
     pert = _score_table(perturbed, "perturbed")
+    lower = _as_list(lower_is_better, "lower_is_better") if lower_is_better else []
+    bad = [m for m in lower if not isinstance(m, str) or m not in pert]
+    if bad:
+        raise ParameterError(
+            f"lower_is_better names {', '.join(map(repr, bad))}, not metric(s) of perturbed; "
+            f"its metrics: {', '.join(pert)}"
+        )
     if min_human is not None:
         min_human = _number(min_human, "min_human")
         if human is None:
@@ -499,6 +512,8 @@ def perturbation_detection(
             keep = valid & ok
             n_excluded = int((valid & ~ok).sum())
         d = so[keep] - sp1[keep]
+        if m in lower:
+            d = -d
         n = int(d.size)
         g = int((d > atol).sum())
         lt = int((d < -atol).sum())
@@ -526,6 +541,7 @@ def perturbation_detection(
             pvalue="sign",
             atol=_fmt_num(atol),
             min_human=None if min_human is None else _fmt_num(min_human),
+            better="lower" if m in lower else None,
         )
         out.append(
             Detection(
@@ -1943,7 +1959,7 @@ def plot_detection(detections, *, title: str | None = None):
     ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
     ax.set_xticks(x, labels=metrics, rotation=90, fontsize=7)
     ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy (share of pairs with s > s_hat)")
+    ax.set_ylabel("accuracy (share of pairs: original scored better)")
     if len(groups) > 1:
         ax.legend(fontsize=7)
     ax.set_title(title or "perturbation detection")

@@ -861,7 +861,7 @@ class Dataset:
         raters: Mapping[str, Sequence[str] | Mapping[str, str]] | None = None,
         form: str = "long",
         name: str | None = None,
-        texts: pd.DataFrame | None = None,
+        texts: pd.DataFrame | str | Sequence[str] | None = None,
         provenance: str | None = None,
         contexts: pd.DataFrame | str | Sequence[str] | None = None,
     ) -> Dataset:
@@ -906,9 +906,11 @@ class Dataset:
             Layout of ``df``.
         name : str, optional
             Dataset name.
-        texts : DataFrame, optional
+        texts : DataFrame, or str or sequence of str, optional
             Texts keyed by the ``system`` and/or ``input`` column (same
-            names as in ``df``).
+            names as in ``df``), or the names of text columns of ``df``
+            (long form), e.g. ``texts=["source", "reference", "hypothesis"]``
+            (one value per system x input; never taken for metrics).
         provenance : str, optional
             Citation, provenance and license text.
         contexts : DataFrame, or str or sequence of str, optional

@@ -364,7 +364,18 @@ def dataset_from_frame(
                 "contexts table keyed by 'system' and/or 'input'"
             )
         check_unknown(context_cols, table.available, what="context column(s)")
-        contexts = _contexts_from_columns(df, system, input, context_cols)
+        contexts = _cells_from_columns(df, system, input, context_cols, what="context")
+    text_cols: list = []
+    if isinstance(texts, (str, Sequence)) and not isinstance(texts, pd.DataFrame):
+        text_cols = as_name_list(texts, parameter="texts")
+        if form != "long":
+            raise ParameterError(
+                "`texts` as column names needs the long form; for the wide form pass a texts "
+                "table keyed by 'system' and/or 'input'"
+            )
+        check_unknown(text_cols, table.available, what="text column(s)")
+        texts = _cells_from_columns(df, system, input, text_cols, what="text")
+    context_cols = context_cols + text_cols
 
     # ---- resolve column roles
     requested = (
@@ -419,8 +430,8 @@ def dataset_from_frame(
     )
     if used_as_context:
         raise DataError(
-            f"column(s) {fmt_items(used_as_context)} are listed as contexts and as scores; a "
-            "column is one or the other"
+            f"column(s) {fmt_items(used_as_context)} are listed as contexts or texts and as "
+            "scores; a column is one or the other"
         )
 
     # ---- assemble (R, N, M) arrays
@@ -490,8 +501,10 @@ def _rename_keys(table: Any, system: Any, input: Any) -> Any:
     return table.rename(columns=renames) if renames else table
 
 
-def _contexts_from_columns(df: Any, system: Any, input: Any, columns: list) -> pd.DataFrame:
-    """One row per system x input with the given label columns of a long table."""
+def _cells_from_columns(
+    df: Any, system: Any, input: Any, columns: list, *, what: str
+) -> pd.DataFrame:
+    """One row per system x input with the given (context or text) columns of a long table."""
     frame = pd.DataFrame(
         {
             "system": labels_to_str(df[system], what=f"column {system!r}"),
@@ -508,8 +521,8 @@ def _contexts_from_columns(df: Any, system: Any, input: Any, columns: list) -> p
             cells = [f"(system {s!r}, input {i!r})" for s, i in bad.index[:MAX_SHOWN]]
             rest = len(bad) - MAX_SHOWN
             raise DataError(
-                f"context column {c!r} has several values in {len(bad)} system x input cell(s): "
-                f"{', '.join(cells)}{f' and {rest} more' if rest > 0 else ''}; a context labels "
-                "a whole cell (give one value per system x input)"
+                f"{what} column {c!r} has several values in {len(bad)} system x input cell(s): "
+                f"{', '.join(cells)}{f' and {rest} more' if rest > 0 else ''}; a {what} belongs "
+                "to a whole cell (give one value per system x input)"
             )
     return grouped.first().reset_index()

@@ -14,7 +14,9 @@ is meant to lower and where it comes from (``describe()`` gives the table):
 =============================  ==============================================
 
 :func:`perturb` applies one to a list of texts, :func:`perturb_dataset` to a
-dataset's hypotheses; a text that cannot be perturbed (one sentence to
+dataset's hypotheses, and :func:`score_perturbed` scores the originals and
+their perturbed versions with text metrics (the pairs of a perturbation
+test); a text that cannot be perturbed (one sentence to
 reorder, no verb form to change, no negation, ...) is *skipped* with a
 reason, never returned unchanged.  Randomness comes from ``rng``: each text
 gets a stream derived from the seed, the perturbation and the text's id.
@@ -23,6 +25,7 @@ Texts are handled as whitespace tokens with a rule-based sentence splitter
 """
 
 from ._api import MISSING, PerturbationResult, perturb, perturb_dataset
+from ._scored import PerturbedScores, score_perturbed
 from ._text import ABBREVIATIONS, ROUNDINGS, round_count, sentences
 from ._transforms import (
     NEGATION_WORDS,
@@ -39,6 +42,8 @@ __all__ = [
     "perturb",
     "perturb_dataset",
     "PerturbationResult",
+    "score_perturbed",
+    "PerturbedScores",
     "PERTURBATIONS",
     "Perturbation",
     "Skip",

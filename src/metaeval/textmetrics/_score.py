@@ -162,7 +162,7 @@ class TextScores:
         return Dataset(
             ratings, human=dataset.human, systems=dataset.systems, inputs=dataset.inputs,
             rater_labels=labels, name=dataset.name, texts=dataset.texts,
-            provenance=dataset.provenance,
+            provenance=dataset.provenance, contexts=dataset.contexts,
         )
 
 
