@@ -629,3 +629,12 @@ def test_lm_adapters_refuse_hub_names(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(ParameterError, match="no config.json"):
         tm.BARTScore(tmp_path / "empty")
+
+
+def test_wordnet_command_if_available_is_a_no_op_without_the_debian_files(tmp_path, capsys):
+    from metaeval.textmetrics.wordnet import main
+
+    assert main([str(tmp_path / "nltk"), "--source", str(tmp_path), "--if-available"]) == 0
+    assert "no WordNet in" in capsys.readouterr().err
+    assert not (tmp_path / "nltk").exists()
+    assert main([str(tmp_path / "nltk"), "--source", str(tmp_path)]) == 2  # without the flag
