@@ -8,7 +8,9 @@ and :func:`ranking_consistency` (which correlation measure to trust),
 :func:`stability`, :func:`consistency`, :func:`agreement` (reliability of
 metrics and human ratings), :func:`mtmm`, :func:`cfa`,
 :func:`concurrent_validity` (validity), and the text-level diagnostics
-(:func:`ks_score`, :func:`meta_correlation`, ...).  Importing metaeval stays
+(:func:`ks_score`, :func:`meta_correlation`, ...), and local metric accuracy
+across contexts (:func:`local_pairs`, :func:`local_accuracy`,
+:func:`context_chi2`, :func:`context_tau`).  Importing metaeval stays
 light: no plotting or deep-learning library is imported.
 """
 
@@ -29,6 +31,17 @@ from .diagnostics import (
     perturbation_detection,
     reference_sensitivity,
     sample_size,
+)
+from .local import (
+    ContextChi2,
+    ContextTau,
+    LocalAccuracy,
+    LocalPairs,
+    context_chi2,
+    context_tau,
+    local_accuracy,
+    local_pairs,
+    weighted_tau,
 )
 from .simulation import (
     ParameterEstimates,
@@ -66,6 +79,7 @@ from .errors import (
     MetaevalError,
     MetaevalWarning,
     ParameterError,
+    SmallExpectedCountWarning,
     TooFewPairsWarning,
     UndefinedStatisticWarning,
 )
@@ -106,6 +120,15 @@ __all__ = [
     "sample_size",
     "reference_sensitivity",
     "correlation_design",
+    "local_pairs",
+    "local_accuracy",
+    "context_chi2",
+    "context_tau",
+    "weighted_tau",
+    "LocalPairs",
+    "LocalAccuracy",
+    "ContextChi2",
+    "ContextTau",
     "cfa",
     "FactorAnalysis",
     "mtmm",
@@ -128,4 +151,5 @@ __all__ = [
     "MissingCellsWarning",
     "NonConvergenceWarning",
     "HeywoodCaseWarning",
+    "SmallExpectedCountWarning",
 ]

@@ -28,6 +28,29 @@ class ParameterError(MetaevalError, ValueError):
     """An option has a value outside its allowed set or range."""
 
 
+class JudgeRequestError(MetaevalError, RuntimeError):
+    """An LLM-judge request failed for good.
+
+    Raised for an HTTP error that is not retried (400, 401, 404, ...) or when
+    every attempt of a request failed (HTTP 408/409/429/5xx, time-outs,
+    dropped connections) after the backend's ``max_retries``.  Responses
+    received before the error are already in the judge's cache, so running
+    again resumes.  The message never contains the API key.
+
+    Attributes
+    ----------
+    status : int or None
+        The last HTTP status, None for a network error or time-out.
+    attempts : int
+        Attempts made for the request.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, attempts: int = 1):
+        super().__init__(message)
+        self.status = status
+        self.attempts = attempts
+
+
 class MetaevalWarning(UserWarning):
     """Base class of every warning metaeval emits."""
 
@@ -70,6 +93,12 @@ class MissingCellsWarning(MetaevalWarning):
     """
 
 
+class SmallExpectedCountWarning(MetaevalWarning):
+    """A chi-square table has expected counts below the usual minimum (5), so
+    the asymptotic chi-square p-value may be inaccurate; the permutation
+    version of the test does not rely on the approximation."""
+
+
 class NonConvergenceWarning(MetaevalWarning):
     """An iterative estimator stopped before its convergence criterion was met."""
 
@@ -78,10 +107,34 @@ class HeywoodCaseWarning(MetaevalWarning):
     """A residual variance estimate is negative (or a factor correlation exceeds 1)."""
 
 
+class ParseFailureWarning(MetaevalWarning):
+    """LLM-judge answers without a usable rating.
+
+    An answer with no rating the parser can read, or a rating outside the
+    scale, is NaN (never filled unless the documented ``on_failure="random"``
+    policy is chosen); the counts are in the result (``n_unparseable``,
+    ``n_out_of_scale``) and the raw answers in its ``failures()``.
+    """
+
+
+class MissingLogprobsWarning(MetaevalWarning):
+    """The G-Eval probability-weighted score of some answers could not be computed.
+
+    The answer had a rating but no token log-probabilities for it (the
+    endpoint returned none, the rating spans several tokens, or no
+    alternative token is a value of the scale); those samples are NaN and
+    counted in ``n_no_logprobs``.
+    """
+
+
 __all__ = [
+    "JudgeRequestError",
+    "ParseFailureWarning",
+    "MissingLogprobsWarning",
     "NonConvergenceWarning",
     "HeywoodCaseWarning",
     "MissingCellsWarning",
+    "SmallExpectedCountWarning",
     "MetaevalError",
     "DataError",
     "ParameterError",
