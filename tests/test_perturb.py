@@ -537,3 +537,18 @@ def test_score_perturbed_errors():
                         "drop_words", ["bleu"])
     with pytest.raises(ParameterError, match="lower_is_better names 'wer'"):
         metaeval.perturbation_detection({"bleu": [1.0]}, {"bleu": [0.5]}, lower_is_better="wer")
+
+
+def test_score_perturbed_metric_only_dataset():
+    """A dataset without human scores (ASR, ranking: human=[]) is perturbed and scored too."""
+    pytest.importorskip("sacrebleu")
+    from metaeval.perturb import score_perturbed
+
+    ds = _toy_texts()
+    bare = metaeval.Dataset.from_arrays({"x": np.zeros(ds.shape)}, human=[], systems=ds.systems,
+                                        inputs=ds.inputs, texts=ds.texts, contexts=ds.contexts)
+    ps = score_perturbed(bare, "drop_words", ["chrf"], rng=3)
+    assert ps.original.columns == ("chrf",) and ps.original.human == ()
+    full = score_perturbed(ds, "drop_words", ["chrf"], rng=3)
+    np.testing.assert_array_equal(ps.original.scores("chrf"), full.original.scores("chrf"))
+    np.testing.assert_array_equal(ps.perturbed.scores("chrf"), full.perturbed.scores("chrf"))

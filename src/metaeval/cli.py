@@ -66,8 +66,9 @@ class _Bar:
     def __call__(self, k=1):
         self._p.advance(self._task, k)
 
-    def update(self, done, total):
-        self._p.update(self._task, completed=done, total=total)
+    def update(self, done, total, description=None):
+        extra = {} if description is None else {"description": description}
+        self._p.update(self._task, completed=done, total=total, **extra)
 
 
 @contextmanager
@@ -937,6 +938,153 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
                caption=f"{pr.signature}\n" + "\n".join(sorted({r.signature for r in det})))
 
 
+@main.command()
+@click.argument("data")
+@click.option("--context", required=True,
+              help="The context category: system, input, or a context column (--contexts).")
+@click.option("--perturbation", default=None,
+              help="Perturbation pairs (paper 004): degrade every output with this perturbation "
+                   "(e.g. drop_words) and score both with the --metrics text metrics.")
+@click.option("--human", default=None,
+              help="Human-ordered pairs: order the outputs of each input by this human column "
+                   "(without --perturbation); also the human column(s) of a data file.")
+@click.option("--metrics", default=None,
+              help="Text metrics (with --perturbation) or metric columns (human pairs; default: all).")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE option of the perturbation (repeatable).")
+@click.option("--contexts", "context_cols", default=None,
+              help="For a data file: comma-separated label columns to use as contexts (e.g. speaker,domain).")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file with --perturbation: JSONL with the texts.")
+@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
+@click.option("--pair-context", type=click.Choice(["better", "worse", "within"]), default=None,
+              help="Human pairs whose outputs have different contexts: whose label counts.")
+@click.option("--average", type=click.Choice(["input", "pair"]), default="input", show_default=True,
+              help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
+@click.option("--ties", type=click.Choice(["incorrect", "exclude"]), default="incorrect", show_default=True)
+@click.option("--chi2-test", type=click.Choice(["auto", "asymptotic", "permutation"]), default="auto",
+              show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
+@click.option("--chi2-resamples", type=int, default=9999, show_default=True)
+@click.option("--tau-resamples", type=int, default=999, show_default=True,
+              help="H2: permutations of the weighted-tau test.")
+@click.option("--tau-variant", type=click.Choice(["vigna", "shieh"]), default="vigna", show_default=True)
+@click.option("--correction", default="holm", show_default=True, help="holm|bh|none, across metrics / context pairs")
+@click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
+              help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
+          cache, pair_context, average, ties, chi2_test, chi2_resamples, tau_resamples, tau_variant, correction,
+          cluster_threshold, seed, system, input_, jobs, out, fmt):
+    """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
+    from . import local as lc
+    from .data import list_datasets, read_dataset
+
+    if perturbation is None and human is None:
+        raise click.BadParameter("give --perturbation (perturbation pairs) or --human (human-ordered pairs)",
+                                 param_hint="--perturbation")
+    seed = _run_seed(seed, out)
+    if data in {d["name"] for d in list_datasets()}:
+        if context_cols:
+            raise click.BadParameter("--contexts names columns of a data file", param_hint="--contexts")
+        ds = _load(data, system, input_, None, None, None)
+    else:
+        kw = dict(system=system, input=input_, human=_split(human) or [])
+        if perturbation is None and metrics:
+            kw["metrics"] = _split(metrics)
+        elif perturbation is not None:
+            kw["metrics"] = []
+        if context_cols:
+            kw["contexts"] = _split(context_cols)
+        if texts_path is not None:
+            import pandas as pd
+
+            kw["texts"] = pd.read_json(texts_path, lines=True, dtype={system: str, input_: str})
+        elif perturbation is not None:
+            raise click.BadParameter("a data file with --perturbation needs --texts", param_hint="--texts")
+        if not os.path.isfile(data):
+            raise DataError(f"DATA {data!r} is neither a file nor a bundled dataset")
+        ds = read_dataset(data, **kw)
+    if context not in ds.context_names:
+        raise click.BadParameter(f"{context!r} is not a context of the data; available: "
+                                 f"{', '.join(ds.context_names)}", param_hint="--context")
+    scoring = None
+    if perturbation is not None:
+        from .perturb import score_perturbed
+
+        opts = _perturbation_options(options, [perturbation])[perturbation]
+        adapters = _text_adapters(metrics, model)
+        with _progress(None, f"{perturbation}: scoring originals and perturbed texts") as bar:
+            scoring = score_perturbed(ds, perturbation, adapters, rng=seed, options=opts, multi_ref=multi_ref,
+                                      cache_dir=cache, n_jobs=jobs,
+                                      progress=bar.update if bar is not None else None)
+        pairs = lc.local_pairs(scoring, context=context)
+    else:
+        if options:
+            raise click.BadParameter("--option needs --perturbation", param_hint="--option")
+        hum = _split(human)
+        if len(hum) != 1:
+            raise click.BadParameter("human-ordered pairs take one human column", param_hint="--human")
+        pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=_split(metrics),
+                               pair_context=pair_context)
+    acc = lc.local_accuracy(pairs, average=average, ties=ties)
+    chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
+                          correction=correction)
+    tau = lc.context_tau(pairs, average=average, ties=ties, variant=tau_variant, n_resamples=tau_resamples,
+                         rng=seed, correction=correction, cluster_threshold=cluster_threshold, n_jobs=jobs)
+    results = {"accuracy": acc, "chi2": chi, "tau": tau}
+    if out:
+        os.makedirs(out, exist_ok=True)
+        import pandas as pd
+
+        pd.concat([acc.to_frame(), acc.overall_frame()], ignore_index=True).to_csv(
+            os.path.join(out, "local_accuracy.csv"), index=False)
+        chi.to_frame().to_csv(os.path.join(out, "chi2.csv"), index=False)
+        tau.to_frame().to_csv(os.path.join(out, "tau.csv"), index=False)
+        tau.clusters_frame().to_csv(os.path.join(out, "clusters.csv"), index=False)
+        doc = {k: v.to_dict() for k, v in results.items()}
+        if scoring is not None:
+            doc["scoring"] = scoring.to_dict()
+        _write_json(doc, os.path.join(out, "local.json"))
+        _save_figure(lambda: lc.plot_local_accuracy(acc), os.path.join(out, "accuracy.png"))
+        _save_figure(lambda: lc.plot_context_tau(tau), os.path.join(out, "tau.png"))
+    if fmt == "json":
+        _emit_json({"accuracy": _clean(acc.to_frame().to_dict(orient="records")),
+                    "overall": _clean(acc.overall_frame().to_dict(orient="records")),
+                    "chi2": _clean(chi.to_frame().to_dict(orient="records")),
+                    "tau": _clean(tau.to_frame().to_dict(orient="records")),
+                    "clusters": _clean(tau.clusters_frame().to_dict(orient="records"))})
+        return
+    if fmt == "csv":
+        _emit_csv_by_analysis({"accuracy": acc, "chi2": chi, "tau": tau})
+        return
+    mat = acc.matrix("statistic")
+    overall = acc.overall_frame().set_index("metric")["statistic"]
+    _table(f"local accuracy by {context} ({pairs.source} pairs; average over {average}s, ties {ties})",
+           ["metric", "all", *map(str, mat.columns)],
+           [[str(m), _num(float(overall[m]), 3), *[_num(float(v), 3) for v in row]]
+            for m, row in zip(mat.index, mat.values)],
+           caption=acc.signature)
+    cf = chi.to_frame()
+    _table(f"H1: does accuracy change with {context}? (chi-square per metric)",
+           ["metric", "chi2", "df", "p", "p adj.", "test", "Cramer's V", "n"],
+           [[r.metric, _num(r.statistic, 2), str(r.df), _num(r.pvalue, 3), _num(r.pvalue_adjusted, 3),
+             r.test, _num(r.cramers_v, 3), str(r.n)] for r in cf.itertuples()],
+           caption="\n".join(sorted(set(cf.signature))))
+    tm_ = tau.matrix("tau", ordered=True)
+    _table(f"H2: weighted Kendall tau between the metric rankings of {context} contexts "
+           f"(mean {_num(tau.statistic, 3)}, p = {_num(tau.pvalue, 3)}; {tau.n_clusters} cluster(s))",
+           [context, *map(str, tm_.columns)],
+           [[str(i), *[_num(float(v), 2) for v in row]] for i, row in zip(tm_.index, tm_.values)],
+           caption=tau.signature)
+
+
 def _floats(v, name):
     if v is None:
         return None
@@ -1088,6 +1236,127 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
            caption=res.signature)
 
 
+
+# ----------------------------------------------------------------------------- judge (LLM judges)
+
+
+@main.command()
+@click.argument("data")
+@click.option("--aspect", required=True,
+              help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")
+@click.option("--scale", default="1-5", show_default=True,
+              help="Integer rating scale LOW-HIGH: 1-5, 1-10, 0-100, ...")
+@click.option("--samples", type=int, default=1, show_default=True,
+              help="Answers per output; each is a run of the metric (stability across samples).")
+@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--aggregate", type=click.Choice(["mean", "median", "geval"]), default="mean",
+              show_default=True, help="Aggregation of the samples (geval: probability-weighted, needs logprobs).")
+@click.option("--backend", type=click.Choice(["openai", "local"]), required=True,
+              help="openai: any OpenAI-compatible chat-completions endpoint; local: a causal LM folder.")
+@click.option("--model", required=True, help="Model name (openai) or local model folder (local).")
+@click.option("--base-url", default=None,
+              help="openai: the API root (default https://api.openai.com/v1).")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
+              help="openai: environment variable holding the API key (never printed or stored).")
+@click.option("--concurrency", type=int, default=4, show_default=True, help="openai: requests in flight.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="openai: seconds per request.")
+@click.option("--max-retries", type=int, default=5, show_default=True,
+              help="openai: retries on 429/5xx/time-outs (exponential backoff).")
+@click.option("--decoding", type=click.Choice(["generate", "rating"]), default="generate", show_default=True,
+              help="local: free answer then parse, or the rating drawn from the scale values' probabilities.")
+@click.option("--task", default="the target text", show_default=True, help="{task} of the prompt.")
+@click.option("--source-des", default="Source text", show_default=True, help="{source_des} of the prompt.")
+@click.option("--target-des", default="Target text", show_default=True, help="{target_des} of the prompt.")
+@click.option("--template", "template_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="A prompt template file (default: seed paper 000 Table 4).")
+@click.option("--context", type=click.Choice(["source", "references"]), default="source", show_default=True,
+              help="What fills {source}.")
+@click.option("--pattern", default=None, help="Rating regex with one group (default: the number after 'Rating:').")
+@click.option("--on-failure", type=click.Choice(["nan", "random"]), default="nan", show_default=True,
+              help="Answers without a rating: NaN, or paper 000's random rating (replication only).")
+@click.option("--on-error", type=click.Choice(["raise", "nan"]), default="raise", show_default=True,
+              help="A request failing after its retries: stop (resumable), or NaN and go on.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Base of the per-request seeds.")
+@click.option("--max-tokens", type=int, default=512, show_default=True)
+@click.option("--name", default="llm_judge", show_default=True, help="The score column.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False),
+              help="Response cache folder (default $METAEVAL_CACHE_DIR, $XDG_CACHE_HOME/metaeval or ~/.cache/metaeval).")
+@click.option("--no-cache", is_flag=True, help="Cache nothing.")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file: JSONL with system, input, hypothesis and source/references.")
+@click.option("--human", default=None, help="Human columns (files).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--max-inputs", type=int, default=None, help="Judge only the first K inputs (a trial run).")
+@click.option("--out", default=None, type=click.Path(dir_okay=False),
+              help="Write one row per system x input x sample (value, rating, status, raw answer) to CSV or Parquet.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, base_url, api_key_env,
+          concurrency, timeout, max_retries, decoding, task, source_des, target_des, template_path, context,
+          pattern, on_failure, on_error, seed, max_tokens, name, cache, no_cache, texts_path, human, system,
+          input_, max_inputs, out, fmt):
+    """Rate a dataset's outputs with an LLM judge (prompt of seed paper 000 Table 4; G-Eval)."""
+    from . import textmetrics as tm
+
+    if os.path.isfile(aspect):
+        with open(aspect, encoding="utf8") as f:
+            aspect = f.read().strip()
+    kw = {}
+    if template_path is not None:
+        with open(template_path, encoding="utf8") as f:
+            kw["template"] = f.read()
+    if backend == "openai":
+        be = tm.OpenAIBackend(model, base_url=base_url or "https://api.openai.com/v1", api_key_env=api_key_env,
+                              timeout=timeout, max_retries=max_retries, concurrency=concurrency)
+    else:
+        be = tm.LocalBackend(model, decoding=decoding)
+    metric = tm.LLMJudge(aspect, backend=be, scale=scale, samples=samples, temperature=temperature,
+                         aggregate=aggregate, task=task, source_des=source_des, target_des=target_des,
+                         context=context, pattern=pattern, on_failure=on_failure, on_error=on_error,
+                         seed=seed, max_tokens=max_tokens, name=name,
+                         cache_dir=False if no_cache else cache, **kw)
+    ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
+    if max_inputs is not None:
+        if max_inputs < 1:
+            raise click.BadParameter(f"{max_inputs}: give a positive number of inputs", param_hint="--max-inputs")
+        ds = ds.subset(inputs=list(ds.inputs[:max_inputs]))
+    with _progress(None, "judging") as bar:
+        def prog(done, total, counts):
+            if bar is not None:
+                bar.update(done, total, description=(
+                    f"judging: {counts['requested']} requested, {counts['cached']} cached, "
+                    f"{counts['failed']} failed"))
+
+        res = tm.judge(ds, metric, progress=prog)
+    frame = res.to_frame()
+    if out:
+        if out.endswith((".parquet", ".pq")):
+            frame.to_parquet(out, index=False)
+        else:
+            frame.to_csv(out, index=False)
+    if fmt == "json":
+        _emit_json(_nan_to_none(res.to_dict(arrays=True)))
+        return
+    if fmt == "csv":
+        click.echo(frame.to_csv(index=False), nl=False)
+        return
+    import numpy as np
+
+    v = res.scores[~np.isnan(res.scores)]
+    s_count, n, m = res.samples.shape
+    _table(f"LLM judge scores ({n} systems x {m} inputs x {s_count} samples)",
+           ["metric", "cells", "scored", "NaN", "mean", "sd"],
+           [[res.name, str(n * m), str(v.size), str(res.n_nan_cells),
+             _num(float(v.mean()) if v.size else float("nan")),
+             _num(float(v.std()) if v.size else float("nan"))]])
+    c = res.counts
+    _table("requests and answers",
+           ["requests", "cached", "requested", "failed", "retries", "unparseable", "out of scale",
+            "no logprobs", "filled", "no texts"],
+           [[str(c[k]) for k in ("n_requests", "n_cached", "n_requested", "n_failed", "n_retries",
+                                 "n_unparseable", "n_out_of_scale", "n_no_logprobs", "n_filled",
+                                 "n_missing")]],
+           caption=res.signature)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -99,6 +99,25 @@ class SmallExpectedCountWarning(MetaevalWarning):
     version of the test does not rely on the approximation."""
 
 
+class EmptyReferenceWarning(MetaevalWarning):
+    """A reference is empty after normalisation, so its error rates are undefined.
+
+    WER and CER divide by the number of reference words (characters); with
+    none, jiwer returns the *count* of inserted words instead of a rate.
+    metaeval gives NaN for every ASR measure of such a cell (it is missing,
+    not perfect and not zero) and counts the cells in the warning.
+    """
+
+
+class MissingQueriesWarning(MetaevalWarning):
+    """Runs and qrels do not cover the same queries.
+
+    A judged query absent from a run scores 0 (``missing_queries="zero"``)
+    or NaN (``"nan"``); a run's query without judgments is not evaluated
+    (trec_eval and ir-measures ignore it).  The warning counts both per run.
+    """
+
+
 class NonConvergenceWarning(MetaevalWarning):
     """An iterative estimator stopped before its convergence criterion was met."""
 
@@ -135,6 +154,8 @@ __all__ = [
     "HeywoodCaseWarning",
     "MissingCellsWarning",
     "SmallExpectedCountWarning",
+    "EmptyReferenceWarning",
+    "MissingQueriesWarning",
     "MetaevalError",
     "DataError",
     "ParameterError",

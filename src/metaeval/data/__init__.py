@@ -13,10 +13,22 @@ read_dataset
     Read a CSV, TSV, JSONL or Parquet file.
 load_dataset, list_datasets
     Bundled datasets (``"summeval"``) with provenance.
+read_transcripts, read_kaldi_transcripts, read_kaldi_text
+    Speech-recognition transcripts (tables, Kaldi/sclite files), scored with
+    WER, MER, WIL, WIP, CER into a metric-only dataset with contexts.
 """
 
+from ._asr import read_kaldi_text, read_kaldi_transcripts, read_transcripts
 from ._bundled import list_datasets, load_dataset
 from ._dataset import Dataset
 from ._io import read_dataset
 
-__all__ = ["Dataset", "load_dataset", "list_datasets", "read_dataset"]
+__all__ = [
+    "Dataset",
+    "load_dataset",
+    "list_datasets",
+    "read_dataset",
+    "read_transcripts",
+    "read_kaldi_transcripts",
+    "read_kaldi_text",
+]

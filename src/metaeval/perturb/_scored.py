@@ -211,7 +211,14 @@ def score_perturbed(
     res_o = tm.score(dataset, adapters, progress=relay("orig"), **kw)
     with_pert = _rebuild(dataset, texts=perturbed_texts)
     res_p = tm.score(with_pert, adapters, progress=relay("pert"), **kw)
-    original = res_o.attach(dataset.subset(metrics=[]))
+    original = _rebuild(
+        dataset,
+        texts=dataset.texts,
+        ratings={
+            **{h: dataset.ratings(h) for h in dataset.human},
+            **{c: np.asarray(res_o[c]) for c in res_o.columns},
+        },
+    )
     perturbed = _rebuild(
         dataset,
         texts=perturbed_texts,

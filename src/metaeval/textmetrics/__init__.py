@@ -9,8 +9,8 @@ chunks for the execution layer, and reports progress.  The scores come back
 as ``(N, M)`` systems x inputs matrices (:class:`TextScores`) that
 :meth:`TextScores.attach` adds to the dataset as metric columns.
 
-Importing this package imports no metric library: sacreBLEU, rouge-score and
-NLTK (the ``text`` extra) are imported when an adapter is built, torch,
+Importing this package imports no metric library: sacreBLEU, rouge-score,
+NLTK and jiwer (the ``text`` extra) are imported when an adapter is built, torch,
 transformers and bert-score (the ``neural`` extra) when a model-based
 adapter first scores.
 
@@ -26,8 +26,15 @@ TextMetric
     The adapter base class (see docs/textmetrics.md, "Adding an adapter").
 BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore
     The adapters.
+WER, MER, WIL, WIP, CER, normalize_transcript, NORMALIZATIONS, EmptyReferenceWarning
+    Speech-recognition error rates over jiwer and their text normalisation.
 ScoreCache
     The on-disk cache.
+LLMJudge, judge, JudgeScores, JudgeRun, OpenAIBackend, LocalBackend, JudgeBackend, ResponseCache
+    LLM judges as metrics (docs/judge.md): prompt, samples, parsing, aggregation,
+    backends and the raw-response cache.
+parse_rating, parse_scale, sample_seed, default_cache_dir, TABLE4_TEMPLATE, DEFAULT_PATTERN
+    The judge's building blocks.
 install_wordnet
     Put Debian's WordNet where NLTK (METEOR) reads it.
 """
@@ -35,6 +42,29 @@ install_wordnet
 from ._base import MULTI_REF, TextMetric
 from ._bertscore import BERTScore
 from ._cache import ScoreCache
+from ._jiwer import (
+    CER,
+    MER,
+    NORMALIZATIONS,
+    WER,
+    WIL,
+    WIP,
+    EmptyReferenceWarning,
+    normalize_transcript,
+)
+from ._judge import (
+    DEFAULT_PATTERN,
+    TABLE4_TEMPLATE,
+    JudgeRun,
+    JudgeScores,
+    LLMJudge,
+    judge,
+    parse_rating,
+    parse_scale,
+    sample_seed,
+)
+from ._judge_backends import JudgeBackend, LocalBackend, OpenAIBackend
+from ._judge_cache import ResponseCache, default_cache_dir
 from ._lm import BARTScore, GPTScore
 from ._meteor import METEOR
 from ._registry import METRICS, get_metric, list_metrics, register_metric
@@ -63,6 +93,28 @@ __all__ = [
     "BERTScore",
     "GPTScore",
     "BARTScore",
+    "WER",
+    "MER",
+    "WIL",
+    "WIP",
+    "CER",
+    "normalize_transcript",
+    "NORMALIZATIONS",
+    "EmptyReferenceWarning",
     "ScoreCache",
     "install_wordnet",
+    "LLMJudge",
+    "judge",
+    "JudgeScores",
+    "JudgeRun",
+    "OpenAIBackend",
+    "LocalBackend",
+    "JudgeBackend",
+    "ResponseCache",
+    "default_cache_dir",
+    "parse_rating",
+    "parse_scale",
+    "sample_seed",
+    "TABLE4_TEMPLATE",
+    "DEFAULT_PATTERN",
 ]

@@ -128,6 +128,7 @@ def get_metric(metric, /, **options: Any) -> TextMetric:
 
 def _register_builtins() -> None:
     from ._bertscore import BERTScore
+    from ._jiwer import ASR_METRICS
     from ._lm import BARTScore, GPTScore
     from ._meteor import METEOR
     from ._rouge import ROUGE
@@ -158,6 +159,20 @@ def _register_builtins() -> None:
     register_metric("bartscore", BARTScore, extra="neural",
                     description="BARTScore-style mean log-likelihood under a local seq2seq LM "
                     "(model=...; direction src->hyp by default)")
+    asr = {"wer": "word error rate", "mer": "match error rate", "wil": "word information lost",
+           "wip": "word information preserved (higher is better)",
+           "cer": "character error rate"}
+    for key, what in asr.items():
+        register_metric(key, ASR_METRICS[key], defaults={"normalize": "lower-punct"},
+                        description=f"{what} of one utterance (jiwer; lowercase, punctuation "
+                        "removed)" + ("" if key == "wip" else "; lower is better"))
+
+    from ._judge import LLMJudge  # an LLM judge: see docs/judge.md
+
+    register_metric("llm_judge", LLMJudge, extra="core",
+                    description="LLM judge: ratings on an integer scale from an OpenAI-compatible "
+                    "endpoint or a local causal LM (aspect=..., backend=..., model=...; seed "
+                    "paper 000 Table 4 prompt)")
 
 
 _register_builtins()

@@ -435,10 +435,11 @@ def score_texts(metric, hypotheses: Sequence[str], *, references=None, sources=N
 
 def corpus_scores(dataset: Dataset, metric, *, hypothesis: str = "hypothesis",
                   references: str | None = None) -> pd.DataFrame:
-    """sacreBLEU's corpus-level score of each system (BLEU, chrF, chrF++, TER).
+    """Corpus-level score of each system (sacreBLEU's BLEU, chrF, chrF++, TER; jiwer's rates).
 
     The corpus score sums sufficient statistics over a system's segments
-    (the convention of MT system-level BLEU), which differs from the mean of
+    (the convention of MT system-level BLEU; for the ASR rates, the edits
+    and reference lengths are pooled, as jiwer does on lists), which differs from the mean of
     the sentence scores that :func:`score` gives per cell.  Cells without a
     hypothesis or references are left out.
 
@@ -448,12 +449,11 @@ def corpus_scores(dataset: Dataset, metric, *, hypothesis: str = "hypothesis",
         Columns ``system``, ``metric``, ``score``, ``n_segments``,
         ``signature``.
     """
-    from ._sacrebleu import _SacreBLEUMetric
-
     metric = get_metric(metric)
-    if not isinstance(metric, _SacreBLEUMetric):
+    if not hasattr(metric, "corpus_score"):
         raise ParameterError(
-            f"corpus_scores needs a sacrebleu metric (bleu, chrf, chrf++, ter), got {metric.kind!r}"
+            f"corpus_scores needs a metric with a corpus-level score (bleu, chrf, chrf++, ter, "
+            f"wer, mer, wil, wip, cer), got {metric.kind!r}"
         )
     hyps, refs, _ = dataset_texts(dataset, hypothesis=hypothesis, references=references)
     m = dataset.shape[1]

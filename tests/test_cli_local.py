@@ -1,0 +1,100 @@
+"""The `metaeval local` command against metaeval.local (which test_local.py checks against
+scipy, exact enumeration and slow references) and metaeval.perturb.score_perturbed."""
+
+import io
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import metaeval
+from metaeval import local as lc
+from metaeval.cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def human_file(tmp_path):
+    rng = np.random.default_rng(7)
+    rows = []
+    for s in range(4):
+        for i in range(12):
+            h = float(rng.integers(1, 6))
+            rows.append({"system": f"s{s}", "input": f"i{i}", "human": h,
+                         "m1": h + rng.normal(0, 1), "m2": h + rng.normal(0, 2), "m3": rng.normal(),
+                         "domain": "news" if i < 6 else "chat"})
+    path = tmp_path / "d.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_local_human_pairs_match_the_library(human_file, tmp_path):
+    out = tmp_path / "out"
+    res = run("local", human_file, "--human", "human", "--metrics", "m1,m2,m3", "--contexts", "domain",
+              "--context", "domain", "--seed", 3, "--tau-resamples", 99, "--chi2-resamples", 199,
+              "--format", "csv", "--out", out)
+    assert res.exit_code == 0, res.output
+    got = pd.read_csv(io.StringIO(res.stdout))
+    ds = metaeval.read_dataset(human_file, human="human", metrics=["m1", "m2", "m3"], contexts=["domain"])
+    pairs = lc.local_pairs(ds, context="domain", human="human")
+    acc = lc.local_accuracy(pairs).to_frame()
+    with pytest.warns(metaeval.SmallExpectedCountWarning):  # the CLI's default test="auto"
+        chi = lc.context_chi2(pairs, n_resamples=199, rng=3).to_frame()
+    tau = lc.context_tau(pairs, n_resamples=99, rng=3).to_frame()
+    np.testing.assert_allclose(got[got.analysis == "accuracy"].statistic, acc.statistic, rtol=1e-12)
+    np.testing.assert_allclose(got[got.analysis == "chi2"].pvalue, chi.pvalue, rtol=1e-12)
+    np.testing.assert_allclose(got[got.analysis == "tau"].pvalue, tau.pvalue, rtol=1e-12)
+    for f in ("local_accuracy.csv", "chi2.csv", "tau.csv", "clusters.csv", "local.json",
+              "accuracy.png", "tau.png"):
+        assert (out / f).exists(), f
+    doc = json.loads((out / "local.json").read_text())
+    assert set(doc) == {"accuracy", "chi2", "tau"}
+
+
+def test_local_perturbation_pairs_match_score_perturbed(tmp_path):
+    pytest.importorskip("sacrebleu")
+    refs = {"i0": "the cat sat on the mat near the door today",
+            "i1": "a quick brown fox jumps over the lazy dog again",
+            "i2": "we will meet at the station before noon on monday"}
+    rows, texts = [], []
+    for s, noise in (("A", 0), ("B", 2)):
+        for i, r in refs.items():
+            words = r.split()
+            hyp = " ".join(words[noise:] + words[:noise])
+            rows.append({"system": s, "input": i, "human": 5.0 - noise})
+            texts.append({"system": s, "input": i, "hypothesis": hyp, "references": [r]})
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "t.jsonl").write_text("\n".join(json.dumps(t) for t in texts) + "\n")
+    res = run("local", tmp_path / "d.csv", "--texts", tmp_path / "t.jsonl", "--human", "human",
+              "--perturbation", "drop_words", "--option", "fraction=0.3", "--metrics", "bleu,chrf,ter",
+              "--context", "system", "--seed", 2, "--tau-resamples", 19, "--chi2-resamples", 99,
+              "--format", "json")
+    assert res.exit_code == 0, res.output
+    got = pd.DataFrame(json.loads(res.stdout)["accuracy"])
+    from metaeval.perturb import score_perturbed
+
+    ds = metaeval.read_dataset(tmp_path / "d.csv", human="human", metrics=[],
+                               texts=pd.read_json(tmp_path / "t.jsonl", lines=True))
+    ps = score_perturbed(ds, "drop_words", ["bleu", "chrf", "ter"], rng=2, options={"fraction": 0.3})
+    want = lc.local_accuracy(lc.local_pairs(ps, context="system")).to_frame()
+    np.testing.assert_allclose(got.statistic, want.statistic, rtol=1e-12)
+    # TER is lower-is-better: dropping words from an output raises its TER, so it is correct here
+    assert got[got.metric == "ter"].statistic.min() > 0.5
+
+
+def test_local_errors(human_file):
+    res = run("local", human_file, "--context", "system")
+    assert res.exit_code == 2 and "give --perturbation" in res.output
+    res = run("local", human_file, "--human", "human", "--context", "domain")
+    assert res.exit_code == 2 and "'domain' is not a context" in res.output
+    res = run("local", human_file, "--human", "human", "--metrics", "m1", "--context", "system",
+              "--option", "fraction=0.1")
+    assert res.exit_code == 2 and "--option needs --perturbation" in res.output
+    res = run("local", human_file, "--perturbation", "drop_words", "--metrics", "bleu",
+              "--context", "system")
+    assert res.exit_code == 2 and "needs --texts" in res.output

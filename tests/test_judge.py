@@ -1,0 +1,761 @@
+"""Tests of the LLM judge (:mod:`metaeval.textmetrics._judge`): prompting, sampling,
+parsing, retries, caching, resuming, the local backend and the ``judge`` command.
+
+Oracles, each named where it is used:
+
+* a real HTTP server on loopback (``tests/_judge_server.py``) that speaks the
+  chat-completions protocol and answers from a script: well-formed ratings,
+  malformed text, out-of-scale numbers, 429 and 500 responses, an unreadable
+  body and a hanging request.  Expected ratings and request counts are read
+  off that script by hand (each test says which directive gives what);
+* the per-request seed formula documented in :func:`sample_seed`, restated
+  here (``_seed``), for the script's seed-dependent answers ``1 + seed % 5``;
+* hand computations for the G-Eval weighted score and for the random-fill
+  policy (``numpy.random.default_rng([seed, 1]).integers``, as documented);
+* seed paper 000 Table 4, copied verbatim below, for the default prompt;
+* for the local backend, a tiny randomly initialised GPT-2 built in a
+  fixture, checked against ``transformers``' own ``generate`` (same seed),
+  against full unbatched forward passes (token log-probabilities, exact
+  rating probabilities), and a numpy inverse-CDF draw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import os
+import pickle
+import subprocess
+import sys
+import textwrap
+import time
+import warnings
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from metaeval import DataError, Dataset, ParameterError
+from metaeval import textmetrics as tm
+from metaeval.cli import main
+from metaeval.errors import JudgeRequestError, MissingLogprobsWarning, ParseFailureWarning
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _judge_server import GEVAL_ALTS, ScriptedServer
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+KEY_ENV = "METAEVAL_TEST_KEY"
+SECRET = "sk-test-0123456789-SECRET-abcdef"
+
+#: Seed paper 000, Appendix A.2, Table 4 (copied from the paper's text, independently of the code).
+PAPER_TABLE4 = (
+    "###Instruction###\n"
+    "Please act as an impartial and helpful evaluator for natural language generation (NLG), "
+    "and the audience is an expert in the field.\n"
+    "Your task is to evaluate the quality of {task} strictly based on the given evaluation "
+    "criterion.\n"
+    "Begin the evaluation by providing your analysis concisely and accurately, and then on the "
+    "next line, start with \"Rating:\" followed by your rating on a Likert scale from {scale} "
+    "(higher means better).\n"
+    "You MUST keep to the strict boundaries of the evaluation criterion and focus solely on the "
+    "issues and errors involved; otherwise, you will be penalized.\n"
+    "Make sure you read and understand these instructions, as well as the following evaluation "
+    "criterion and example content, carefully.\n"
+    "\n###Evaluation Criterion###\n{aspect}\n"
+    "\n###Example###\n{source_des}:\n{source}\n\n{target_des}:\n{target}\n"
+    "\n###Your Evaluation###\n"
+)
+
+
+def _seed(seed, prompt, sample):
+    """The documented per-request seed (docstring of ``sample_seed``), restated."""
+    msgs = [{"role": "user", "content": prompt}]
+    h = hashlib.blake2b(digest_size=8)
+    h.update(f"{seed}:{sample}:".encode())
+    h.update(json.dumps(msgs, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode())
+    return int.from_bytes(h.digest(), "little") % 2**31
+
+
+@pytest.fixture(scope="module")
+def server():
+    with ScriptedServer(hang=2.0) as srv:
+        yield srv
+
+
+def _judge(srv, aspect, *, max_retries=3, concurrency=4, timeout=0.3, model="scripted", **kw):
+    backend = tm.OpenAIBackend(model, base_url=srv.url, timeout=timeout, backoff=0.01,
+                               max_backoff=0.05, max_retries=max_retries,
+                               concurrency=concurrency, api_key_env=KEY_ENV)
+    return tm.LLMJudge(aspect, backend=backend, template="{aspect}\n{target}", **kw)
+
+
+def _served(srv, prompt):
+    return [e for e in srv.requests() if e["prompt"] == prompt]
+
+
+# ----------------------------------------------------------------------------- parsing
+
+
+@pytest.mark.parametrize("answer, scale, value, status", [
+    ("The summary is fine.\nRating: 4", "1-5", 4.0, "ok"),           # the Table 4 format
+    ("**Rating:** 5", "1-5", 5.0, "ok"),                              # markdown
+    ("rating: [2]", "1-5", 2.0, "ok"),                                # case, brackets
+    ("Rating: 3/5", "1-5", 3.0, "ok"),
+    ("Rating: 4.0", "1-5", 4.0, "ok"),                                # an integer written as x.0
+    ("Rating: 1\n...on reflection...\nRating: 2", "1-5", 2.0, "ok"),  # the last one counts
+    ("Rating: 100", "0-100", 100.0, "ok"),
+    ("Rating: 0", "0-100", 0.0, "ok"),
+    ("Rating: 0", "1-5", math.nan, "out_of_scale"),
+    ("Rating: 7", "1-5", math.nan, "out_of_scale"),
+    ("Rating: 3.5", "1-5", math.nan, "out_of_scale"),
+    ("Rating: -1", "1-5", math.nan, "out_of_scale"),
+    ("Rating: four", "1-5", math.nan, "unparseable"),
+    ("I cannot evaluate this.", "1-5", math.nan, "unparseable"),
+    ("", "1-5", math.nan, "unparseable"),
+    (None, "1-5", math.nan, "unparseable"),
+])
+def test_parse_rating_reads_the_last_rating_and_checks_the_scale(answer, scale, value, status):
+    got = tm.parse_rating(answer, scale)
+    assert got.status == status
+    assert (math.isnan(got.value) and math.isnan(value)) or got.value == value
+
+
+def test_parse_rating_with_a_user_pattern_and_bad_patterns():
+    assert tm.parse_rating("Score = 8 of 10", "1-10", r"Score = (\d+)").value == 8.0
+    assert tm.parse_rating("<s>3</s>", "1-5", r"<s>(?P<rating>\d)</s>").value == 3.0
+    with pytest.raises(ParameterError, match="exactly one capturing group"):
+        tm.parse_rating("x", "1-5", r"(a)(b)")
+    with pytest.raises(ParameterError, match="not a valid regular expression"):
+        tm.parse_rating("x", "1-5", r"(")
+
+
+def test_scale_and_options_are_validated_with_messages_that_name_them():
+    assert tm.parse_scale("1-5") == (1, 5)
+    assert tm.parse_scale("0 - 100") == (0, 100)
+    assert tm.parse_scale("-2..2") == (-2, 2)
+    assert tm.parse_scale((1, 10)) == (1, 10)
+    for bad in ("1-5-7", "five", (5, 1), (1.0, 5.0), "3-3"):
+        with pytest.raises(ParameterError, match="scale="):
+            tm.parse_scale(bad)
+    kw = {"backend": "openai", "model": "m", "base_url": "http://127.0.0.1:1/v1"}
+    with pytest.raises(ParameterError, match="aggregate='avg'.*'mean', 'median', 'geval'"):
+        tm.LLMJudge("a", aggregate="avg", **kw)
+    with pytest.raises(ParameterError, match="temperature=-1"):
+        tm.LLMJudge("a", temperature=-1, **kw)
+    with pytest.raises(ParameterError, match="samples=0"):
+        tm.LLMJudge("a", samples=0, **kw)
+    with pytest.raises(ParameterError, match="on_failure='fill'.*'nan', 'random'"):
+        tm.LLMJudge("a", on_failure="fill", **kw)
+    with pytest.raises(ParameterError, match="backend='anthropic'.*'openai', 'local'"):
+        tm.LLMJudge("a", backend="anthropic", model="m")
+    with pytest.raises(ParameterError, match="needs model="):
+        tm.LLMJudge("a", backend="openai")
+    with pytest.raises(ParameterError, match="base_url="):
+        tm.LLMJudge("a", backend="openai", model="m", base_url="api.openai.com")
+    with pytest.raises(ParameterError, match=r"unknown field\(s\) \{criterion\}.*\{aspect\}"):
+        tm.LLMJudge("a", template="{criterion} {target}", **kw)
+    with pytest.raises(ParameterError, match=r"no \{target\}"):
+        tm.LLMJudge("a", template="{aspect}", **kw)
+    with pytest.raises(ParameterError, match="on_failure='random'.*seed"):
+        tm.LLMJudge("a", on_failure="random", seed=None, **kw)
+
+
+def test_default_prompt_is_paper_000_table_4_and_literal_braces_survive():
+    j = tm.LLMJudge("Coherence: the collective quality of all sentences.", backend="openai",
+                    model="m", task="a summary", source_des="Article", target_des="Summary",
+                    scale="1-10")
+    want = PAPER_TABLE4.format(task="a summary", scale="1 to 10",
+                               aspect="Coherence: the collective quality of all sentences.",
+                               source_des="Article", source="SRC {x}", target_des="Summary",
+                               target="TGT")
+    assert j.prompt("TGT", "SRC {x}") == want
+    j2 = tm.LLMJudge("a", backend="openai", model="m", template="{{json}} {target}")
+    assert j2.prompt("T") == "{json} T"
+    j3 = tm.LLMJudge("a", backend="openai", model="m", context="references",
+                     template="{source}|{target}")
+    assert j3.prompt("T", ("r1", "r2")) == "r1\n\nr2|T"
+
+
+# ----------------------------------------------------------------------------- HTTP backend
+
+
+#: directive -> (rating of every sample, status, requests per sample), read off the script.
+SCRIPTED = {
+    "good": (4.0, "ok", 1), "bold": (5.0, "ok", 1), "slash": (3.0, "ok", 1),
+    "malformed": (math.nan, "unparseable", 1), "words": (math.nan, "unparseable", 1),
+    "oos": (math.nan, "out_of_scale", 1), "zero": (math.nan, "out_of_scale", 1),
+    "decimal": (math.nan, "out_of_scale", 1),
+    "r429": (2.0, "ok", 2),      # 429 (Retry-After: 0), then an answer
+    "r500": (1.0, "ok", 3),      # 500 twice, then an answer
+    "hang": (5.0, "ok", 2),      # never answers the first time: a time-out, then an answer
+    "notjson": (3.0, "ok", 2),   # a 200 whose body is not JSON, then an answer
+}
+
+
+def test_http_parsing_retries_timeouts_and_counts(server):
+    j = _judge(server, "scripted-main", samples=2, temperature=1.0, cache_dir=False)
+    names = [*SCRIPTED, "vary"]
+    prompts = [j.prompt(f"[[{d}]]") for d in names]
+    seen = []
+    with pytest.warns(ParseFailureWarning,
+                      match=r"10 of 26 judge answers .* \(4 unparseable, 6 out of scale\); they "
+                            r"are NaN"):
+        run = j.run(prompts, progress=lambda done, total, counts: seen.append((done, total,
+                                                                                counts)))
+    for k, d in enumerate(names):
+        for s in range(2):
+            if d == "vary":
+                want, status = 1.0 + _seed(0, prompts[k], s) % 5, "ok"
+            else:
+                want, status, _ = SCRIPTED[d]
+            assert run.status[s, k] == status, (d, s)
+            got = run.ratings[s, k]
+            assert (math.isnan(want) and math.isnan(got)) or got == want, (d, s)
+            assert np.array_equal(run.values[s, k], got, equal_nan=True)
+    # the raw answers are kept, also for failures
+    assert run.answers[0, names.index("malformed")] == "I cannot evaluate this text."
+    assert run.answers[1, names.index("oos")] == "Rating: 7"
+    # aggregate: mean over the samples with a rating
+    assert run.scores[names.index("good")] == 4.0
+    assert math.isnan(run.scores[names.index("malformed")])
+    vary = [1 + _seed(0, prompts[-1], s) % 5 for s in range(2)]
+    assert run.scores[-1] == np.mean(vary)
+    # requests: the server's log against the script
+    for k, d in enumerate(names[:-1]):
+        assert len(_served(server, prompts[k])) == 2 * SCRIPTED[d][2], d
+    assert run.n_requests == 26 and run.n_requested == 26 and run.n_cached == 0
+    assert run.n_failed == 0
+    assert run.n_retries == sum(2 * (v[2] - 1) for v in SCRIPTED.values()) == 10
+    # the hanging request was abandoned after the 0.3 s time-out, not after the server's 2 s
+    for s_seed in {e["seed"] for e in _served(server, prompts[names.index("hang")])}:
+        tries = sorted(e["t"] for e in _served(server, prompts[names.index("hang")])
+                       if e["seed"] == s_seed)
+        assert 0.29 <= tries[1] - tries[0] < 1.9
+    # each sample sent its own seed, the documented one
+    for k, p in enumerate(prompts):
+        assert {e["seed"] for e in _served(server, p)} == {_seed(0, p, s) for s in range(2)}
+    # progress: once after the cache lookup, then per request; counts at the end
+    assert seen[0] == (0, 26, {"cached": 0, "requested": 0, "failed": 0, "retries": 0})
+    assert seen[-1][:2] == (26, 26) and seen[-1][2]["retries"] == 10
+    assert [d for d, _, _ in seen] == sorted(d for d, _, _ in seen)
+
+
+def test_retry_budget_then_a_clear_error_and_what_was_received_is_kept(server, tmp_path):
+    j = _judge(server, "budget", max_retries=2, cache_dir=tmp_path, concurrency=1)
+    good, down = j.prompt("[[good]]"), j.prompt("[[always500]]")
+    with pytest.raises(JudgeRequestError, match=r"gave up after 3 attempts \(max_retries=2\); "
+                                                r"last error: HTTP 500") as info:
+        j.run([good, down])
+    assert info.value.attempts == 3 and info.value.status == 500
+    assert "run again to resume" in str(info.value)
+    assert len(_served(server, down)) == 3                       # 1 + max_retries, no more
+    # the good answer was cached: asking for it again costs nothing
+    before = len(_served(server, good))
+    assert before == 1
+    again = j.run([good])
+    assert again.n_cached == 1 and again.n_requested == 0 and len(_served(server, good)) == 1
+    # on_error="nan": the failure is NaN, counted, and the run goes on
+    j_nan = _judge(server, "budget", max_retries=2, cache_dir=tmp_path, on_error="nan")
+    run = j_nan.run([good, down])
+    assert run.status[0].tolist() == ["ok", "request_failed"] and run.n_failed == 1
+    assert run.n_retries == 2 and run.n_cached == 1          # the failed request retried twice
+    assert math.isnan(run.scores[1]) and "gave up after 3 attempts" in run.errors[0, 1]
+    # the same through judge(): the failure is a row of failures(), with its error
+    ds = Dataset.from_arrays({"h": np.ones((1, 1))}, human="h", systems=["A"], inputs=["x"],
+                             texts=pd.DataFrame({"system": ["A"], "input": ["x"],
+                                                 "hypothesis": ["[[always500]]"]}))
+    res = tm.judge(ds, j_nan)
+    fail = res.failures()
+    assert fail["status"].tolist() == ["request_failed"] and res.n_failed == 1
+    assert "gave up after 3 attempts" in fail["error"][0] and fail["answer"][0] is None
+    # a 400 is not retried
+    bad = j.prompt("[[badreq]]")
+    with pytest.raises(JudgeRequestError, match=r"HTTP 400 \(not retried\)"):
+        j.run([bad])
+    assert len(_served(server, bad)) == 1
+
+
+def test_the_api_key_is_sent_but_never_stored_shown_or_logged(tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    with ScriptedServer(api_key=SECRET) as srv:
+        j = _judge(srv, "key", cache_dir=tmp_path, timeout=5)
+        run = j.run([j.prompt("[[good]]")])
+        assert run.ratings[0, 0] == 4.0
+        assert srv.requests()[0]["auth"] == f"Bearer {SECRET}"      # it was sent
+        # the server echoes the key in its 401 body: the error shows it redacted
+        with pytest.raises(JudgeRequestError) as info:
+            j.run([j.prompt("[[auth]]")])
+        msg = str(info.value)
+        assert SECRET not in msg and "***" in msg and "HTTP 401" in msg and "set: yes" in msg
+        monkeypatch.delenv(KEY_ENV)
+        with pytest.raises(JudgeRequestError, match=r"check the API key in \$METAEVAL_TEST_KEY "
+                                                    r"\(set: no\)"):
+            j.run([j.prompt("[[good]] again")])
+    # another header (Azure OpenAI's "api-key") carries the bare key
+    with ScriptedServer() as srv:
+        be = tm.OpenAIBackend("scripted", base_url=srv.url, api_key_env=KEY_ENV,
+                              api_key_header="api-key")
+        monkeypatch.setenv(KEY_ENV, SECRET)
+        tm.LLMJudge("key", backend=be, template="{target}", cache_dir=tmp_path).run(["[[good]]"])
+        sent = srv.requests()[0]["headers"]
+        assert sent["api-key"] == SECRET and "authorization" not in sent  # names: any case
+    stored = b"".join(p.read_bytes() for p in tmp_path.iterdir())
+    assert SECRET.encode() not in stored
+    for text in (j.signature(), j.cache_signature(), repr(j), repr(j.backend),
+                 pickle.dumps(j).decode("latin1"),
+                 json.dumps([e[1] for e in tm.ResponseCache(tmp_path).entries()])):
+        assert SECRET not in text
+    assert not hasattr(j.backend, "api_key")
+    # a judge holding its cache object pickles (for worker processes)
+    held = pickle.loads(pickle.dumps(tm.LLMJudge("k", backend=j.backend, cache_dir=tm.ResponseCache(
+        tmp_path))))
+    assert len(held.cache_dir) == len(tm.ResponseCache(tmp_path))
+
+
+def test_cache_rerun_costs_nothing_and_keys_follow_the_request(server, tmp_path):
+    j = _judge(server, "cache", samples=2, temperature=1.0, cache_dir=tmp_path)
+    prompts = [j.prompt("[[vary]] one"), j.prompt("[[good]] two")]
+    first = j.run(prompts)
+    n_log = len(server.requests())
+    assert first.n_requested == 4
+    # the same run, and runs that only change the parsing or aggregation, ask nothing
+    for kw in ({}, {"aggregate": "median"}, {"pattern": r"Rating: (\d)"},
+               {"on_failure": "random"}, {"scale": "1-10"}):
+        again = _judge(server, "cache", samples=2, temperature=1.0, cache_dir=tmp_path, **kw)
+        run = again.run(prompts)
+        assert run.n_cached == 4 and run.n_requested == 0, kw
+    assert len(server.requests()) == n_log
+    np.testing.assert_array_equal(j.run(prompts).values, first.values)
+    # one more sample: only sample 2 of each prompt is asked, with its own seed
+    three = _judge(server, "cache", samples=3, temperature=1.0, cache_dir=tmp_path).run(prompts)
+    assert three.n_cached == 4 and three.n_requested == 2
+    new = server.requests()[n_log:]
+    assert sorted((e["prompt"], e["seed"]) for e in new) == sorted(
+        (p, _seed(0, p, 2)) for p in prompts)
+    np.testing.assert_array_equal(three.values[:2], first.values)
+    # what the request depends on is in the key: temperature, model, seed
+    for kw in ({"temperature": 0.7}, {"model": "other"}, {"seed": 1}):
+        other = _judge(server, "cache", samples=2, cache_dir=tmp_path,
+                       **{"temperature": 1.0, **kw}).run(prompts)
+        assert other.n_requested == 4 and other.n_cached == 0, kw
+    # the raw body is stored as received, with a readable request description
+    entries = tm.ResponseCache(tmp_path).entries()
+    req, body = entries[0][1], json.loads(entries[0][2])
+    served = next(e for e in server.requests() if e["prompt"] == req["messages"][0]["content"]
+                  and e["seed"] == req["params"]["seed"])
+    assert body["choices"][0]["message"]["content"] == served["content"]
+    assert req["backend"]["url"] == server.url and req["params"]["temperature"] == 1.0
+
+
+def test_concurrency_does_not_change_the_answers(server, tmp_path):
+    prompts = [f"[[vary]] item {k}" for k in range(6)]
+    runs = []
+    for conc in (1, 4):
+        j = _judge(server, "conc", samples=3, temperature=1.0, concurrency=conc,
+                   cache_dir=tmp_path / str(conc))
+        runs.append(j.run([j.prompt(p) for p in prompts]))
+        want = np.array([[1 + _seed(0, j.prompt(p), s) % 5 for p in prompts] for s in range(3)])
+        np.testing.assert_array_equal(runs[-1].values, want)
+    np.testing.assert_array_equal(runs[0].values, runs[1].values)
+
+
+KILLED_RUN = textwrap.dedent("""
+    import json, sys
+    import metaeval.textmetrics as tm
+    url, cache, prompts = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+    be = tm.OpenAIBackend("scripted", base_url=url, concurrency=2, timeout=5, backoff=0.01,
+                          max_retries=1, api_key_env="METAEVAL_TEST_KEY")
+    j = tm.LLMJudge("resume", backend=be, template="{aspect}\\n{target}", samples=3,
+                    temperature=1.0, cache_dir=cache)
+    # an HTTP judge imports no deep-learning library
+    print(sorted(m for m in ("torch", "transformers") if m in sys.modules), flush=True)
+    j.run([j.prompt(p) for p in prompts])
+    print("finished")
+""")
+
+
+def test_a_run_killed_half_way_resumes_without_repeating_a_request(tmp_path):
+    targets = [f"[[vary]] #{k}" for k in range(8)] + ["[[good]] #8", "[[malformed]] #9",
+                                                      "[[oos]] #10", "[[slash]] #11"]
+    cache = tmp_path / "cache"
+    with ScriptedServer(delay=0.05) as srv:
+        proc = subprocess.Popen([sys.executable, "-c", KILLED_RUN, srv.url, str(cache),
+                                 json.dumps(targets)], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            if (cache / "judge.sqlite").exists() and len(tm.ResponseCache(cache)) >= 8:
+                break
+            time.sleep(0.01)
+        proc.kill()
+        proc.wait()
+        t_kill = time.monotonic()
+        out = proc.stdout.read().decode()
+        assert "finished" not in out, "the run ended before it could be killed"
+        assert out.splitlines()[0] == "[]"             # no torch, no transformers
+        cached = {(r["messages"][0]["content"], r["params"]["seed"])
+                  for _, r, _ in tm.ResponseCache(cache).entries()}
+        assert 8 <= len(cached) < 36
+        # resume, in this process, with the same configuration
+        be = tm.OpenAIBackend("scripted", base_url=srv.url, concurrency=2, timeout=5,
+                              backoff=0.01, max_retries=1, api_key_env=KEY_ENV)
+        j = tm.LLMJudge("resume", backend=be, template="{aspect}\n{target}", samples=3,
+                        temperature=1.0, cache_dir=cache)
+        prompts = [j.prompt(t) for t in targets]
+        with pytest.warns(ParseFailureWarning):
+            resumed = j.run(prompts)
+        everything = {(p, _seed(0, p, s)) for p in prompts for s in range(3)}
+        after = Counter((e["prompt"], e["seed"]) for e in srv.requests() if e["t"] > t_kill)
+        assert not set(after) & cached                 # nothing cached was asked again
+        assert set(after) == everything - cached       # everything else was asked ...
+        assert set(after.values()) == {1}              # ... once
+        assert resumed.n_cached == len(cached) and resumed.n_requested == 36 - len(cached)
+        # the same numbers as an uninterrupted run
+        with pytest.warns(ParseFailureWarning):
+            fresh = j.run(prompts, cache_dir=tmp_path / "fresh")
+        np.testing.assert_array_equal(resumed.values, fresh.values)
+        np.testing.assert_array_equal(resumed.status, fresh.status)
+        np.testing.assert_array_equal(resumed.scores, fresh.scores)
+        # and a third run costs nothing
+        n_log = len(srv.requests())
+        with pytest.warns(ParseFailureWarning):
+            third = j.run(prompts)
+        assert third.n_cached == 36 and len(srv.requests()) == n_log
+
+
+def test_geval_weighted_score_from_top_logprobs(server):
+    j = _judge(server, "geval", aggregate="geval", cache_dir=False)
+    run = j.run([j.prompt("[[geval]]")])
+    body = _served(server, j.prompt("[[geval]]"))[0]["body"]
+    assert body["logprobs"] is True and body["top_logprobs"] == 20
+    # hand computation from the script's alternatives of the token " 4":
+    # p(4) = 0.5 (" 4") + 0.05 ("4"), p(3) = 0.3, p(5) = 0.1; " six" is not a scale value
+    assert dict(GEVAL_ALTS) == {" 4": 0.5, " 3": 0.3, " 5": 0.1, " six": 0.05, "4": 0.05}
+    want = (4 * 0.55 + 3 * 0.3 + 5 * 0.1) / (0.55 + 0.3 + 0.1)
+    assert run.values[0, 0] == pytest.approx(want, rel=1e-12)
+    assert run.mass[0, 0] == pytest.approx(0.95, rel=1e-12)
+    assert run.ratings[0, 0] == 4.0 and run.scores[0] == pytest.approx(want, rel=1e-12)
+    # a rating split over two tokens (" 10" + "0"), or no logprobs at all: NaN, counted
+    j100 = _judge(server, "geval", aggregate="geval", scale="0-100", cache_dir=False)
+    with pytest.warns(MissingLogprobsWarning, match="2 of 2 judge answers"):
+        run = j100.run([j100.prompt("[[geval100]]"), j100.prompt("[[good]]")])
+    assert run.ratings[0].tolist() == [100.0, 4.0]
+    assert run.status[0].tolist() == ["no_logprobs", "no_logprobs"]
+    assert np.isnan(run.values).all()
+
+
+def test_random_fill_is_explicit_seeded_and_counted(server):
+    j = _judge(server, "fill", samples=2, temperature=1.0, on_failure="random", seed=7,
+               cache_dir=False)
+    prompts = [j.prompt("[[malformed]]"), j.prompt("[[oos]]"), j.prompt("[[good]]")]
+    with pytest.warns(ParseFailureWarning, match="4 filled with a random rating"):
+        run = j.run(prompts)
+    for k in range(2):
+        for s in range(2):
+            want = np.random.default_rng([_seed(7, prompts[k], s), 1]).integers(1, 6)
+            assert run.values[s, k] == want and run.filled[s, k]
+            assert math.isnan(run.ratings[s, k])         # the parsed rating stays NaN
+    assert run.status[:, 0].tolist() == ["unparseable"] * 2
+    assert run.status[:, 1].tolist() == ["out_of_scale"] * 2
+    assert run.values[:, 2].tolist() == [4.0, 4.0] and not run.filled[:, 2].any()
+
+
+# ----------------------------------------------------------------------------- datasets
+
+
+def _dataset(directive="vary"):
+    systems, inputs = ["A", "B", "C"], ["x", "y"]
+    human = np.array([[1.0, 2.0], [3.0, 5.0], [4.0, 4.0]])
+    rows = [{"system": s, "input": i, "source": f"source of {i}",
+             "hypothesis": None if (s, i) == ("C", "y") else f"[[{directive}]] {s} {i}"}
+            for s in systems for i in inputs]
+    return Dataset.from_arrays({"human": human}, human="human", systems=systems, inputs=inputs,
+                               texts=pd.DataFrame(rows), name="toy")
+
+
+def _icc_c1(x):
+    """ICC(C,1) of an (n subjects x k runs) table from the two-way ANOVA (McGraw and Wong 1996)."""
+    n, k = x.shape
+    grand = x.mean()
+    ssr = k * ((x.mean(axis=1) - grand) ** 2).sum()
+    ssc = n * ((x.mean(axis=0) - grand) ** 2).sum()
+    sse = ((x - grand) ** 2).sum() - ssr - ssc
+    msr, mse = ssr / (n - 1), sse / ((n - 1) * (k - 1))
+    return (msr - mse) / (msr + (k - 1) * mse)
+
+
+def test_judge_a_dataset_with_the_paper_prompt_then_correlate_and_stability(server, tmp_path):
+    from metaeval import correlate
+    from metaeval.reliability import stability
+
+    ds = _dataset()
+    be = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, api_key_env=KEY_ENV)
+    j = tm.get_metric("llm_judge", aspect="dataset-loop", backend=be, samples=3,
+                      temperature=1.0, cache_dir=tmp_path, source_des="Article",
+                      target_des="Summary", task="a summary")
+    res = tm.judge(ds, j)
+    assert res.samples.shape == (3, 3, 2) and res.scores.shape == (3, 2)
+    # the prompts the server saw are Table 4 filled in
+    for si, s in enumerate(ds.systems):
+        for ii, i in enumerate(ds.inputs):
+            if (s, i) == ("C", "y"):
+                assert (res.status[:, si, ii] == "missing").all()
+                assert math.isnan(res.scores[si, ii])
+                continue
+            prompt = PAPER_TABLE4.format(task="a summary", scale="1 to 5", aspect="dataset-loop",
+                                         source_des="Article", source=f"source of {i}",
+                                         target_des="Summary", target=f"[[vary]] {s} {i}")
+            assert len(_served(server, prompt)) == 3
+            want = [1 + _seed(0, prompt, k) % 5 for k in range(3)]
+            assert res.samples[:, si, ii].tolist() == want
+            assert res.scores[si, ii] == np.mean(want)
+    assert res.n_missing == 3 and res.n_nan_cells == 1 and res.n_requests == 15
+    assert res.signature.startswith("seed:0|metric:llm_judge|backend:openai|model:scripted|")
+    assert "|scale:1-5|samples:3|temp:1.0|agg:mean|" in res.signature
+    frame = res.to_frame()
+    assert len(frame) == 18 and set(frame.columns) >= {"system", "input", "sample", "value",
+                                                       "rating", "status", "answer"}
+    # the samples become runs of the metric
+    ds2 = res.attach(ds)
+    assert ds2.ratings("llm_judge").shape == (3, 3, 2)
+    assert ds2.rater_labels("llm_judge") == ("sample0", "sample1", "sample2")
+    np.testing.assert_array_equal(ds2.scores("llm_judge"), res.scores)
+    # stability across samples = ICC(C,1) of the systems x samples table of system means
+    # (cell C,y is missing in every run: C's mean is over x only)
+    st = stability(ds2, "llm_judge", method="icc_c1")[0]
+    means = np.array([[np.nanmean(res.samples[k, si]) for k in range(3)] for si in range(3)])
+    assert st.n_runs == 3 and st.statistic == pytest.approx(_icc_c1(means), abs=1e-12)
+    # correlation with the human scores, system level: Pearson of the system means over the
+    # matched cells (levels.py: pairwise deletion, so C's human mean is over x only)
+    c = correlate(ds2, "human", metrics=["llm_judge"], level="system", method="pearson",
+                  ci="none", pvalue="none").get("llm_judge")
+    h = np.nanmean(np.where(np.isnan(res.scores), np.nan, ds.scores("human")), axis=1)
+    assert h.tolist() == [1.5, 4.0, 4.0]
+    want = np.corrcoef(h, np.nanmean(res.scores, axis=1))[0, 1]
+    assert c.statistic == pytest.approx(want, abs=1e-12)
+    # the median is added as its own column; the same answers come from the cache
+    med = tm.judge(ds, tm.LLMJudge("dataset-loop", backend=be, samples=3, temperature=1.0,
+                                   aggregate="median", cache_dir=tmp_path, source_des="Article",
+                                   target_des="Summary", task="a summary"))
+    assert med.n_requested == 0
+    ds3 = med.attach(ds)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        np.testing.assert_array_equal(ds3.scores("llm_judge_median"),
+                                      np.nanmedian(med.samples, axis=0))
+    with pytest.raises(DataError, match="already exist"):
+        res.attach(ds2)
+
+
+def test_the_adapter_works_in_textmetrics_score(server, tmp_path):
+    ds = _dataset()
+    j = _judge(server, "engine", samples=2, temperature=1.0, cache_dir=tmp_path)
+    j = tm.LLMJudge("engine", backend=j.backend, template=tm.TABLE4_TEMPLATE, samples=2,
+                    temperature=1.0, cache_dir=tmp_path)
+    res = tm.judge(ds, j)
+    via = tm.score(ds, j)
+    np.testing.assert_array_equal(via["llm_judge"], res.scores)
+    assert via.signatures["llm_judge"] == res.signature
+    assert "llm_judge" in tm.list_metrics()["name"].tolist()
+
+
+def test_default_cache_folder_comes_from_the_environment(server, tmp_path, monkeypatch):
+    monkeypatch.setenv("METAEVAL_CACHE_DIR", str(tmp_path / "here"))
+    assert tm.default_cache_dir() == tmp_path / "here"
+    j = _judge(server, "default-cache")
+    j.run([j.prompt("[[good]]")])
+    assert len(tm.ResponseCache(tmp_path / "here")) == 1
+    monkeypatch.delenv("METAEVAL_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert tm.default_cache_dir() == tmp_path / "xdg" / "metaeval"
+
+
+# ----------------------------------------------------------------------------- local backend
+
+
+@pytest.fixture(scope="module")
+def tiny_gpt(tmp_path_factory):
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    from tokenizers import ByteLevelBPETokenizer
+
+    torch.set_num_threads(1)
+    transformers.utils.logging.set_verbosity_error()
+    transformers.utils.logging.disable_progress_bar()
+    corpus = ["Rating: 1 2 3 4 5 6 7 8 9 10 11 25 50 99 100", "The summary is coherent.",
+              "the cat sat on the mat", "Rate the fluency of this text"] * 4
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(corpus, vocab_size=300, min_frequency=1,
+                            special_tokens=["<s>", "<pad>", "</s>", "<unk>"])
+    special = {"bos_token": "<s>", "eos_token": "</s>", "pad_token": "<pad>", "unk_token": "<unk>"}
+    folder = tmp_path_factory.mktemp("tiny_judge") / "gpt2"
+    torch.manual_seed(0)
+    model = transformers.GPT2LMHeadModel(transformers.GPT2Config(
+        vocab_size=300, n_positions=256, n_embd=32, n_layer=2, n_head=2, bos_token_id=0,
+        eos_token_id=2, pad_token_id=1))
+    model.save_pretrained(folder)
+    transformers.PreTrainedTokenizerFast(tokenizer_object=bpe._tokenizer, **special) \
+        .save_pretrained(folder)
+    tok = transformers.AutoTokenizer.from_pretrained(folder)
+    ref = transformers.AutoModelForCausalLM.from_pretrained(folder).eval()
+    return folder, tok, ref
+
+
+def test_local_generation_matches_transformers_generate(tiny_gpt, tmp_path):
+    import torch
+
+    folder, tok, ref = tiny_gpt
+    targets = ["the cat sat on the mat", "The summary is coherent."]
+    for temperature in (0.8, 0.0):
+        j = tm.LLMJudge("Rate the fluency of this text", backend=tm.LocalBackend(folder),
+                        template="{aspect}\n{target}\n", samples=2, temperature=temperature,
+                        max_tokens=10, aggregate="geval", cache_dir=tmp_path / str(temperature))
+        prompts = [j.prompt(t) for t in targets]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ParseFailureWarning)  # a random model: no ratings
+            run = j.run(prompts)
+        bodies = {(r["messages"][0]["content"], r["sample"]): json.loads(b)
+                  for _, r, b in tm.ResponseCache(tmp_path / str(temperature)).entries()}
+        for k, p in enumerate(prompts):
+            ids = torch.tensor([tok(p)["input_ids"]])
+            for s in range(2):
+                torch.manual_seed(_seed(0, p, s))
+                kw = ({"do_sample": True, "temperature": temperature, "top_k": 0, "top_p": 1.0}
+                      if temperature else {"do_sample": False})
+                out = ref.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=10,
+                                   pad_token_id=1, **kw)[0, ids.shape[1]:].tolist()
+                if 2 in out:
+                    out = out[: out.index(2)]
+                assert run.answers[s, k] == tok.decode(out, skip_special_tokens=True)
+                # stored log-probabilities: a full forward pass over prompt + answer
+                content = bodies[(p, s)]["choices"][0]["logprobs"]["content"]
+                assert "".join(c["token"] for c in content) == run.answers[s, k]
+                full = torch.tensor([ids[0].tolist() + out])
+                with torch.inference_mode():
+                    logp = torch.log_softmax(ref(full).logits[0].double(), dim=-1)
+                for t, c in enumerate(content):
+                    pos = ids.shape[1] - 1 + t
+                    assert c["logprob"] == pytest.approx(float(logp[pos, out[t]]), abs=1e-5)
+                    assert c["top_logprobs"][0]["logprob"] == pytest.approx(
+                        float(logp[pos].max()), abs=1e-5)
+
+
+def test_local_rating_decoding_uses_exact_scale_probabilities(tiny_gpt, tmp_path):
+    import torch
+
+    folder, tok, ref = tiny_gpt
+    target = "the cat sat on the mat"
+    j = tm.LLMJudge("Rate the fluency of this text",
+                    backend=tm.LocalBackend(folder, decoding="rating"),
+                    template="{aspect}\n{target}\n", scale="0-100", samples=3, temperature=1.0,
+                    aggregate="geval", cache_dir=tmp_path)
+    prompt = j.prompt(target)
+    run = j.run([prompt])
+    # slow reference: one unbatched forward pass per value
+    base = tok(prompt + "Rating:")["input_ids"]
+    texts = [tok.decode([i]) for i in range(300)]
+    vocab_digit = np.array([bool(t) and t[0].isdigit() for t in texts])
+    want = np.empty(101)
+    lengths = []
+    for v in range(101):
+        cand = tok(" " + str(v), add_special_tokens=False)["input_ids"]
+        lengths.append(len(cand))
+        with torch.inference_mode():
+            logp = torch.log_softmax(ref(torch.tensor([base + cand])).logits[0].double(), -1)
+        total = sum(float(logp[len(base) - 1 + t, cand[t]]) for t in range(len(cand)))
+        stop = float(torch.logsumexp(logp[len(base) + len(cand) - 1][~torch.from_numpy(
+            vocab_digit)], 0))
+        want[v] = total + stop
+    assert max(lengths) > 1                      # multi-token numbers are covered
+    body = json.loads(tm.ResponseCache(tmp_path).entries()[0][2])
+    got = np.array([body["scale_logprobs"][str(v)] for v in range(101)])
+    np.testing.assert_allclose(got, want, atol=2e-5)
+    p = np.exp(want)
+    assert p.sum() <= 1.0                        # disjoint answers
+    # the drawn ratings: inverse CDF of p renormalised, u = default_rng(request seed).random()
+    for s in range(3):
+        u = np.random.default_rng(_seed(0, prompt, s)).random()
+        cdf = np.cumsum(p / p.sum())
+        assert run.ratings[s, 0] == min(int(np.searchsorted(cdf, u, side="right")), 100)
+        assert run.answers[s, 0] == f"Rating: {int(run.ratings[s, 0])}"
+    # G-Eval: sum v p(v) / sum p(v), the same for every sample (exact on the stored p(v);
+    # float32 forward passes against the float64 reference above: rtol 1e-6)
+    q = np.exp(got)
+    np.testing.assert_allclose(run.values[:, 0], np.sum(np.arange(101) * q) / q.sum(),
+                               rtol=1e-12)
+    np.testing.assert_allclose(run.values[:, 0], np.sum(np.arange(101) * p) / p.sum(), rtol=1e-6)
+    assert run.mass[0, 0] == pytest.approx(p.sum(), rel=1e-4)
+    # temperature 0: the most probable value
+    j0 = tm.LLMJudge("Rate the fluency of this text",
+                     backend=tm.LocalBackend(folder, decoding="rating"),
+                     template="{aspect}\n{target}\n", scale="0-100", cache_dir=False)
+    assert j0.run([prompt]).ratings[0, 0] == int(np.argmax(want))
+
+
+def test_local_backend_errors(tiny_gpt):
+    folder, _, _ = tiny_gpt
+    with pytest.raises(ParameterError, match="explicit seeds"):
+        tm.LLMJudge("a", backend=tm.LocalBackend(folder), seed=None)
+    with pytest.raises(ParameterError, match="not a local folder.*never download"):
+        tm.LocalBackend("gpt2")
+    with pytest.raises(ParameterError, match="decoding='beam'.*'generate', 'rating'"):
+        tm.LocalBackend(folder, decoding="beam")
+    j = tm.LLMJudge("a", backend="local", model=folder, template="{target}", cache_dir=False)
+    with pytest.raises(JudgeRequestError, match="prompt has .* tokens.*at most 256 positions"):
+        j.run(["word " * 400])
+
+
+# ----------------------------------------------------------------------------- the command
+
+
+@pytest.fixture
+def files(tmp_path):
+    ds = _dataset()
+    rows = [{"system": s, "input": i, "human": float(ds.scores("human")[si, ii])}
+            for si, s in enumerate(ds.systems) for ii, i in enumerate(ds.inputs)]
+    data = tmp_path / "d.csv"
+    pd.DataFrame(rows).to_csv(data, index=False)
+    texts = tmp_path / "t.jsonl"
+    texts.write_text("\n".join(json.dumps(r) for r in ds.texts.to_dict(orient="records")) + "\n")
+    aspect = tmp_path / "aspect.txt"
+    aspect.write_text("cli-aspect: how coherent the summary is\n")
+    return data, texts, aspect
+
+
+def test_judge_command(server, files, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    data, texts, aspect = files
+    out = tmp_path / "judged.csv"
+    args = ["judge", str(data), "--texts", str(texts), "--human", "human", "--aspect",
+            str(aspect), "--backend", "openai", "--model", "scripted", "--base-url", server.url,
+            "--api-key-env", KEY_ENV, "--samples", "2", "--temperature", "1", "--cache",
+            str(tmp_path / "c"), "--timeout", "5"]
+    res = CliRunner().invoke(main, args + ["--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert SECRET not in res.output
+    assert "requests and answers" in res.output and "metric:llm_judge" in res.output
+    frame = pd.read_csv(out, dtype={"input": str})
+    assert len(frame) == 12 and (frame["status"] == "ok").sum() == 10
+    # the same answers through the API, from the cache the command filled
+    j = tm.LLMJudge("cli-aspect: how coherent the summary is",
+                    backend=tm.OpenAIBackend("scripted", base_url=server.url, timeout=5,
+                                             api_key_env=KEY_ENV),
+                    samples=2, temperature=1.0, cache_dir=tmp_path / "c")
+    api = tm.judge(_dataset(), j)
+    assert api.n_requested == 0
+    np.testing.assert_array_equal(frame["value"].to_numpy(), api.to_frame()["value"].to_numpy())
+    res = CliRunner().invoke(main, args + ["--format", "json"])
+    got = json.loads(res.output)
+    assert got["n_cached"] == 10 and got["n_requested"] == 0 and got["n_missing"] == 2
+    res = CliRunner().invoke(main, args + ["--scale", "five"])
+    assert res.exit_code == 2 and "scale='five'" in res.output
+    res = CliRunner().invoke(main, args + ["--max-inputs", "1", "--format", "csv"])
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_csv(io.StringIO(res.output))) == 6      # 3 systems x 1 input x 2 samples
