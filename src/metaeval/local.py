@@ -2306,7 +2306,8 @@ def plot_context_tau(
     plt = _pyplot()
     mat = tau.matrix("tau", ordered=ordered)
     n = mat.shape[0]
-    fig, ax = plt.subplots(figsize=(2.0 + 0.3 * n, 1.5 + 0.3 * n))
+    side = min(14.0, 0.3 * n)  # many contexts (speakers): a capped image, labels thinned
+    fig, ax = plt.subplots(figsize=(max(5.5, 2.0 + side), max(4.5, 1.5 + side)))
     im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=-1, vmax=1,
                   cmap="viridis")  # fmt: skip
     if ordered:
@@ -2315,8 +2316,12 @@ def plot_context_tau(
             if cl[i] != cl[i - 1]:
                 ax.axhline(i - 0.5, color="white", linewidth=1.5)
                 ax.axvline(i - 0.5, color="white", linewidth=1.5)
+    if n > 60:
+        step = int(np.ceil(n / 60))
+        ax.set_xticks(range(0, n, step), labels=list(mat.columns[::step]), rotation=90, fontsize=5)
+        ax.set_yticks(range(0, n, step), labels=list(mat.index[::step]), fontsize=5)
     fig.colorbar(im, ax=ax, label=f"weighted tau ({tau.variant})")
-    ax.set_title(title or f"weighted Kendall tau of metric rankings ({tau.category})")
+    ax.set_title(title or f"weighted Kendall tau of metric rankings ({tau.category})", fontsize=9)
     fig.tight_layout()
     return fig
 
