@@ -98,3 +98,41 @@ def test_local_errors(human_file):
     res = run("local", human_file, "--perturbation", "drop_words", "--metrics", "bleu",
               "--context", "system")
     assert res.exit_code == 2 and "needs --texts" in res.output
+
+
+def test_local_human_pairs_with_a_lower_is_better_column(tmp_path):
+    """Regression (review): a WER column was read as higher-is-better (accuracy 0 everywhere).
+    Expected: WER = 5 - human orders every pair like the human scores, so its accuracy is 1."""
+    rows = []
+    for s in range(3):
+        for i in range(6):
+            h = float((s * 7 + i * 3) % 5 + 1)
+            rows.append({"system": f"s{s}", "input": f"i{i}", "human": h, "wer": 5.0 - h,
+                         "m2": h, "domain": "a" if i < 3 else "b"})
+    path = tmp_path / "h.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    args = ("local", path, "--human", "human", "--metrics", "wer,m2", "--contexts", "domain",
+            "--context", "domain", "--seed", 0, "--tau-resamples", 9, "--chi2-resamples", 9,
+            "--format", "json")
+    res = run(*args)  # named like the text metric: taken as lower-is-better, and said
+    assert res.exit_code == 0, res.output
+    assert "taking wer as lower-is-better" in res.stderr
+    acc = pd.DataFrame(json.loads(res.stdout)["accuracy"])
+    assert (acc[acc.metric == "wer"].statistic == 1.0).all()
+    assert "lower:wer" in acc.signature[0]
+    res = run(*args, "--lower-is-better", "none")  # explicit: no column is lower-is-better
+    acc = pd.DataFrame(json.loads(res.stdout)["accuracy"])
+    assert (acc[acc.metric == "wer"].statistic == 0.0).all()
+
+
+def test_local_checks_before_scoring(human_file):
+    res = run("local", human_file, "--human", "human", "--metrics", "m1", "--contexts", "domain",
+              "--context", "domain")
+    assert res.exit_code == 2 and "at least 2 metrics" in res.output
+    res = run("local", human_file, "--perturbation", "drop_words", "--metrics", "bleu",
+              "--context", "system", "--pair-context", "within")
+    assert res.exit_code == 2 and "apply to human pairs" in res.output
+    one = pd.read_csv(human_file).assign(domain="news")
+    one.to_csv(human_file, index=False)
+    res = run("local", human_file, "--human", "human", "--contexts", "domain", "--context", "domain")
+    assert res.exit_code == 2 and "has 1 label(s)" in res.output

@@ -90,6 +90,11 @@ def test_perturb_min_human_and_cache(files, tmp_path):
     # system a is rated 4, system b 2: --min-human 3 keeps a's two outputs only
     assert [r["n"] for r in full] == [4, 4] and [r["n"] for r in kept] == [2, 2]
     assert [r["n_excluded"] for r in kept] == [2, 2]
+    # the third run (same texts, metrics and seed) takes every score from the cache
+    again = run(*args, "--out", tmp_path / "again")
+    assert again.exit_code == 0, again.output
+    scoring = json.loads((tmp_path / "again" / "detection.json").read_text())["drop_words"]["scoring"]
+    assert scoring["n_computed"] == 0 and scoring["n_cached"] > 0
 
 
 def test_perturb_errors(files):

@@ -744,6 +744,10 @@ class TestTexts:
         assert ds.texts[["system", "input", "hypothesis"]].values.tolist() == [
             ["A", "x", "h1"], ["A", "y", "h2"], ["B", "x", "h3"], ["B", "y", "h4"],
             ["C", "x", "h5"]]
+        # several references per cell, as lists (JSONL): kept, as tuples
+        refs = df.assign(references=[["r1", "r2"], ["r3"], ["r1", "r2"], ["r3"], ["r1"]])
+        ds = Dataset.from_frame(refs, human="human", texts=["hypothesis", "references"])
+        assert ds.texts["references"].tolist()[:2] == [("r1", "r2"), ("r3",)]
         with pytest.raises(DataError, match=r"unknown text column\(s\): 'ref'"):
             Dataset.from_frame(df, human="human", texts="ref")
         with pytest.raises(DataError, match=r"listed as contexts or texts and as scores"):

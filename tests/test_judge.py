@@ -566,6 +566,34 @@ def test_the_adapter_works_in_textmetrics_score(server, tmp_path):
     assert "llm_judge" in tm.list_metrics()["name"].tolist()
 
 
+def test_engine_score_cache_never_keeps_failed_or_stale_judge_scores(server, tmp_path):
+    """Regression (review): through tm.score, a failed request (on_error="nan") was stored in
+    the engine's ScoreCache as NaN and never asked again, and a changed extra_body reused the
+    old scores.  The judge's own response cache (keyed by the backend's whole identity, never
+    holding failures) is the only cache of judge answers."""
+    ds = Dataset.from_arrays({"h": np.ones((1, 2))}, human="h", systems=["A"], inputs=["x", "y"],
+                             texts=pd.DataFrame({"system": ["A", "A"], "input": ["x", "y"],
+                                                 "source": ["s", "s"],
+                                                 "hypothesis": ["[[always500]]", "[[good]]"]}))
+    j = _judge(server, "engine-cache", max_retries=1, cache_dir=tmp_path / "resp", on_error="nan")
+    down = j.prompt("[[always500]]")
+    tm.score(ds, j, cache_dir=tmp_path / "scores")
+    asked = len(_served(server, down))
+    assert asked == 2                                              # 1 + max_retries
+    tm.score(ds, j, cache_dir=tmp_path / "scores")
+    assert len(_served(server, down)) == 2 * asked                 # asked again, not a cached NaN
+    be = tm.OpenAIBackend("scripted", base_url=server.url, timeout=0.3, backoff=0.01,
+                          max_backoff=0.05, max_retries=1, api_key_env=KEY_ENV,
+                          extra_body={"top_p": 0.1})
+    j2 = tm.LLMJudge("engine-cache", backend=be, template="{aspect}\n{target}",
+                     cache_dir=tmp_path / "resp", on_error="nan")
+    good = j2.prompt("[[good]]")
+    before = len(_served(server, good))
+    res = tm.score(ds, j2, cache_dir=tmp_path / "scores")
+    assert len(_served(server, good)) == before + 1                # new options: asked anew
+    assert "|extra:" in res.signatures["llm_judge"] and "|extra:" not in j.signature()
+
+
 def test_default_cache_folder_comes_from_the_environment(server, tmp_path, monkeypatch):
     monkeypatch.setenv("METAEVAL_CACHE_DIR", str(tmp_path / "here"))
     assert tm.default_cache_dir() == tmp_path / "here"
@@ -759,3 +787,6 @@ def test_judge_command(server, files, tmp_path, monkeypatch):
     res = CliRunner().invoke(main, args + ["--max-inputs", "1", "--format", "csv"])
     assert res.exit_code == 0, res.output
     assert len(pd.read_csv(io.StringIO(res.output))) == 6      # 3 systems x 1 input x 2 samples
+    # options of the other backend are refused, not ignored (review)
+    res = CliRunner().invoke(main, args + ["--decoding", "rating"])
+    assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output

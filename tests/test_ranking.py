@@ -251,6 +251,9 @@ class _CountingProvider:
         self.calls += 1
         return self.inner.evaluator(measures, qrels)
 
+    def supports(self, measure):
+        return self.inner.supports(measure)
+
 
 def test_rerun_and_repeated_perturbation_reuse_cached_scores(lastfm, tmp_path, monkeypatch):
     runs, qrels = lastfm
@@ -463,3 +466,25 @@ def test_runs_and_qrels_pickle_for_parallel_work():
     assert back.rankings["q1"][0] == pert.rankings["q1"][0] and back.skipped == pert.skipped
     assert not back.rankings["q1"][1].flags.writeable
     assert pickle.loads(pickle.dumps(qrels)).to_dict() == QRELS
+
+
+def test_context_ids_read_as_numbers_still_match():
+    """Regression (review): query ids read as floats (101.0) were dropped silently, leaving
+    every context label unknown; now integer-valued floats match, and no match at all is an
+    error."""
+    import pandas as pd
+
+    run = rk.Run.from_dict({"101": {"d1": 2.0, "d2": 1.0}, "102": {"d1": 1.0, "d3": 0.5}}, name="r")
+    qrels = rk.Qrels.from_dict({"101": {"d1": 1}, "102": {"d3": 1}})
+    ctx = pd.DataFrame({"query_id": [101.0, 102.0], "qtype": ["a", "b"]})
+    ds = rk.score_runs([run], qrels, ["AP"], contexts=ctx)
+    assert ds.context("qtype").tolist() == [["a", "b"]]
+    with pytest.raises(DataError, match="no row of contexts matches"):
+        rk.score_runs([run], qrels, ["AP"], contexts=ctx.assign(query_id=[7.5, 8.5]))
+
+
+def test_unsupported_measure_is_a_clear_error():
+    run = rk.Run.from_dict({"101": {"d1": 2.0}}, name="r")
+    qrels = rk.Qrels.from_dict({"101": {"d1": 1}})
+    with pytest.raises(ParameterError, match=r"provider 'pytrec_eval' cannot compute Judged@2"):
+        rk.score_runs([run], qrels, ["AP", "Judged@2"])

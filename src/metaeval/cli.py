@@ -960,6 +960,10 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @click.option("--pair-context", type=click.Choice(["better", "worse", "within"]), default=None,
               help="Human pairs whose outputs have different contexts: whose label counts.")
+@click.option("--lower-is-better", "lower", default=None,
+              help="Human pairs: comma-separated metric columns where lower is better (WER, TER); "
+                   "default: the columns named like a lower-is-better text metric (ter, wer, mer, wil, "
+                   "cer), said on stderr; 'none' for no column.")
 @click.option("--average", type=click.Choice(["input", "pair"]), default="input", show_default=True,
               help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
 @click.option("--ties", type=click.Choice(["incorrect", "exclude"]), default="incorrect", show_default=True)
@@ -980,7 +984,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
-          cache, pair_context, average, ties, chi2_test, chi2_resamples, tau_resamples, tau_variant, correction,
+          cache, pair_context, lower, average, ties, chi2_test, chi2_resamples, tau_resamples, tau_variant, correction,
           cluster_threshold, seed, system, input_, jobs, out, fmt):
     """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
     from . import local as lc
@@ -989,6 +993,9 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if perturbation is None and human is None:
         raise click.BadParameter("give --perturbation (perturbation pairs) or --human (human-ordered pairs)",
                                  param_hint="--perturbation")
+    if perturbation is not None and (pair_context is not None or lower is not None):
+        raise click.BadParameter("--pair-context and --lower-is-better apply to human pairs (perturbation "
+                                 "pairs take each text metric's own direction)", param_hint="--perturbation")
     seed = _run_seed(seed, out)
     if data in {d["name"] for d in list_datasets()}:
         if context_cols:
@@ -1014,12 +1021,19 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if context not in ds.context_names:
         raise click.BadParameter(f"{context!r} is not a context of the data; available: "
                                  f"{', '.join(ds.context_names)}", param_hint="--context")
+    labels = {v for v in ds.context(context).ravel() if v is not None}
+    if len(labels) < 2:
+        raise click.BadParameter(f"context {context!r} has {len(labels)} label(s); local accuracy across "
+                                 "contexts needs at least 2", param_hint="--context")
     scoring = None
     if perturbation is not None:
         from .perturb import score_perturbed
 
         opts = _perturbation_options(options, [perturbation])[perturbation]
         adapters = _text_adapters(metrics, model)
+        if sum(len(a.columns) for a in adapters) < 2:
+            raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
+                                     param_hint="--metrics")
         with _progress(None, f"{perturbation}: scoring originals and perturbed texts") as bar:
             scoring = score_perturbed(ds, perturbation, adapters, rng=seed, options=opts, multi_ref=multi_ref,
                                       cache_dir=cache, n_jobs=jobs,
@@ -1031,8 +1045,22 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         hum = _split(human)
         if len(hum) != 1:
             raise click.BadParameter("human-ordered pairs take one human column", param_hint="--human")
-        pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=_split(metrics),
-                               pair_context=pair_context)
+        mets = _split(metrics) or list(ds.metrics)
+        if len(mets) < 2:
+            raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
+                                     param_hint="--metrics")
+        if lower is None:
+            from .textmetrics import METRICS
+
+            known = {n for n, e in METRICS.items() if not getattr(e.factory, "higher_is_better", True)}
+            lower_list = [m for m in mets if m.lower() in known]
+            if lower_list:
+                click.echo(f"metaeval: taking {', '.join(lower_list)} as lower-is-better (named like the "
+                           "text metric); set --lower-is-better to choose", err=True)
+        else:
+            lower_list = [] if lower.strip().lower() == "none" else _split(lower)
+        pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
+                               pair_context=pair_context, lower_is_better=lower_list or None)
     acc = lc.local_accuracy(pairs, average=average, ties=ties)
     chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
                           correction=correction)
@@ -1305,6 +1333,18 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
     if template_path is not None:
         with open(template_path, encoding="utf8") as f:
             kw["template"] = f.read()
+    from click.core import ParameterSource
+
+    ctx = click.get_current_context()
+    only = {"openai": ("concurrency", "timeout", "max_retries", "base_url", "api_key_env"),
+            "local": ("decoding",)}
+    for other, names in only.items():
+        given = [n for n in names if other != backend
+                 and ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+        if given:
+            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+            raise click.BadParameter(f"{flags} apply to --backend {other}, not {backend}",
+                                     param_hint="--backend")
     if backend == "openai":
         be = tm.OpenAIBackend(model, base_url=base_url or "https://api.openai.com/v1", api_key_env=api_key_env,
                               timeout=timeout, max_retries=max_retries, concurrency=concurrency)

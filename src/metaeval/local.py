@@ -972,9 +972,10 @@ class LocalAccuracy:
         """One row per metric over all contexts (``context`` is ``"(all)"``)."""
         c = lambda a: np.asarray(a)[:, None]
         ov = self.overall
+        snapped = _snap(ov)  # accuracies equal up to float error tie, as in the per-context rank
         with np.errstate(invalid="ignore"):
             rank = _st.rankdata(
-                np.where(np.isfinite(ov), -ov, np.inf), method="average"
+                np.where(np.isfinite(snapped), -snapped, np.inf), method="average"
             )
         rank = np.where(np.isfinite(ov), rank, np.nan)
         return self._frame(

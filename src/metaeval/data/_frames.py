@@ -512,7 +512,8 @@ def _cells_from_columns(
         }
     )
     for c in columns:
-        frame[str(c)] = df[c].to_numpy(dtype=object)
+        # list cells (several references) become tuples, so they can be compared
+        frame[str(c)] = [tuple(v) if isinstance(v, list) else v for v in df[c].to_numpy(dtype=object)]
     grouped = frame.groupby(["system", "input"], sort=False)
     for c in columns:
         counts = grouped[str(c)].nunique(dropna=True)

@@ -230,9 +230,24 @@ def _check_contexts(contexts, systems, inputs) -> pd.DataFrame | None:
     keep = np.ones(len(ctx), dtype=bool)
     known = {"system": set(systems), "input": set(inputs)}
     for k in keys:
-        ctx[k] = ctx[k].astype(str)
+        ctx[k] = [_id_str(v) for v in ctx[k]]
         keep &= ctx[k].isin(known[k]).to_numpy()
-    return ctx[keep].reset_index(drop=True)  # rows of unevaluated queries/runs are dropped
+    if len(ctx) and not keep.any():
+        raise DataError(
+            f"no row of contexts matches the runs' {' and '.join(keys)} ids (e.g. "
+            f"{ctx[keys[0]].iloc[0]!r} against {sorted(known[keys[0]])[:3]}); check the id "
+            "column (read the file with dtype=str)"
+        )
+    # annotation files usually cover more topics than are judged: rows of unevaluated
+    # queries/runs are dropped
+    return ctx[keep].reset_index(drop=True)
+
+
+def _id_str(v) -> str:
+    """An id as str: integer-valued floats (ids read as numbers) lose their ``.0``."""
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v)
 
 
 def score_runs(
@@ -321,6 +336,12 @@ def score_runs(
         )
     items, q = _as_runs(runs), _as_qrels(qrels)
     prov = _provider(provider)
+    unsupported = [str(m) for m in ms if not prov.supports(m)]
+    if unsupported:
+        raise ParameterError(
+            f"provider {provider!r} cannot compute {', '.join(unsupported)}; choose another "
+            f"provider= or other measures (the defaults are {', '.join(DEFAULT_MEASURES)})"
+        )
     cache = None if cache_dir is None else (
         cache_dir if isinstance(cache_dir, ScoreCache) else ScoreCache(cache_dir))
 

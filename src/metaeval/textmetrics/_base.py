@@ -179,6 +179,10 @@ class TextMetric:
     library: ClassVar[str] = ""
     higher_is_better: ClassVar[bool] = True
     native_multi_ref: ClassVar[bool] = False
+    #: Whether the engine keeps this metric's scores in the :class:`ScoreCache`.  An adapter
+    #: with its own cache of raw results (the LLM judge caches every response, and must not
+    #: cache a failed request as a score) sets it to False.
+    cacheable: ClassVar[bool] = True
     version: ClassVar[int] = 1
     #: Instance attributes that hold library objects: dropped when pickled.
     _transient: ClassVar[tuple[str, ...]] = ()

@@ -142,8 +142,9 @@ def run_plans(plans, *, cache: ScoreCache | None, n_jobs: int, progress) -> None
         plan.values = np.full((len(plan.items), k), np.nan)
         signature = plan.metric.cache_signature()
         todo = list(range(len(plan.items)))
-        if cache is not None and plan.items:
-            found = cache.get(signature, (key for key, _, _ in plan.items))
+        plan_cache = cache if plan.metric.cacheable else None
+        if plan_cache is not None and plan.items:
+            found = plan_cache.get(signature, (key for key, _, _ in plan.items))
             todo = []
             for i, (key, _, _) in enumerate(plan.items):
                 hit = found.get(key)
@@ -162,7 +163,7 @@ def run_plans(plans, *, cache: ScoreCache | None, n_jobs: int, progress) -> None
             (plan.metric, [plan.items[i][1] for i in rows], [plan.items[i][2] for i in rows])
             for rows in chunks
         ]
-        sink = _ChunkSink(plan, chunks, cache, signature, report)
+        sink = _ChunkSink(plan, chunks, plan_cache, signature, report)
         run_units(_score_unit, units, n_jobs=n_jobs, names=[str(i) for i in range(len(units))],
                   checkpoint=sink)
 

@@ -470,6 +470,9 @@ class LLMJudge(TextMetric):
 
     kind = "llm_judge"
     library = "metaeval"
+    # Responses are cached by the judge itself (before parsing, keyed by the backend's whole
+    # identity); the engine's score cache would also keep failed requests as NaN scores.
+    cacheable = False
     higher_is_better = True
     batch_size = 256
 
@@ -1104,7 +1107,8 @@ class JudgeScores:
             ratings[new[1]] = self.scores[np.ix_(s_idx, i_idx)]
         return Dataset(ratings, human=dataset.human, systems=dataset.systems,
                        inputs=dataset.inputs, rater_labels=labels, name=dataset.name,
-                       texts=dataset.texts, provenance=dataset.provenance)
+                       texts=dataset.texts, provenance=dataset.provenance,
+                       contexts=dataset.contexts)
 
 
 # ----------------------------------------------------------------------------- entry point

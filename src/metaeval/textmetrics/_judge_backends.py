@@ -43,6 +43,7 @@ from ._base import (
     library_version,
     local_model_dir,
     require,
+    texts_fingerprint,
 )
 
 #: HTTP statuses retried (besides every 5xx): request timeout, conflict, too many requests.
@@ -242,7 +243,10 @@ class OpenAIBackend(JudgeBackend):
                 "extra": self.extra_body}
 
     def signature_fields(self) -> dict:
-        return {"backend": self.kind, "model": self.model, "url": _public_url(self.base_url)}
+        out = {"backend": self.kind, "model": self.model, "url": _public_url(self.base_url)}
+        if self.extra_body:  # sampling options such as top_p change the answers
+            out["extra"] = texts_fingerprint([json.dumps(self.extra_body, sort_keys=True)])
+        return out
 
     def __repr__(self) -> str:
         return (f"OpenAIBackend(model={self.model!r}, base_url={_public_url(self.base_url)!r}, "
@@ -464,6 +468,8 @@ class LocalBackend(JudgeBackend):
                "decoding": self.decoding}
         if self.decoding == "rating":
             out["prefix"] = self.answer_prefix
+        if self.chat_template is not None:  # changes the prompt the model sees
+            out["chat"] = texts_fingerprint([str(self.chat_template)])
         out["transformers"] = library_version("transformers")
         return out
 
