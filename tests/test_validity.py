@@ -843,3 +843,13 @@ def test_result_dicts_and_default_criteria(ds, fit_orth):
     d = rp.to_dict(arrays=True)
     assert d["factors"] == ["a"] and np.asarray(d["loadings"]).shape == (2, 1)
     assert rp.signature.startswith("method:ols+pca|nan:listwise|n:1700|units:cells")
+
+
+def test_concurrent_validity_get_is_keyed_by_metric():
+    """Regression: ConcurrentValidity.get looked results up by a `column` field its results
+    do not have (AttributeError); its results are keyed by `metric`."""
+    import metaeval
+
+    ds = metaeval.load_dataset("summeval")
+    cv = metaeval.concurrent_validity(ds, "coherence", metrics=["BLEU", "CHRF"])
+    assert cv.get("CHRF", criterion="coherence") is cv[1]

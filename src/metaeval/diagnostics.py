@@ -46,6 +46,7 @@ import pandas as pd
 from scipy import special as _sp
 from scipy import stats as _st
 
+from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
 from .correlation import _as_list, _check_choice
 from .data import Dataset
@@ -86,90 +87,6 @@ KS_THRESHOLDS = {
 # --------------------------------------------------------------------------
 # result plumbing
 
-_ARRAY = {"array": True}  # field metadata: left out of to_dict() (unless arrays=True) and frames
-
-
-_ARR = {"default": None, "repr": False, "compare": False, "metadata": _ARRAY}
-
-
-def _plain(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    if isinstance(v, tuple):
-        return [_plain(x) for x in v]
-    return v
-
-
-class _Result:
-    """Common views (a mixin of frozen dataclasses)."""
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
-        d = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.metadata.get("array"):
-                if arrays:
-                    d[f.name] = None if v is None else np.asarray(v).tolist()
-                continue
-            d[f.name] = _plain(v)
-        return d
-
-    @classmethod
-    def frame_columns(cls) -> list[str]:
-        """The columns of ``to_frame()``."""
-        return [f.name for f in fields(cls) if not f.metadata.get("array")]
-
-    def _rows(self) -> list[dict]:
-        d = self.to_dict()
-        return [{c: d[c] for c in self.frame_columns()}]
-
-    def to_frame(self) -> pd.DataFrame:
-        """This result as a tidy table (the columns of its collection's ``to_frame``)."""
-        return pd.DataFrame(self._rows(), columns=self.frame_columns())
-
-
-@dataclass(frozen=True)
-class _Collection:
-    """A sequence of results with tidy views."""
-
-    results: tuple
-
-    def __iter__(self):
-        return iter(self.results)
-
-    def __len__(self):
-        return len(self.results)
-
-    def __getitem__(self, key):
-        return self.results[key]
-
-    def get(self, metric: str, **match):
-        """The single result for ``metric`` (and any other field given, e.g. ``human=``)."""
-        hits = [
-            r
-            for r in self.results
-            if r.metric == metric and all(getattr(r, k) == v for k, v in match.items())
-        ]
-        if len(hits) != 1:
-            shown = ", ".join(f"{k}={v!r}" for k, v in {"metric": metric, **match}.items())
-            raise KeyError(f"{len(hits)} results match {shown}")
-        return hits[0]
-
-    def to_records(self, *, arrays: bool = False) -> list[dict]:
-        """One dict per result."""
-        return [r.to_dict(arrays=arrays) for r in self.results]
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        """``{"results": [...]}``."""
-        return {"results": self.to_records(arrays=arrays)}
-
-    _item: ClassVar[type] = _Result
-
-    def to_frame(self) -> pd.DataFrame:
-        """Tidy table; its columns are listed in the class docstring."""
-        rows = [row for r in self.results for row in r._rows()]
-        return pd.DataFrame(rows, columns=self._item.frame_columns())
 
 
 # --------------------------------------------------------------------------

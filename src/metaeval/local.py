@@ -46,16 +46,14 @@ from ._parallel import check_n_jobs, run_units
 from ._signature import make_signature
 from .correlation import RESAMPLING_TOL, _as_list, _check_choice
 from .data import Dataset
+from ._results import _ARR, _Collection, _Result
 from .diagnostics import (
-    _ARR,
     BINOMIAL_CIS,
-    _Collection,
     _confidence,
     _fmt_num,
     _heatmap,
     _number,
     _pyplot,
-    _Result,
     binomial_interval,
 )
 from .errors import (

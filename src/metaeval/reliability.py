@@ -48,6 +48,8 @@ import pandas as pd
 from scipy import sparse as _sparse
 from scipy import stats as _st
 
+from ._results import _ARR, _Result
+from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
 from .correlation import _as_list, _check_choice, _check_confidence
 from .errors import (
@@ -527,88 +529,12 @@ def _krippendorff(data, metric):
 # result containers
 
 
-def _plain(v):
-    if isinstance(v, np.generic):
-        return v.item()
-    return v
 
 
-class _Result:
-    """Common views of the reliability results (a mixin of frozen dataclasses)."""
+class _Collection(_BaseCollection):
+    """Reliability results are keyed by their score ``column``."""
 
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
-        d = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.metadata.get("array"):
-                if arrays:
-                    d[f.name] = None if v is None else np.asarray(v).tolist()
-                continue
-            d[f.name] = list(v) if isinstance(v, tuple) else _plain(v)
-        return d
-
-    @classmethod
-    def _frame_columns_all(cls):
-        meta = ("array", "nofr")
-        return [f.name for f in fields(cls) if not any(f.metadata.get(k) for k in meta)]
-
-    def _rows(self):
-        d = self.to_dict()
-        return [{c: d[c] for c in self._frame_columns_all()}]
-
-    def to_frame(self) -> pd.DataFrame:
-        """This result as a tidy table (the columns of its collection's ``to_frame``)."""
-        return pd.DataFrame(self._rows(), columns=self._frame_columns_all())
-
-
-_ARRAY = {"array": True}  # field metadata: kept out of to_dict() (unless arrays=True) and frames
-_ARR = {"default": None, "repr": False, "compare": False, "metadata": _ARRAY}
-
-
-@dataclass(frozen=True)
-class _Collection:
-    """A sequence of results with tidy views."""
-
-    results: tuple
-
-    def __iter__(self):
-        return iter(self.results)
-
-    def __len__(self):
-        return len(self.results)
-
-    def __getitem__(self, key):
-        return self.results[key]
-
-    def get(self, column: str, **match):
-        """The single result for ``column`` (and any other field given, e.g. ``method=``)."""
-        hits = [
-            r
-            for r in self.results
-            if r.column == column and all(getattr(r, k) == v for k, v in match.items())
-        ]
-        if len(hits) != 1:
-            shown = ", ".join(f"{k}={v!r}" for k, v in {"column": column, **match}.items())
-            raise KeyError(f"{len(hits)} results match {shown}")
-        return hits[0]
-
-    def to_records(self, *, arrays: bool = False) -> list[dict]:
-        """One dict per result (see the result class's ``to_dict``)."""
-        return [r.to_dict(arrays=arrays) for r in self.results]
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        """``{"results": [...]}``: the records of :meth:`to_records`."""
-        return {"results": self.to_records(arrays=arrays)}
-
-    def _item_type(self):
-        raise NotImplementedError  # pragma: no cover
-
-    def to_frame(self) -> pd.DataFrame:
-        """Tidy table; its columns are listed in the class docstring."""
-        cols = self._item_type()._frame_columns_all()
-        rows = [row for r in self.results for row in r._rows()]
-        return pd.DataFrame(rows, columns=cols)
+    _key = "column"
 
 
 # ------------------------------------------------------------------ stability
@@ -700,8 +626,7 @@ class Stabilities(_Collection):
     n_cells_dropped, n_systems_dropped, normalize, signature``.
     """
 
-    def _item_type(self):
-        return Stability
+    _item = Stability
 
 
 def _metric_columns_with_runs(dataset, metrics):
@@ -988,8 +913,7 @@ class Consistencies(_Collection):
     n_inputs_dropped, run, normalize, signature``.
     """
 
-    def _item_type(self):
-        return Consistency
+    _item = Consistency
 
 
 def _score_columns(dataset, columns, run=None):
@@ -1326,7 +1250,7 @@ class ConsistencyCurve(_Result):
     _CURVE = ("size", "alpha_mean", "alpha_sd", "ci_low", "ci_high", "prophecy", "n_nan")
 
     @classmethod
-    def _frame_columns_all(cls):
+    def frame_columns(cls):
         return ["column", *cls._CURVE, "alpha_full", "n_inputs", "n_subsets",
                 "confidence_level", "run", "normalize", "signature"]
 
@@ -1368,8 +1292,7 @@ class ConsistencyCurves(_Collection):
     signature``.
     """
 
-    def _item_type(self):
-        return ConsistencyCurve
+    _item = ConsistencyCurve
 
 
 def _default_sizes(M):
@@ -1579,8 +1502,7 @@ class Agreements(_Collection):
     observed_disagreement, expected_disagreement, signature``.
     """
 
-    def _item_type(self):
-        return Agreement
+    _item = Agreement
 
 
 def _rater_columns(dataset, columns):
@@ -1811,8 +1733,7 @@ class RaterCorrelations(_Collection):
     n_groups, n_groups_dropped, signature``.
     """
 
-    def _item_type(self):
-        return RaterCorrelation
+    _item = RaterCorrelation
 
     def matrix(self, column: str) -> pd.DataFrame:
         """R x R table of one column's correlations (diagonal 1, symmetric)."""

@@ -1053,8 +1053,8 @@ class ConcurrentValidity(_Collection):
     pvalue, n, n_groups, n_groups_dropped, signature``.
     """
 
-    def _item_type(self):
-        return ValidityCoefficient
+    _item = ValidityCoefficient
+    _key = "metric"
 
     def get(self, metric: str, criterion: str | None = None):
         """The single result for ``metric`` (and ``criterion`` if several)."""

@@ -1,0 +1,110 @@
+"""The plumbing every analysis result shares: views of frozen dataclasses.
+
+A result is a frozen dataclass mixing in :class:`_Result`; a collection of
+results (one per metric, column or pair) is a :class:`_Collection`.  Fields
+whose metadata has ``array`` are kept out of ``to_dict()`` (unless
+``arrays=True``) and of frames; ``nofr`` keeps a field in ``to_dict()`` but
+out of frames (tuples of labels that a tidy row cannot hold).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import ClassVar
+
+import numpy as np
+import pandas as pd
+
+#: Field metadata of an array field: left out of to_dict() (unless arrays=True) and frames.
+_ARRAY = {"array": True}
+#: ``field(**_ARR)``: an optional array field, not shown in repr, not compared.
+_ARR = {"default": None, "repr": False, "compare": False, "metadata": _ARRAY}
+
+
+def _plain(v):
+    """numpy scalars as Python scalars, tuples as lists (recursively)."""
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, tuple):
+        return [_plain(x) for x in v]
+    return v
+
+
+class _Result:
+    """Common views (a mixin of frozen dataclasses)."""
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
+        d = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if f.metadata.get("array"):
+                if arrays:
+                    d[f.name] = None if v is None else np.asarray(v).tolist()
+                continue
+            d[f.name] = _plain(v)
+        return d
+
+    @classmethod
+    def frame_columns(cls) -> list[str]:
+        """The columns of ``to_frame()``."""
+        return [f.name for f in fields(cls)
+                if not (f.metadata.get("array") or f.metadata.get("nofr"))]
+
+    def _rows(self) -> list[dict]:
+        d = self.to_dict()
+        return [{c: d[c] for c in self.frame_columns()}]
+
+    def to_frame(self) -> pd.DataFrame:
+        """This result as a tidy table (the columns of its collection's ``to_frame``)."""
+        return pd.DataFrame(self._rows(), columns=self.frame_columns())
+
+
+@dataclass(frozen=True)
+class _Collection:
+    """A sequence of results with tidy views.
+
+    Subclasses set ``_item`` (the result class, whose ``frame_columns`` are
+    the frame's) and, when results are keyed by another field than
+    ``metric``, ``_key`` (e.g. ``"column"``).
+    """
+
+    results: tuple
+
+    _item: ClassVar[type] = _Result
+    _key: ClassVar[str] = "metric"
+
+    def __iter__(self):
+        return iter(self.results)
+
+    def __len__(self):
+        return len(self.results)
+
+    def __getitem__(self, key):
+        return self.results[key]
+
+    def get(self, name: str, **match):
+        """The single result for ``name`` (its ``metric``, or the collection's key field)
+        and any other field given (e.g. ``human=``)."""
+        hits = [
+            r
+            for r in self.results
+            if getattr(r, self._key) == name and all(getattr(r, k) == v for k, v in match.items())
+        ]
+        if len(hits) != 1:
+            shown = ", ".join(f"{k}={v!r}" for k, v in {self._key: name, **match}.items())
+            raise KeyError(f"{len(hits)} results match {shown}")
+        return hits[0]
+
+    def to_records(self, *, arrays: bool = False) -> list[dict]:
+        """One dict per result (see the result class's ``to_dict``)."""
+        return [r.to_dict(arrays=arrays) for r in self.results]
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """``{"results": [...]}``: the records of :meth:`to_records`."""
+        return {"results": self.to_records(arrays=arrays)}
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table; its columns are listed in the class docstring."""
+        rows = [row for r in self.results for row in r._rows()]
+        return pd.DataFrame(rows, columns=self._item.frame_columns())
