@@ -147,3 +147,121 @@ def alpha_curve(curves, *, title=None):
     ax.set_title(title or "alpha versus dataset size")
     fig.tight_layout()
     return fig
+
+
+def save_both(fig, stem, *, dpi=110):
+    """Write ``fig`` as ``stem.png`` and ``stem.svg`` (the report's figures) and close it."""
+    plt = _pyplot()
+    try:
+        fig.savefig(f"{stem}.png", dpi=dpi)
+        fig.savefig(f"{stem}.svg")
+    finally:
+        plt.close(fig)
+
+
+def correlation_intervals(frame, *, levels=None, order=None, title=None):
+    """Each metric's statistic with its interval, one panel per level.
+
+    ``frame`` is a :func:`metaeval.correlate` frame (``metric, level,
+    statistic, ci_low, ci_high``); ``order`` the metrics top to bottom
+    (default: as they first appear).
+    """
+    plt = _pyplot()
+    levels = list(levels or dict.fromkeys(frame.level))
+    order = list(order or dict.fromkeys(frame.metric))
+    n = len(order)
+    fig, axes = plt.subplots(1, len(levels), figsize=(2.6 * len(levels) + 2.2, 0.9 + 0.19 * n),
+                             sharey=True, squeeze=False)
+    pos = {m: n - 1 - k for k, m in enumerate(order)}
+    for ax, lv in zip(axes[0], levels):
+        d = frame[frame.level == lv]
+        y = [pos[m] for m in d.metric]
+        ax.hlines(y, d.ci_low, d.ci_high, color="0.6", linewidth=1)
+        ax.plot(d.statistic, y, "o", markersize=3, color="C0")
+        ax.axvline(0, color="0.3", linewidth=0.8)
+        ax.set_title(f"{lv}", fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", color="0.9")
+    axes[0][0].set_yticks(range(n), order[::-1], fontsize=7)
+    axes[0][0].set_ylim(-0.7, n - 0.3)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def cluster_map(per_level, *, order=None, title=None):
+    """Significance clusters per level: ``per_level`` maps a level to a
+    :func:`metaeval.compare_all` result; cells show the cluster (1 = top,
+    dark) and the statistic."""
+    import numpy as np
+
+    plt = _pyplot()
+    levels = list(per_level)
+    order = list(order or per_level[levels[0]].metrics)
+    K, L = len(order), len(levels)
+    rank = np.full((K, L), np.nan)
+    stat = np.full((K, L), np.nan)
+    for j, lv in enumerate(levels):
+        c = per_level[lv]
+        for i, m in enumerate(order):
+            k = c.metrics.index(m)
+            rank[i, j], stat[i, j] = c.clusters[k], c.statistics[k]
+    fig, ax = plt.subplots(figsize=(1.3 * L + 2.8, 0.8 + 0.3 * K))
+    top = np.nanmax(rank) if np.isfinite(rank).any() else 1
+    ax.imshow(rank, cmap="Blues_r", vmin=1, vmax=max(top + 1, 2), aspect="auto")
+    for i in range(K):
+        for j in range(L):
+            if np.isfinite(rank[i, j]):
+                dark = rank[i, j] <= (top + 1) / 2
+                ax.text(j, i, f"{int(rank[i, j])}  ({stat[i, j]:.2f})", ha="center", va="center", fontsize=7,
+                        color="white" if dark else "black")
+    ax.set_xticks(range(L), levels, fontsize=8)
+    ax.set_yticks(range(K), order, fontsize=7)
+    ax.set_title(title or "significance clusters (1 = top)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def measure_map(table, *, title=None):
+    """Discriminative power (x, lower is better) against ranking consistency
+    (y, higher is better) of each measure: a :func:`metaeval.measures.measure_table`."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.2, 4.2))
+    for k, r in enumerate(table.itertuples()):
+        ax.errorbar(r.dp, r.rc, yerr=2 * r.rc_se, fmt="o", markersize=4, capsize=2,
+                    **_style(r.level, r.method, k) | {"linestyle": "none"})
+        ax.annotate(f"{r.level} {r.method}", (r.dp, r.rc), fontsize=6, xytext=(3, 3), textcoords="offset points")
+    ax.set_xlabel("discriminative power DP (lower is better)")
+    ax.set_ylabel("ranking consistency RC (higher is better; bars: 2 s.e.)")
+    ax.invert_xaxis()
+    ax.set_title(title or "correlation measures", fontsize=9)
+    ax.grid(color="0.92")
+    fig.tight_layout()
+    return fig
+
+
+def mtmm_heatmap(res, *, title=None):
+    """The multitrait-multimethod matrix of a :func:`metaeval.mtmm` result
+    (lower triangle shown, reliabilities on the diagonal)."""
+    import numpy as np
+
+    plt = _pyplot()
+    mat = res.matrix()
+    v = mat.to_numpy(float)
+    v = np.where(np.isnan(v), v.T, v)  # symmetric view
+    labels = [f"{t} / {m}" for m, t in mat.index]
+    n = len(labels)
+    fig, ax = plt.subplots(figsize=(0.45 * n + 2.5, 0.45 * n + 1.5))
+    show = np.where(np.tril(np.ones_like(v, dtype=bool)), v, np.nan)
+    im = ax.imshow(show, cmap="RdBu_r", vmin=-1, vmax=1)
+    for i in range(n):
+        for j in range(i + 1):
+            if np.isfinite(show[i, j]):
+                ax.text(j, i, f"{show[i, j]:.2f}", ha="center", va="center", fontsize=6)
+    ax.set_xticks(range(n), labels, rotation=90, fontsize=7)
+    ax.set_yticks(range(n), labels, fontsize=7)
+    fig.colorbar(im, ax=ax, shrink=0.7)
+    ax.set_title(title or f"MTMM ({res.method}, {res.level} level)", fontsize=9)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,892 @@
+"""Orchestration of the report: which analyses apply, running them, their views.
+
+:func:`build` takes a :class:`~metaeval.Dataset` and a :class:`ReportConfig`,
+decides which analyses apply to the data (and records why the others are
+skipped), runs each through the public API, and returns a :class:`Report`:
+sections of tables (raw values), figures (drawn later from the same result
+objects) and readings (:mod:`._readings`).  Nothing here computes a
+statistic; every number comes from an analysis function's result.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import warnings
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .._version import __version__
+from ..errors import DataError, MetaevalError, ParameterError
+from . import _readings as rd
+from ._model import Column, Figure, Section, Table, plain
+
+LEVELS = ("system", "input", "item", "global")
+#: coefficients offered for the report's correlation tables and clusters
+REPORT_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
+#: the coefficients of seed paper 000's 12 measures (with the report's method added)
+MEASURE_METHODS = ("pearson", "spearman", "kendall_b")
+
+#: the two modes; every value is recorded in results.json and in the signatures
+MODES = {
+    "full": {
+        "n_resamples": 1000,      # bootstrap CIs, permutation tests (clusters, DP), alpha CIs
+        "splits": 1000,           # ranking consistency
+        "pairwise": 10,           # metrics in the pairwise sections (clusters, DP, RC) per human column
+        "dp_test": "perm-both",
+        "sample_resamples": 100,  # pre-assessment sample-size study (seed paper 001 uses 100)
+        "curve_subsets": 200,     # alpha-versus-size curve (MetricEval uses 200)
+        "tau_resamples": 999,     # local accuracy, H2 permutations
+        "chi2_resamples": 9999,   # local accuracy, H1 permutations (small counts)
+        "text": True,             # text diagnostics (rescoring perturbed texts)
+    },
+    "quick": {
+        "n_resamples": 100,
+        "splits": 100,
+        "pairwise": 5,
+        "dp_test": "perm-both",
+        "sample_resamples": 20,
+        "curve_subsets": 50,
+        "tau_resamples": 99,
+        "chi2_resamples": 999,
+        "text": False,
+    },
+}
+
+#: thresholds used by the readings (see :mod:`._readings`)
+ALPHA_GOOD, ALPHA_OK = 0.9, 0.7
+
+
+@dataclass(frozen=True)
+class ReportConfig:
+    """What the report runs.  ``None`` means: the mode's default (:data:`MODES`).
+
+    ``pairwise`` is the number K of metrics per human column in the pairwise
+    sections (significance clusters, discriminative power, ranking
+    consistency), ``"all"``, or a tuple of metric names.
+    """
+
+    human: tuple | None = None
+    metrics: tuple | None = None
+    method: str = "kendall_b"
+    levels: tuple = LEVELS
+    quick: bool = False
+    seed: int | None = None
+    n_resamples: int | None = None
+    splits: int | None = None
+    dp_test: str | None = None
+    pairwise: object = None
+    context: str | None = None
+    text: bool | None = None
+    text_metrics: tuple = ("bleu", "rouge1")
+    perturbations: tuple = ("sentence_reorder", "subject_verb_disagreement")
+    ks_low: float | None = None
+    ks_high: float | None = None
+    alpha: float = 0.05
+    cache_dir: str | None = None
+    n_jobs: int = 1
+
+    @property
+    def mode(self):
+        return "quick" if self.quick else "full"
+
+    def value(self, name):
+        v = getattr(self, name, None) if name in self.__dataclass_fields__ else None
+        return MODES[self.mode][name] if v is None else v
+
+    def to_dict(self):
+        d = asdict(self)
+        for k in MODES["full"]:
+            d[k] = self.value(k)
+        d["mode"] = self.mode
+        return plain(d)
+
+
+@dataclass
+class Report:
+    """The report's content: sections, and the document that results.json holds."""
+
+    sections: list
+    meta: dict
+    results: dict = field(default_factory=dict)
+
+    def section(self, sid):
+        for s in self.sections:
+            if s.id == sid:
+                return s
+        raise KeyError(sid)
+
+    def to_dict(self):
+        return {
+            **self.meta,
+            "sections": [s.to_dict() for s in self.sections],
+            "skipped": [{"section": s.id, "title": s.title, "status": s.status, "reason": r}
+                        for s in self.sections for r in s.reasons],
+            "signatures": sorted({sig for s in self.sections for t in s.tables for sig in t.signatures}),
+            "results": plain(self.results),
+        }
+
+
+class Progress:
+    """Progress of the whole run (no output); the CLI passes a rich one.
+
+    ``start(n)`` announces n steps; ``step(label, total)`` is a context for
+    one step and yields ``bar(k)`` (advance k units) or None.
+    """
+
+    def start(self, n_steps):
+        pass
+
+    @contextmanager
+    def step(self, label, total=None):
+        yield None
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def _rated(ds, cols):
+    return [c for c in cols if ds.ratings(c).shape[0] >= 2]
+
+
+def _sigs(frame):
+    return sorted(set(frame["signature"])) if "signature" in frame else []
+
+
+def _warning_text(w):
+    return f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
+
+
+@contextmanager
+def _record(section):
+    """Collect the analyses' warnings into the section (shown in the report)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    seen = getattr(section, "_warnings", None)
+    if seen is None:
+        seen = section._warnings = {}
+    for w in caught:
+        if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            continue
+        key = _warning_text(w)
+        seen[key] = seen.get(key, 0) + 1
+
+
+def select_humans(ds, human, *, quick=False):
+    """The human columns of the report: as given (validated), else those
+    with 2+ raters (the averaged dimensions), else every human column; with
+    ``quick`` and none given, only the first of these."""
+    if human:
+        unknown = [h for h in human if h not in ds.human]
+        if unknown:
+            hint = [h for h in unknown if h in ds.metrics]
+            extra = f" ({', '.join(hint)} is a metric column)" if hint else ""
+            raise DataError(f"unknown human column(s): {', '.join(unknown)}{extra}; "
+                            f"available: {', '.join(ds.human) or 'none'}")
+        return list(dict.fromkeys(human))
+    if not ds.human:
+        raise DataError("the dataset has no human score column: the report needs one (--human)")
+    default = _rated(ds, ds.human) or list(ds.human)
+    return default[:1] if quick else default
+
+
+def select_metrics(ds, metrics):
+    if metrics:
+        unknown = [m for m in metrics if m not in ds.metrics]
+        if unknown:
+            raise DataError(f"unknown metric column(s): {', '.join(unknown)}; "
+                            f"available: {', '.join(ds.metrics)}")
+        return list(dict.fromkeys(metrics))
+    if not ds.metrics:
+        raise DataError("the dataset has no metric column: the report needs at least one")
+    return list(ds.metrics)
+
+
+def pairwise_subset(corr_frame, levels, k):
+    """The K metrics of the pairwise sections, round-robin over the levels:
+    the metric ranked 1st at each level (in level order), then 2nd, ...,
+    until K distinct metrics are chosen (ranks by the correlation's
+    statistic, descending; undefined statistics last; ties by name)."""
+    ranked = {}
+    for lv in levels:
+        f = corr_frame[corr_frame.level == lv]
+        stat = f.statistic.to_numpy(float)
+        key = sorted(range(len(f)), key=lambda i: (not np.isfinite(stat[i]), -stat[i] if np.isfinite(stat[i]) else 0,
+                                                   f.metric.iloc[i]))
+        ranked[lv] = [f.metric.iloc[i] for i in key]
+    out = []
+    depth = max(len(v) for v in ranked.values()) if ranked else 0
+    for r in range(depth):
+        for lv in levels:
+            if r < len(ranked[lv]) and ranked[lv][r] not in out:
+                out.append(ranked[lv][r])
+                if len(out) >= k:
+                    return out
+    return out
+
+
+# ----------------------------------------------------------------------------- the builder
+
+
+class _Builder:
+    def __init__(self, ds, cfg, ds_runs, progress):
+        self.ds, self.cfg, self.progress = ds, cfg, progress or Progress()
+        self.ds_runs = ds_runs if ds_runs is not None else ds
+        self.humans = select_humans(ds, cfg.human, quick=cfg.quick)
+        self.metrics = select_metrics(ds, cfg.metrics)
+        if cfg.method not in REPORT_METHODS:
+            raise ParameterError(f"method={cfg.method!r}: the report offers {', '.join(REPORT_METHODS)}")
+        bad = [lv for lv in cfg.levels if lv not in LEVELS]
+        if bad or not cfg.levels:
+            raise ParameterError(f"levels {bad or '(none)'}: choose among {', '.join(LEVELS)}")
+        self.levels = [lv for lv in LEVELS if lv in cfg.levels]
+        if cfg.context is not None and cfg.context not in ds.context_names:
+            raise DataError(f"context {cfg.context!r} is not a context of the data; available: "
+                            f"{', '.join(ds.context_names)}")
+        k = cfg.value("pairwise")
+        if isinstance(k, (tuple, list)):
+            missing = [m for m in k if m not in self.metrics]
+            if missing:
+                raise DataError(f"pairwise metric(s) not in the report's metrics: {', '.join(missing)}")
+            if len(set(k)) < 2:
+                raise ParameterError("the pairwise set needs at least 2 metrics")
+        elif k != "all" and (not isinstance(k, int) or k < 2):
+            raise ParameterError(f"pairwise={k!r}: give a number of metrics >= 2, 'all', or metric names")
+        self.seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().entropy)
+        self.n = cfg.value("n_resamples")
+        self.results = {}
+        self.state = {"corr": {}, "clusters": {}, "dp": {}, "rc": {}, "subset": {}}
+        self.sections = {}
+
+    # -- infrastructure
+    def sec(self, sid, title, intro=""):
+        if sid not in self.sections:
+            self.sections[sid] = Section(sid, title, intro)
+        return self.sections[sid]
+
+    def steps(self):
+        """The run as (label, units, function) steps, in order."""
+        out = [("data overview", None, self.overview)]
+        for h in self.humans:
+            out.append((f"correlations with {h}", len(self.metrics) * len(self.levels),
+                        lambda bar, h=h: self.correlations(h, bar)))
+        for h in self.humans:
+            out.append((f"significance clusters for {h}", None, lambda bar, h=h: self.clusters(h, bar)))
+        for h in self.humans:
+            out.append((f"correlation measures (DP, RC) for {h}", None, lambda bar, h=h: self.measures(h, bar)))
+        out += [("reliability", None, self.reliability), ("validity", None, self.validity),
+                ("diagnostics", None, self.diagnostics), ("text diagnostics", None, self.text_diagnostics),
+                ("local accuracy", None, self.local), ("recommendation", None, self.recommendation)]
+        return out
+
+    def run(self):
+        steps = self.steps()
+        self.progress.start(len(steps))
+        for label, units, fn in steps:
+            with self.progress.step(label, units) as bar:
+                fn(bar)
+        order = ["data", "correlations", "clusters", "measures", "reliability", "validity", "diagnostics",
+                 "text", "local", "recommendation"]
+        sections = [self.sections[k] for k in order if k in self.sections]
+        for s in sections:
+            seen = getattr(s, "_warnings", {})
+            s.warnings = [{"warning": k, "count": v} for k, v in seen.items()]
+        return sections
+
+    def _timed(self, section, fn):
+        t = time.perf_counter()
+        with _record(section):
+            out = fn()
+        section.seconds += time.perf_counter() - t
+        return out
+
+    # -- sections
+    def overview(self, bar=None):
+        ds = self.ds
+        s = self.sec("data", "Data", rd.intro("data"))
+        t0 = time.perf_counter()
+        texts = ds.texts
+        has_runs = [m for m in self.metrics if self.ds_runs.ratings(m).shape[0] >= 2]
+        rows = []
+        for c in ds.columns:
+            kind = "human" if c in ds.human else "metric"
+            sc = ds.scores(c)
+            r = self.ds_runs.ratings(c).shape[0] if kind == "metric" else ds.ratings(c).shape[0]
+            used = c in self.humans or c in self.metrics
+            rows.append([c, kind, int(r), int(np.isnan(sc).sum()), bool(used)])
+        s.tables.append(Table("data-columns", "Score columns", [
+            Column("column", "column", "text"), Column("kind", "kind", "text"),
+            Column("raters_or_runs", "raters / runs", "int"), Column("missing", "missing cells", "int"),
+            Column("used", "in this report", "bool")], rows, [],
+            note="The data as loaded: the number of raters (human columns) or runs (metrics) and the cells without "
+                 "a score."))
+        self.data_info = {
+            "name": ds.name, "n_systems": len(ds.systems), "n_inputs": len(ds.inputs),
+            "human": list(ds.human), "metrics": list(ds.metrics),
+            "report_human": list(self.humans), "report_metrics": list(self.metrics),
+            "raters": {h: list(ds.rater_labels(h)) for h in ds.human if ds.ratings(h).shape[0] >= 2},
+            "metrics_with_runs": has_runs,
+            "texts": texts is not None, "text_columns": [] if texts is None else
+            [c for c in texts.columns if c not in ("system", "input")],
+            "contexts": list(ds.context_names),
+            "quick_first_human": bool(self.cfg.quick and not self.cfg.human and len(select_humans(ds, None)) > 1),
+            "rated_human": _rated(ds, ds.human),
+        }
+        s.readings += rd.data_readings(self.data_info)
+        s.seconds += time.perf_counter() - t0
+
+    def correlations(self, h, bar):
+        from ..correlation import correlate
+
+        s = self.sec("correlations", "Correlations with the human scores", rd.intro("correlations"))
+        if "metaeval.correlate" not in s.functions:
+            s.functions.append("metaeval.correlate")
+        res = self._timed(s, lambda: correlate(
+            self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="boot-both",
+            n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+        f = res.to_frame()
+        self.state["corr"][h] = f
+        self.results.setdefault("correlations", {})[h] = res.to_dict()
+        first = f[f.level == self.levels[0]].set_index("metric").statistic
+        order = sorted(self.metrics, key=lambda m: (not np.isfinite(first[m]), -first[m] if np.isfinite(first[m]) else 0, m))
+        cols = [Column("metric", "metric", "text")]
+        for lv in self.levels:
+            cols += [Column(f"{lv}", f"{lv}", "num"), Column(f"{lv}_ci", f"{lv} 95% CI", "ci")]
+        idx = f.set_index(["metric", "level"])
+        rows = []
+        for m in order:
+            row = [m]
+            for lv in self.levels:
+                r = idx.loc[(m, lv)]
+                row += [r.statistic, [r.ci_low, r.ci_high]]
+            rows.append(row)
+        dropped = f[f.n_groups_dropped > 0]
+        note = ""
+        if len(dropped):
+            note = (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
+                    f"few pairs); the counts are in results.json (n_groups_dropped).")
+        tid = f"corr-{h}"
+        s.tables.append(Table(tid, f"{h}: {self.cfg.method} at each level with 95% bootstrap intervals "
+                              f"(rows ordered by the {self.levels[0]}-level value)", cols, rows, _sigs(f),
+                              note=note, group=h))
+        from . import figures as fg
+
+        s.figures.append(Figure(f"fig-corr-{h}", f"{h}: correlations with intervals",
+                                lambda f=f, h=h: fg.correlation_intervals(f, levels=self.levels, order=order,
+                                                                          title=f"{self.cfg.method} with {h}"),
+                                alt=f"Dot plot of each metric's {self.cfg.method} with {h} at each level, "
+                                    f"with 95% intervals", group=h))
+        s.readings += rd.correlation_readings(f, h, self.levels, self.cfg.method, tid)
+
+    def clusters(self, h, bar):
+        from ..compare import compare_all
+
+        s = self.sec("clusters", "Significance clusters", rd.intro("clusters"))
+        if "metaeval.compare_all" not in s.functions:
+            s.functions.append("metaeval.compare_all")
+        if len(self.metrics) < 2:
+            if not s.reasons:
+                s.skip("one metric: significance clusters need at least 2 metrics")
+            return
+        k = self.cfg.value("pairwise")
+        if isinstance(k, (tuple, list)):
+            subset = list(dict.fromkeys(k))
+        elif k == "all":
+            subset = list(self.metrics)
+        else:
+            subset = pairwise_subset(self.state["corr"][h], self.levels, int(k))
+        self.state["subset"][h] = subset
+        n_pairs = len(subset) * (len(subset) - 1) // 2
+        if bar is not None and hasattr(bar, "set_total"):
+            bar.set_total(n_pairs * len(self.levels))
+        per_level = {}
+        for lv in self.levels:
+            per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
+                self.ds, h, metrics=subset, level=lv, method=self.cfg.method, test="perm-both",
+                n_resamples=self.n, correction="holm", cluster_correction="none", alpha=self.cfg.alpha,
+                rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+        self.state["clusters"][h] = per_level
+        self.results.setdefault("clusters", {})[h] = {lv: c.to_dict() for lv, c in per_level.items()}
+        first = per_level[self.levels[0]]
+        order = list(first.metrics)
+        cols = [Column("metric", "metric", "text")]
+        for lv in self.levels:
+            cols += [Column(lv, f"{lv}", "num"), Column(f"{lv}_cluster", f"{lv} cluster", "int")]
+        rows = []
+        for m in order:
+            row = [m]
+            for lv in self.levels:
+                c = per_level[lv]
+                i = c.metrics.index(m)
+                row += [c.statistics[i], int(c.clusters[i])]
+            rows.append(row)
+        tid = f"clusters-{h}"
+        excluded = [m for m in self.metrics if m not in subset]
+        note = rd.subset_note(k, subset, excluded, self.levels)
+        s.tables.append(Table(tid, f"{h}: {self.cfg.method} and significance cluster (1 = top) at each level",
+                              cols, rows, [c.signature for c in per_level.values()], note=note, group=h))
+        prow = []
+        for lv in self.levels:
+            for p in per_level[lv].to_frame().itertuples():
+                prow.append([lv, p.metric_a, p.metric_b, p.statistic, p.pvalue, p.pvalue_greater, p.pvalue_adjusted])
+        s.tables.append(Table(f"pairs-{h}", f"{h}: every tested pair (delta = A - B)", [
+            Column("level", "level", "text"), Column("metric_a", "metric A", "text"),
+            Column("metric_b", "metric B", "text"), Column("delta", "delta", "num"),
+            Column("p", "p (two-sided)", "p"), Column("p_greater", "p (A better)", "p"),
+            Column("p_holm", "p (Holm)", "p")], prow, [c.signature for c in per_level.values()], group=h))
+        from . import figures as fg
+
+        s.figures.append(Figure(f"fig-clusters-{h}", f"{h}: significance clusters",
+                                lambda per_level=per_level, order=order, h=h: fg.cluster_map(
+                                    per_level, order=order, title=f"significance clusters, {h}"),
+                                alt=f"Grid of metrics by level showing the cluster rank for {h}", group=h))
+        s.readings += rd.cluster_readings(per_level, h, self.levels, tid)
+
+    def measures(self, h, bar):
+        from ..measures import discriminative_power, measure_table, ranking_consistency
+
+        s = self.sec("measures", "Which correlation measure to trust: discriminative power and ranking "
+                     "consistency", rd.intro("measures"))
+        subset = self.state["subset"].get(h, [])
+        if len(subset) < 2:
+            if not s.reasons:
+                s.skip("fewer than 2 metrics: discriminative power and ranking consistency need a set of metrics")
+            return
+        for fn in ("metaeval.discriminative_power", "metaeval.ranking_consistency"):
+            if fn not in s.functions:
+                s.functions.append(fn)
+        methods = list(dict.fromkeys([*MEASURE_METHODS, self.cfg.method]))
+        sel = dict(levels=self.levels, methods=methods)
+        dp = self._timed(s, lambda: discriminative_power(
+            self.ds, h, metrics=subset, test=self.cfg.value("dp_test"), n_resamples=self.n, rng=self.seed,
+            n_jobs=self.cfg.n_jobs, progress=bar, **sel))
+        rc = None
+        if len(subset) < 3:
+            s.skip(f"{h}: ranking consistency needs at least 3 metrics (the pairwise set has {len(subset)})",
+                   part=True)
+        elif len(self.ds.inputs) < 4:
+            s.skip(f"ranking consistency splits the inputs in halves; the data has {len(self.ds.inputs)} "
+                   f"input(s), at least 4 are needed", part=True)
+        else:
+            rc = self._timed(s, lambda: ranking_consistency(
+                self.ds, h, metrics=subset, n_splits=self.cfg.value("splits"), rng=self.seed,
+                n_jobs=self.cfg.n_jobs, progress=bar, **sel))
+        self.state["dp"][h], self.state["rc"][h] = dp, rc
+        self.results.setdefault("measures", {})[h] = {
+            "discriminative_power": dp.to_dict(), "ranking_consistency": None if rc is None else rc.to_dict()}
+        tab = measure_table(dp, rc)
+        cols = [Column("level", "level", "text"), Column("method", "method", "text"),
+                Column("dp", "DP (lower is better)", "num"), Column("dp_rank", "DP rank", "int")]
+        keys = ["level", "method", "dp", "dp_rank"]
+        if rc is not None:
+            cols += [Column("rc", "RC (higher is better)", "num"), Column("rc_se", "RC s.e.", "num"),
+                     Column("rc_rank", "RC rank", "int")]
+            keys += ["rc", "rc_se", "rc_rank"]
+        tid = f"measures-{h}"
+        sigs = [dp.signature] + ([rc.signature] if rc is not None else [])
+        s.tables.append(Table(tid, f"{h}: discriminative power and ranking consistency of the "
+                              f"{len(tab)} measures over {len(subset)} metrics", cols,
+                              tab[keys].values.tolist(), sigs,
+                              note=f"Metrics: {', '.join(subset)}.", group=h))
+        from . import figures as fg
+
+        s.figures.append(Figure(f"fig-pvalues-{h}", f"{h}: p-value curves (discriminative power)",
+                                lambda dp=dp: fg.pvalue_curves(dp), alt="p-value curve of each measure",
+                                group=h))
+        if rc is not None:
+            s.figures.append(Figure(f"fig-measures-{h}", f"{h}: DP against RC",
+                                    lambda tab=tab, h=h: fg.measure_map(tab, title=f"correlation measures, {h}"),
+                                    alt="Scatter of each measure's DP against its RC", group=h))
+        s.readings += rd.measure_readings(tab, h, tid)
+
+    def reliability(self, bar=None):
+        from .. import reliability as rl
+
+        s = self.sec("reliability", "Reliability of metrics and human ratings", rd.intro("reliability"))
+        ds = self.ds
+        rated = _rated(ds, ds.human)  # the rating design: every human column with raters
+        results = {}
+        if rated:
+            s.functions.append("metaeval.agreement")
+            results["agreement"] = self._timed(s, lambda: rl.agreement(
+                ds, rated, method=("krippendorff_interval", "krippendorff_ordinal", "icc2", "icc2k")))
+        else:
+            s.skip("one rater per item: reliability of human ratings (rater agreement) skipped", part=True)
+        runs = [m for m in self.metrics if self.ds_runs.ratings(m).shape[0] >= 2]
+        if runs:
+            s.functions.append("metaeval.stability")
+            results["stability"] = self._timed(s, lambda: rl.stability(self.ds_runs, runs))
+        else:
+            s.skip("no metric has repeated runs: test-retest stability skipped", part=True)
+        cols = [*self.humans, *self.metrics]
+        if len(ds.systems) < 2 or len(ds.inputs) < 2:
+            s.skip("Cronbach's alpha needs at least 2 systems and 2 inputs", part=True)
+        else:
+            s.functions += ["metaeval.consistency", "metaeval.consistency_curve"]
+            results["consistency"] = self._timed(s, lambda: rl.consistency(
+                ds, cols, ci="boot-systems", n_resamples=self.n, rng=self.seed))
+            cf = results["consistency"].to_frame()
+            worst = (cf[cf.column.isin(self.metrics)].sort_values("statistic").column.head(4).tolist())
+            curve_cols = [*self.humans, *worst]
+            sizes = None if len(ds.inputs) >= 10 else list(range(2, len(ds.inputs) + 1))
+            results["consistency_curve"] = self._timed(s, lambda: rl.consistency_curve(
+                ds, curve_cols, sizes=sizes, n_subsets=self.cfg.value("curve_subsets"), rng=self.seed))
+        self.state["reliability"] = results
+        self.results["reliability"] = {k: v.to_dict() for k, v in results.items()}
+        from . import figures as fg
+
+        if "agreement" in results:
+            f = results["agreement"].to_frame()
+            s.tables.append(Table("rel-agreement", "Agreement between raters (units: system x input cells)", [
+                Column("column", "human column", "text"), Column("method", "method", "text"),
+                Column("statistic", "value", "num"), Column("ci", "95% CI", "ci"),
+                Column("n_raters", "raters", "int"), Column("n_units", "units", "int")],
+                [[r.column, r.method, r.statistic, [r.ci_low, r.ci_high], r.n_raters, r.n_units]
+                 for r in f.itertuples()], _sigs(f)))
+        if "stability" in results:
+            f = results["stability"].to_frame()
+            s.tables.append(Table("rel-stability", "Test-retest stability of metrics with repeated runs", [
+                Column("column", "metric", "text"), Column("method", "estimator", "text"),
+                Column("statistic", "stability", "num"), Column("runs_needed", "runs for .9", "int"),
+                Column("sem", "SEM", "num"), Column("n_runs", "runs", "int")],
+                [[r.column, r.method, r.statistic, r.runs_needed, r.sem, r.n_runs] for r in f.itertuples()],
+                _sigs(f)))
+        if "consistency" in results:
+            f = results["consistency"].to_frame()
+            kinds = {c: ("human" if c in ds.human else "metric") for c in f.column}
+            s.tables.append(Table("rel-consistency", "Consistency: Cronbach's alpha over inputs (systems as "
+                                  "examinees)", [
+                Column("column", "column", "text"), Column("kind", "kind", "text"),
+                Column("statistic", "alpha", "num"), Column("ci", "95% CI", "ci"), Column("sem", "SEM", "num"),
+                Column("inputs_needed", "inputs for .9", "int")],
+                [[r.column, kinds[r.column], r.statistic, [r.ci_low, r.ci_high], r.sem, r.inputs_needed]
+                 for r in f.itertuples()], _sigs(f)))
+            s.figures.append(Figure("fig-reliability", "Stability and consistency per column",
+                                    lambda: fg.reliability_bars(results.get("stability"), results["consistency"]),
+                                    alt="Bars of stability and Cronbach's alpha per column"))
+            s.figures.append(Figure("fig-alpha-curve", "Cronbach's alpha against the number of inputs",
+                                    lambda: fg.alpha_curve(results["consistency_curve"]),
+                                    alt="alpha of random input subsets and the Spearman-Brown prophecy"))
+        s.readings += rd.reliability_readings(results, self.humans, self.metrics)
+
+    def validity(self, bar=None):
+        from .. import validity as vd
+
+        s = self.sec("validity", "Validity: multitrait-multimethod table and factor analysis", rd.intro("validity"))
+        ds = self.ds
+        traits = _rated(ds, ds.human)  # the rating design: every human column with raters
+        if len(traits) < 2:
+            s.skip("MTMM and CFA need at least 2 human columns (traits) with 2+ raters each; "
+                   f"the data has {len(traits)}: validity skipped")
+            return
+        from . import figures as fg
+
+        results = {}
+        try:
+            results["mtmm"] = self._timed(s, lambda: vd.mtmm(ds, traits, level="system", method=self.cfg.method))
+            s.functions.append("metaeval.mtmm")
+        except (ValueError, ArithmeticError) as exc:  # MetaevalError is a ValueError
+            s.skip(f"MTMM skipped: {type(exc).__name__}: {str(exc).splitlines()[0]}", part=True)
+        model = {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits}
+        try:
+            results["cfa"] = self._timed(s, lambda: vd.cfa(ds, model))
+            s.functions.append("metaeval.cfa")
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:  # MetaevalError is a ValueError
+            s.skip(f"CFA skipped: {type(exc).__name__}: {str(exc).splitlines()[0]}", part=True)
+        if "cfa" in results:
+            try:
+                results["concurrent_validity"] = self._timed(s, lambda: vd.concurrent_validity(
+                    ds, results["cfa"], metrics=self.metrics, level="system", method=self.cfg.method))
+                s.functions.append("metaeval.concurrent_validity")
+            except MetaevalError as exc:
+                s.skip(f"concurrent validity skipped: {str(exc).splitlines()[0]}", part=True)
+        if not results:
+            s.status = "skipped"
+            return
+        self.state["validity"] = results
+        self.results["validity"] = {k: v.to_dict() for k, v in results.items()}
+        if "mtmm" in results:
+            m = results["mtmm"]
+            f = m.to_frame()
+            s.tables.append(Table("val-mtmm", f"MTMM entries ({self.cfg.method} between system means; "
+                                  "diagonal: Cronbach's alpha)", [
+                Column("trait_a", "trait A", "text"), Column("method_a", "rater A", "text"),
+                Column("trait_b", "trait B", "text"), Column("method_b", "rater B", "text"),
+                Column("block", "block", "text"), Column("statistic", "value", "num")],
+                [[r.trait_a, r.method_a, r.trait_b, r.method_b, r.block, r.statistic] for r in f.itertuples()],
+                [m.signature]))
+            cf = m.campbell_fiske()
+            s.tables.append(Table("val-campbell-fiske", "Campbell-Fiske comparisons: each convergent value "
+                                  "against the heterotrait values of its row and column", [
+                Column("trait", "trait", "text"), Column("method_a", "rater A", "text"),
+                Column("method_b", "rater B", "text"), Column("convergent", "convergent", "num"),
+                Column("hthm", "> HTHM", "text"), Column("htmm", "> HTMM", "text")],
+                [[r.trait, r.method_a, r.method_b, r.convergent, f"{r.n_hthm_exceeded}/{r.n_hthm}",
+                  f"{r.n_htmm_exceeded}/{r.n_htmm}"] for r in cf.itertuples()], [m.signature]))
+            s.figures.append(Figure("fig-mtmm", "MTMM table", lambda: fg.mtmm_heatmap(m),
+                                    alt="Heatmap of the multitrait-multimethod correlations"))
+        if "cfa" in results:
+            fa = results["cfa"]
+            ff = fa.fit_frame()
+            keep = ["chi2", "df", "pvalue", "chi2_scaled", "cfi", "tli", "rmsea", "rmsea_ci_low", "rmsea_ci_high",
+                    "srmr", "cfi_scaled", "tli_scaled", "rmsea_scaled"]
+            ff = ff[ff.measure.isin(keep)]
+            s.tables.append(Table("val-cfa-fit", f"CFA fit ({fa.estimator}; one factor per trait, its raters "
+                                  "as indicators)", [
+                Column("measure", "measure", "text"), Column("lavaan", "lavaan name", "text"),
+                Column("value", "value", "num")], ff[["measure", "lavaan", "value"]].values.tolist(),
+                [fa.signature]))
+            fc = fa.correlation_matrix()
+            s.tables.append(Table("val-cfa-corr", "CFA factor correlations", [
+                Column("factor", "factor", "text"), *[Column(c, c, "num") for c in fc.columns]],
+                [[i, *row] for i, row in zip(fc.index, fc.values.tolist())], [fa.signature]))
+        if "concurrent_validity" in results:
+            cv = results["concurrent_validity"]
+            mat = cv.matrix()
+            s.tables.append(Table("val-concurrent", f"Concurrent validity: {self.cfg.method} at system level "
+                                  "against the CFA factor scores", [
+                Column("metric", "metric", "text"), *[Column(str(c), str(c), "num") for c in mat.columns]],
+                [[str(i), *row] for i, row in zip(mat.index, mat.values.tolist())], _sigs(cv.to_frame())))
+        s.readings += rd.validity_readings(results)
+
+    def diagnostics(self, bar=None):
+        from .. import diagnostics as dg
+
+        s = self.sec("diagnostics", "Diagnostics beyond one correlation", rd.intro("diagnostics"))
+        ds, humans, mets = self.ds, self.humans, self.metrics
+        results = {}
+        low, high = self.cfg.ks_low, self.cfg.ks_high
+        try:
+            results["ks"] = self._timed(s, lambda: dg.ks_score(ds, humans, metrics=mets, low=low, high=high))
+            s.functions.append("metaeval.ks_score")
+        except MetaevalError as exc:
+            s.skip(f"KS score skipped: {str(exc).splitlines()[0]} (--ks-low/--ks-high)", part=True)
+        if len(ds.inputs) >= 3 and len(ds.systems) >= 3:
+            results["meta_correlation"] = self._timed(s, lambda: dg.meta_correlation(ds, humans, metrics=mets))
+            s.functions.append("metaeval.meta_correlation")
+        else:
+            s.skip("meta-correlation needs at least 3 systems and 3 inputs", part=True)
+        n_cells = len(ds.systems) * len(ds.inputs)
+        sizes = [k for k in (20, 50, 100) if k < n_cells]
+        if sizes:
+            results["sample_size"] = self._timed(s, lambda: dg.sample_size(
+                ds, humans, metrics=mets, sizes=sizes, n_resamples=self.cfg.value("sample_resamples"),
+                rng=self.seed))
+            s.functions.append("metaeval.sample_size")
+        else:
+            s.skip(f"sample-size study skipped: {n_cells} cells, fewer than the smallest size (20)", part=True)
+        focus = [m for m in mets if any(m in sub for sub in self.state["subset"].values())] or mets
+        if len(ds.systems) >= 3:
+            results["correlation_design"] = self._timed(s, lambda: dg.correlation_design(
+                ds, columns=[*humans, *focus]))
+            s.functions.append("metaeval.correlation_design")
+        else:
+            s.skip("correlation design needs at least 3 systems", part=True)
+        self.state["diagnostics"] = results
+        self.results["diagnostics"] = {k: v.to_dict() for k, v in results.items()}
+        from . import figures as fg
+
+        if "ks" in results:
+            f = results["ks"].to_frame()
+            s.tables.append(Table("diag-ks", "Kolmogorov-Smirnov score between low- and high-quality texts", [
+                Column("metric", "metric", "text"), Column("human", "human", "text"),
+                Column("statistic", "KS", "num"), Column("direction", "direction", "int"),
+                Column("pvalue", "p", "p"), Column("n_low", "low texts", "int"),
+                Column("n_high", "high texts", "int")],
+                [[r.metric, r.human, r.statistic, r.direction, r.pvalue, r.n_low, r.n_high] for r in f.itertuples()],
+                _sigs(f)))
+            s.figures.append(Figure("fig-ks", "KS scores", lambda: dg.plot_ks(results["ks"]),
+                                    alt="Heatmap of KS scores, metrics by human column"))
+        if "meta_correlation" in results:
+            f = results["meta_correlation"].to_frame()
+            s.tables.append(Table("diag-meta", "Meta-correlation: per-system agreement against system quality", [
+                Column("metric", "metric", "text"), Column("human", "human", "text"),
+                Column("statistic", "meta-correlation", "num"), Column("pvalue", "p", "p"),
+                Column("sample_correlation", "sample-level correlation", "num"),
+                Column("n_systems", "systems", "int")],
+                [[r.metric, r.human, r.statistic, r.pvalue, r.sample_correlation, r.n_systems]
+                 for r in f.itertuples()], _sigs(f)))
+            s.figures.append(Figure("fig-meta", "Meta-correlations",
+                                    lambda: dg.plot_meta_correlation(results["meta_correlation"]),
+                                    alt="Bars of meta-correlation per metric and human column"))
+        if "sample_size" in results:
+            f = results["sample_size"].to_frame()
+            wide = f.pivot_table(index=["human", "metric"], columns="size", values="std", sort=False)
+            allc = f.groupby(["human", "metric"], sort=False).statistic.first()
+            cols = [Column("human", "human", "text"), Column("metric", "metric", "text"),
+                    Column("all", "all texts", "num")] + [Column(f"sd_{k}", f"sd at n={k}", "num") for k in sizes]
+            s.tables.append(Table("diag-sample-size", "Pre-assessment sample size: spread of the sample-level "
+                                  "correlation on random subsets of n texts", cols,
+                                  [[hm, m, allc[(hm, m)], *[wide.loc[(hm, m), k] for k in sizes]]
+                                   for hm, m in wide.index], _sigs(f)))
+        if "correlation_design" in results:
+            cd = results["correlation_design"]
+            f = cd.to_frame()
+            hm = f[(f.kind_1 == "human") & (f.kind_2 == "metric")]
+            piv = {lv: hm[hm.level == lv].set_index(["column_1", "column_2"]) for lv in ("system", "global")}
+            rows = []
+            for (a, b) in piv["system"].index:
+                rs, rg = piv["system"].loc[(a, b)], piv["global"].loc[(a, b)]
+                rows.append([a, b, rs.statistic, rs.pvalue_adjusted, bool(rs.significant), rg.statistic,
+                             rg.pvalue_adjusted, bool(rg.significant)])
+            s.tables.append(Table("diag-design", "Correlation design: system- vs sentence-level (global) "
+                                  "correlation of each human column with each metric", [
+                Column("human", "human", "text"), Column("metric", "metric", "text"),
+                Column("system", "system r", "num"), Column("system_p", "system p (adj.)", "p"),
+                Column("system_sig", "system significant", "bool"), Column("global", "global r", "num"),
+                Column("global_p", "global p (adj.)", "p"), Column("global_sig", "global significant", "bool")],
+                rows, _sigs(f), note=(f"Columns: the human columns and the {len(focus)} metrics of the pairwise "
+                                      f"sets ({', '.join(focus)}); each level's {len(focus) + len(humans)} "
+                                      f"columns give one family of tests." if len(focus) < len(mets) else "")))
+            s.figures.append(Figure("fig-design", "Correlation design",
+                                    lambda: dg.plot_correlation_design(cd),
+                                    alt="Heatmaps of system- and sentence-level correlations"))
+        s.readings += rd.diagnostic_readings(results)
+
+    def text_diagnostics(self, bar=None):
+        s = self.sec("text", "Text diagnostics: perturbation detection", rd.intro("text"))
+        if not self.data_info["texts"]:
+            s.skip("no texts: text diagnostics skipped")
+            return
+        if not self.cfg.value("text"):
+            s.skip("--quick: text diagnostics (which rescore every text and its perturbed copy) skipped; "
+                   "run without --quick")
+            return
+        texts = self.ds.texts
+        if "hypothesis" not in texts.columns or not ({"references", "reference", "source"} & set(texts.columns)):
+            s.skip("the texts have no hypothesis with references or source: text diagnostics skipped")
+            return
+        try:
+            from .. import textmetrics as tm
+
+            adapters = [tm.get_metric(n) for n in self.cfg.text_metrics]
+        except (MetaevalError, ImportError) as exc:
+            s.skip(f"text metrics unavailable ({str(exc).splitlines()[0]}): text diagnostics skipped; "
+                   "pip install 'metaeval[text]'")
+            return
+        from ..diagnostics import plot_detection
+        from ..perturb import score_perturbed
+
+        results, scored = {}, {}
+        import tempfile
+
+        try:
+            with tempfile.TemporaryDirectory(prefix="metaeval-report-") as tmp:
+                cache = self.cfg.cache_dir or tmp  # originals are scored once for all perturbations
+                for name in self.cfg.perturbations:
+                    def run(name=name):
+                        return score_perturbed(self.ds, name, adapters, rng=self.seed, cache_dir=cache,
+                                               n_jobs=self.cfg.n_jobs,
+                                               progress=(lambda d, t: bar.update(d, t)) if bar is not None and
+                                               hasattr(bar, "update") else None)
+                    ps = self._timed(s, run)
+                    scored[name] = ps
+                    results[name] = self._timed(s, lambda ps=ps: ps.detection())
+        except (ImportError, MetaevalError) as exc:
+            s.skip(f"text metrics unavailable ({type(exc).__name__}: {str(exc).splitlines()[0]}): text "
+                   "diagnostics skipped; pip install 'metaeval[text]'")
+            return
+        s.functions += ["metaeval.perturb.score_perturbed", "metaeval.perturbation_detection"]
+        self.state["text"] = results
+        self.results["text"] = {n: {"detection": r.to_dict(), "perturbation": scored[n].perturbation.to_dict()}
+                                for n, r in results.items()}
+        rows, sigs = [], []
+        for n, det in results.items():
+            pr = scored[n].perturbation
+            sigs += [pr.signature, *[r.signature for r in det]]
+            for r in det:
+                rows.append([n, r.metric, r.statistic, r.tie_share, r.less_share, [r.ci_low, r.ci_high], r.n,
+                             r.n_missing, r.pvalue])
+        s.tables.append(Table("text-detection", "Perturbation detection: share of (original, perturbed) pairs "
+                              "where the metric prefers the original", [
+            Column("perturbation", "perturbation", "text"), Column("metric", "metric", "text"),
+            Column("accuracy", "accuracy", "num"), Column("ties", "ties", "num"),
+            Column("prefers_perturbed", "prefers perturbed", "num"), Column("ci", "95% CI", "ci"),
+            Column("n", "pairs", "int"), Column("missing", "skipped texts", "int"), Column("p", "p (sign)", "p")],
+            rows, sigs))
+        s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: plot_detection(results),
+                                alt="Bars of detection accuracy per metric and perturbation"))
+        s.readings += rd.text_readings(results)
+
+    def local(self, bar=None):
+        s = self.sec("local", "Local metric accuracy across contexts", rd.intro("local"))
+        ctx = self.cfg.context
+        if ctx is None:
+            s.skip("no context column named (--context): local accuracy skipped")
+            return
+        from .. import local as lc
+
+        h = self.humans[0]
+        s.functions += ["metaeval.local_pairs", "metaeval.local_accuracy", "metaeval.context_chi2",
+                        "metaeval.context_tau"]
+        pairs = self._timed(s, lambda: lc.local_pairs(self.ds, context=ctx, human=h, metrics=self.metrics))
+        acc = self._timed(s, lambda: lc.local_accuracy(pairs))
+        chi = self._timed(s, lambda: lc.context_chi2(pairs, n_resamples=self.cfg.value("chi2_resamples"),
+                                                     rng=self.seed))
+        tau = self._timed(s, lambda: lc.context_tau(pairs, n_resamples=self.cfg.value("tau_resamples"),
+                                                    rng=self.seed, n_jobs=self.cfg.n_jobs))
+        results = {"accuracy": acc, "chi2": chi, "tau": tau}
+        self.state["local"] = results
+        self.results["local"] = {k: v.to_dict() for k, v in results.items()}
+        mat = acc.matrix("statistic")
+        overall = acc.overall_frame().set_index("metric")["statistic"]
+        s.tables.append(Table("local-accuracy", f"Local accuracy by {ctx} (human-ordered pairs of {h})", [
+            Column("metric", "metric", "text"), Column("all", "all pairs", "num"),
+            *[Column(f"ctx_{k}", str(c), "num") for k, c in enumerate(mat.columns)]],
+            [[str(m), overall[m], *row] for m, row in zip(mat.index, mat.values.tolist())], [acc.signature],
+            group=h))
+        cf = chi.to_frame()
+        s.tables.append(Table("local-chi2", f"H1: does accuracy change with {ctx}? (chi-square per metric)", [
+            Column("metric", "metric", "text"), Column("statistic", "chi2", "num"), Column("df", "df", "int"),
+            Column("pvalue", "p", "p"), Column("pvalue_adjusted", "p (Holm)", "p"), Column("test", "test", "text"),
+            Column("cramers_v", "Cramer's V", "num")],
+            [[r.metric, r.statistic, r.df, r.pvalue, r.pvalue_adjusted, r.test, r.cramers_v]
+             for r in cf.itertuples()], _sigs(cf), group=h))
+        tm_ = tau.matrix("tau", ordered=True)
+        s.tables.append(Table("local-tau", f"H2: weighted Kendall tau between the metric rankings of the {ctx} "
+                              f"contexts", [Column(ctx, ctx, "text"),
+                                            *[Column(f"ctx_{k}", str(c), "num") for k, c in enumerate(tm_.columns)]],
+                              [[str(i), *row] for i, row in zip(tm_.index, tm_.values.tolist())], [tau.signature],
+                              group=h))
+        s.figures.append(Figure("fig-local-accuracy", f"Local accuracy by {ctx}",
+                                lambda: lc.plot_local_accuracy(acc), alt="Local accuracy per metric and context"))
+        s.figures.append(Figure("fig-local-tau", f"Weighted tau between {ctx} contexts",
+                                lambda: lc.plot_context_tau(tau), alt="Heatmap of weighted tau between contexts"))
+        s.readings += rd.local_readings(results, ctx)
+
+    def recommendation(self, bar=None):
+        s = self.sec("recommendation", "Summary and recommendation", rd.intro("recommendation"))
+        rec = rd.recommend(self.state, self.humans, self.levels, self.metrics)
+        s.tables += rec["tables"]
+        s.readings += rec["readings"]
+        if not rec["tables"]:
+            s.skip("no pairwise analyses ran (fewer than 2 metrics): no recommendation")
+        self.results["recommendation"] = rec["data"]
+
+
+def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None) -> Report:
+    """Run every analysis that applies to ``ds`` and collect the report.
+
+    ``ds_runs`` is the same data with the metrics' repeated runs (for
+    stability; default ``ds``); ``progress`` a :class:`Progress`.
+    """
+    t0 = time.perf_counter()
+    b = _Builder(ds, cfg, ds_runs, progress)
+    sections = b.run()
+    seconds = time.perf_counter() - t0
+    meta = {
+        "metaeval": __version__,
+        "title": f"Meta-evaluation report: {ds.name or 'data'}",
+        "command": command,
+        "mode": cfg.mode,
+        "seed": b.seed,
+        "config": {**cfg.to_dict(), "seed": b.seed, "human": list(b.humans), "metrics": list(b.metrics),
+                   "levels": list(b.levels)},
+        "data": b.data_info,
+        "seconds_analyses": seconds,
+        "rules": rd.rules_table(),
+    }
+    return Report(sections=sections, meta=meta, results=b.results)

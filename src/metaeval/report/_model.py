@@ -1,0 +1,204 @@
+"""The report's document model: sections of tables, figures and readings.
+
+Everything here holds raw values (no rounding); :func:`fmt` is the one place
+where numbers are rounded, used by the HTML, the LaTeX export and the
+readings alike, so that a number reads the same everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: column kinds and how :func:`fmt` shows them
+KINDS = ("text", "num", "p", "int", "ci", "bool")
+DIGITS = 3
+
+
+def _missing(v):
+    return v is None or (isinstance(v, float) and math.isnan(v))
+
+
+def fmt(value, kind="num", digits=DIGITS):
+    """A value as the report shows it (the renderers' only rounding).
+
+    ``num``: ``digits`` decimals; ``p``: ``<0.001`` below 0.001, else
+    ``digits`` decimals; ``int``: an integer (``inf`` kept); ``ci``: a pair
+    ``[low, high]``; ``bool``: ``yes``/``no``; ``text``: as is.  Missing
+    values (None, NaN) show as an en dash.
+    """
+    if kind == "ci":
+        if value is None:
+            return "\u2013"
+        lo, hi = value
+        if _missing(lo) and _missing(hi):
+            return "\u2013"
+        return f"[{fmt(lo, 'num', digits)}, {fmt(hi, 'num', digits)}]"
+    if _missing(value):
+        return "\u2013"
+    if kind == "text":
+        return str(value)
+    if kind == "bool":
+        return "yes" if value else "no"
+    v = float(value)
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    if kind == "int":
+        return str(int(round(v)))
+    if kind == "p" and v < 10 ** (-digits):
+        return f"<{10 ** (-digits):.{digits}f}"
+    s = f"{v:.{digits}f}"
+    if s.startswith("-") and float(s) == 0:
+        s = s[1:]
+    return s
+
+
+def plain(v):
+    """A JSON-ready Python value: numpy scalars to Python, NaN to None,
+    infinities to the strings ``"inf"``/``"-inf"`` (standard JSON has neither)."""
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return plain(v.tolist())
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, float) and math.isinf(v):  # standard JSON has no infinity (e.g. "runs needed: inf")
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+@dataclass
+class Column:
+    key: str
+    label: str
+    kind: str = "num"
+
+    def to_dict(self):
+        return {"key": self.key, "label": self.label, "kind": self.kind}
+
+
+@dataclass
+class Table:
+    """A table of the report: rows of raw values, one per row of ``columns``.
+
+    ``signatures`` are the computing results' signatures (the caption);
+    ``group`` is the human column (or other heading) it belongs to.
+    """
+
+    id: str
+    title: str
+    columns: list
+    rows: list
+    signatures: list
+    note: str = ""
+    group: str | None = None
+
+    def __post_init__(self):
+        for c in self.columns:
+            if c.kind not in KINDS:
+                raise ValueError(f"column {c.key!r}: kind {c.kind!r} not in {KINDS}")
+        self.rows = [plain(list(r)) for r in self.rows]
+        for r in self.rows:
+            if len(r) != len(self.columns):
+                raise ValueError(f"table {self.id!r}: a row has {len(r)} values for {len(self.columns)} columns")
+        self.signatures = sorted({s for s in self.signatures if s})
+
+    def frame(self):
+        """The table as a DataFrame (CI columns split into ``_low``/``_high``)."""
+        import pandas as pd
+
+        data = {}
+        for k, c in enumerate(self.columns):
+            vals = [r[k] for r in self.rows]
+            if c.kind == "ci":
+                data[f"{c.key}_low"] = [None if v is None else v[0] for v in vals]
+                data[f"{c.key}_high"] = [None if v is None else v[1] for v in vals]
+            else:
+                data[c.key] = vals
+        return pd.DataFrame(data)
+
+    def to_dict(self):
+        return {
+            "id": self.id,
+            "title": self.title,
+            "group": self.group,
+            "note": self.note,
+            "signatures": list(self.signatures),
+            "columns": [c.to_dict() for c in self.columns],
+            "rows": self.rows,
+            "files": {"csv": f"tables/{self.id}.csv", "latex": f"tables/{self.id}.tex"},
+        }
+
+
+@dataclass
+class Figure:
+    """A figure: ``make()`` draws it (matplotlib) from results when written."""
+
+    id: str
+    title: str
+    make: object = field(repr=False)
+    alt: str = ""
+    group: str | None = None
+
+    def to_dict(self):
+        return {"id": self.id, "title": self.title, "alt": self.alt or self.title, "group": self.group,
+                "files": {"png": f"figures/{self.id}.png", "svg": f"figures/{self.id}.svg"}}
+
+
+@dataclass
+class Reading:
+    """One sentence generated from the numbers by the rule ``rule``
+    (:data:`metaeval.report._readings.RULES`), citing ``evidence`` (table or
+    figure ids)."""
+
+    text: str
+    rule: str
+    evidence: list = field(default_factory=list)
+    group: str | None = None
+
+    def to_dict(self):
+        return {"text": self.text, "rule": self.rule, "evidence": list(self.evidence), "group": self.group}
+
+
+@dataclass
+class Section:
+    id: str
+    title: str
+    intro: str = ""
+    status: str = "done"          # done | partial | skipped
+    reasons: list = field(default_factory=list)   # why (parts) were skipped
+    tables: list = field(default_factory=list)
+    figures: list = field(default_factory=list)
+    readings: list = field(default_factory=list)
+    functions: list = field(default_factory=list)  # analysis functions used (methods appendix)
+    warnings: list = field(default_factory=list)   # typed warnings raised by the analyses, counted
+    seconds: float = 0.0
+
+    def skip(self, reason, *, part=False):
+        """Record a skipped part (``part=True``) or the whole section."""
+        self.reasons.append(reason)
+        if not part:
+            self.status = "skipped"
+        elif self.status == "done":
+            self.status = "partial"
+
+    def to_dict(self):
+        return {
+            "id": self.id,
+            "title": self.title,
+            "intro": self.intro,
+            "status": self.status,
+            "skipped": list(self.reasons),
+            "seconds": self.seconds,
+            "warnings": list(self.warnings),
+            "functions": list(self.functions),
+            "tables": [t.to_dict() for t in self.tables],
+            "figures": [f.to_dict() for f in self.figures],
+            "readings": [r.to_dict() for r in self.readings],
+        }

@@ -1,0 +1,433 @@
+"""`metaeval report`: structure of the report, and its numbers against results.json and the library.
+
+Two reports are rendered: the bundled SummEval data in quick mode on a metric subset (through
+the CLI), and a small generated dataset with raters, runs, texts and a context (through the
+Python API, every section applies).  For both: the sections are present (or skipped with the
+expected reason), every table is non-empty and exported as CSV and LaTeX, every figure exists
+as PNG and SVG, and every cell of every HTML table carries the exact value of results.json and
+shows it formatted by the report's one formatter.  Selected tables are checked against the
+library functions called directly with the same options.
+"""
+
+import atexit
+import functools
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+from html import escape
+from html.parser import HTMLParser
+
+import numpy as np
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+import metaeval
+from metaeval.cli import main
+from metaeval.report import ReportConfig, build, pairwise_subset, write
+from metaeval.report._model import fmt
+from metaeval.report._readings import RULES
+
+SUBSET = ["G.EVAL.4.COH", "G.EVAL.3.5.COH", "ROUGE.1", "BLEU", "BertScore_f1", "SummaQA"]
+SECTIONS = ["recommendation", "data", "correlations", "clusters", "measures", "reliability", "validity",
+            "diagnostics", "text", "local"]
+
+
+class _Tables(HTMLParser):
+    """Every <table data-table=ID>: its header (key, kind) and its cells (data-v, text)."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.images, self.links, self.sections = {}, [], [], []
+        self._t = self._row = self._cell = None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "table" and "data-table" in a:
+            self._t = self.tables.setdefault(a["data-table"], {"head": [], "rows": []})
+        elif tag == "th" and self._t is not None:
+            self._t["head"].append((a["data-key"], a["data-kind"]))
+        elif tag == "tr" and self._t is not None:
+            self._row = []
+        elif tag == "td" and self._row is not None:
+            self._cell = [a["data-v"], ""]
+        elif tag == "img":
+            self.images.append(a["src"])
+        elif tag == "a" and "href" in a:
+            self.links.append(a["href"])
+        elif tag == "section" and "data-section" in a:
+            self.sections.append((a["data-section"], a.get("data-status")))
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self._cell is not None:
+            self._row.append(tuple(self._cell))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            if self._row:
+                self._t["rows"].append(self._row)
+            self._row = None
+        elif tag == "table":
+            self._t = None
+
+
+def _parse(out):
+    p = _Tables()
+    p.feed((out / "report.html").read_text(encoding="utf8"))
+    return p
+
+
+def check_structure(out, doc):
+    """The checks shared by both reports; returns the parsed HTML."""
+    assert json.loads((out / "results.json").read_text()) == doc
+    html = _parse(out)
+    json_tables = {t["id"]: t for s in doc["sections"] for t in s["tables"]}
+    assert set(html.tables) == set(json_tables)
+    for tid, t in json_tables.items():
+        assert t["rows"], f"table {tid} is empty"
+        assert t["title"]
+        h = html.tables[tid]
+        assert h["head"] == [(c["key"], c["kind"]) for c in t["columns"]], tid
+        assert len(h["rows"]) == len(t["rows"]), tid
+        for jrow, hrow in zip(t["rows"], h["rows"]):
+            assert len(hrow) == len(jrow)
+            for v, (dv, text), c in zip(jrow, hrow, t["columns"]):
+                assert json.loads(dv) == v, (tid, c["key"])            # the exact number of results.json
+                assert text == fmt(v, c["kind"]), (tid, c["key"], text)  # shown by the one formatter
+        csv = pd.read_csv(out / t["files"]["csv"], keep_default_na=False, na_values=[""])
+        assert len(csv) == len(t["rows"])
+        tex = (out / t["files"]["latex"]).read_text()
+        assert ("tabular" in tex or "longtable" in tex) and f"tab:{tid}" in tex
+        for c in t["columns"]:
+            if c["kind"] == "num":  # CSV keeps the raw values
+                vals = [r[t["columns"].index(c)] for r in t["rows"]]
+                got = csv[c["key"]].to_numpy(float)
+                want = np.array([np.nan if v is None else float(v) for v in vals])
+                np.testing.assert_array_equal(got, want)
+    figures = [f for s in doc["sections"] for f in s["figures"]]
+    assert figures
+    for f in figures:
+        for kind in ("png", "svg"):
+            path = out / f["files"][kind]
+            assert path.stat().st_size > 1000, path
+        assert (out / f["files"]["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+        assert (out / f["files"]["svg"]).read_text()[:200].lstrip().startswith(("<?xml", "<svg"))
+        assert f["files"]["png"] in html.images
+    for link in html.links:  # every relative link resolves (files) or is an anchor on the page
+        if link.startswith("#"):
+            continue
+        assert (out / link).exists(), link
+    anchors = set(json_tables) | {f["id"] for f in figures}
+    for s in doc["sections"]:
+        for r in s["readings"]:
+            assert r["rule"] in RULES and r["text"]
+            assert all(e in anchors for e in r["evidence"]), r
+    assert [k for k, _ in html.sections][: len(doc["sections"])] == [s["id"] for s in doc["sections"]]
+    assert {m["function"] for m in doc["methods"]} == {fn for s in doc["sections"] for fn in s["functions"]}
+    assert all(m["summary"] and m["summary"] != "(no docstring)" for m in doc["methods"])
+    return html
+
+
+def _table(doc, tid):
+    for s in doc["sections"]:
+        for t in s["tables"]:
+            if t["id"] == tid:
+                return t
+    raise KeyError(tid)
+
+
+def _section(doc, sid):
+    return next(s for s in doc["sections"] if s["id"] == sid)
+
+
+# ----------------------------------------------------------------------------- bundled data
+
+
+@pytest.fixture(scope="module")
+def summeval_report(tmp_path_factory):
+    out = tmp_path_factory.mktemp("summeval-report")
+    res = CliRunner().invoke(main, ["report", "--quick", "--metrics", ",".join(SUBSET), "--seed", "0",
+                                    "--n-resamples", "50", "--splits", "30", "--pairwise-metrics", "4",
+                                    "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    return out, json.loads((out / "results.json").read_text())
+
+
+def test_bundled_report_structure(summeval_report):
+    out, doc = summeval_report
+    check_structure(out, doc)
+    assert [s["id"] for s in doc["sections"]] == SECTIONS
+    status = {s["id"]: s["status"] for s in doc["sections"]}
+    assert status["text"] == "skipped" and status["local"] == "skipped"
+    assert all(status[k] == "done" for k in SECTIONS if k not in ("text", "local"))
+    reasons = " ".join(k["reason"] for k in doc["skipped"])
+    assert "--quick: text diagnostics" in reasons and "no context column named (--context)" in reasons
+    assert doc["seed"] == 0 and doc["mode"] == "quick"
+    assert doc["config"]["human"] == ["coherence"] and doc["config"]["metrics"] == SUBSET
+    assert doc["config"]["n_resamples"] == 50 and doc["config"]["splits"] == 30
+    assert doc["config"]["pairwise"] == 4 and doc["config"]["sample_resamples"] == 20  # --quick's default
+    # every table caption carries signatures, and they are the report's list
+    sigs = {sig for s in doc["sections"] for t in s["tables"] for sig in t["signatures"]}
+    assert sigs == set(doc["signatures"]) and all(sig.endswith(f"metaeval:{metaeval.__version__}") for sig in sigs)
+
+
+@pytest.mark.filterwarnings("ignore::metaeval.InsufficientResamplesWarning")
+def test_bundled_numbers_equal_library(summeval_report):
+    out, doc = summeval_report
+    ds = metaeval.load_dataset("summeval")
+    levels = ["system", "input", "item", "global"]
+    res = metaeval.correlate(ds, "coherence", metrics=SUBSET, level=levels, method="kendall_b",
+                             ci="boot-both", n_resamples=50, rng=0)
+    t = _table(doc, "corr-coherence")
+    keys = [c["key"] for c in t["columns"]]
+    for row in t["rows"]:
+        for lv in levels:
+            r = res.get(row[0], level=lv)
+            assert row[keys.index(lv)] == r.statistic
+            assert row[keys.index(f"{lv}_ci")] == [r.ci_low, r.ci_high]
+    subset = pairwise_subset(res.to_frame(), levels, 4)
+    c = metaeval.compare_all(ds, "coherence", metrics=subset, level="input", method="kendall_b",
+                             n_resamples=50, rng=0)
+    t = _table(doc, "clusters-coherence")
+    got = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("input_cluster")] for r in t["rows"]}
+    assert got == dict(zip(c.metrics, c.clusters.tolist()))
+    assert sorted(got) == sorted(subset)
+    dp = metaeval.discriminative_power(ds, "coherence", metrics=subset, n_resamples=50, rng=0)
+    t = _table(doc, "measures-coherence")
+    assert [r[2] for r in t["rows"]] == dp.dp.tolist()
+    html = (out / "report.html").read_text()
+    assert c.signature in html and dp.signature in html
+
+
+def test_bundled_readings_follow_the_numbers(summeval_report):
+    _, doc = summeval_report
+    corr = _table(doc, "corr-coherence")
+    keys = [c["key"] for c in corr["columns"]]
+    readings = [r["text"] for r in _section(doc, "correlations")["readings"] if r["rule"] == "corr-top"]
+    for lv in ("system", "input", "item", "global"):
+        best = max(corr["rows"], key=lambda r: r[keys.index(lv)])
+        text = next(t for t in readings if t.startswith(f"coherence, {lv} level"))
+        assert f"is {best[0]} ({fmt(best[keys.index(lv)])}" in text
+    clusters = _table(doc, "clusters-coherence")
+    ck = [c["key"] for c in clusters["columns"]]
+    top = {lv: [r[0] for r in clusters["rows"] if r[ck.index(f"{lv}_cluster")] == 1]
+           for lv in ("system", "input", "item", "global")}
+    trust = _table(doc, "rec-trust")
+    for row in trust["rows"]:
+        assert set(row[2].split(", ")) <= set(top[row[1]]) | {"none"}
+
+
+def test_report_html_is_self_contained(summeval_report):
+    out, _ = summeval_report
+    html = (out / "report.html").read_text()
+    assert "<script" not in html and "http://" not in html and "https://" not in html
+    assert "<style>" in html
+
+
+# ----------------------------------------------------------------------------- generated data
+
+
+def tiny_dataset(seed=1):
+    """8 systems x 24 inputs; two traits rated 1-5 by 3 raters; 4 metrics (one with 2 runs); texts."""
+    rng = np.random.default_rng(seed)
+    N, M = 8, 24
+    q = np.linspace(-1, 1, N)[:, None] + 0.6 * rng.standard_normal((N, M))
+    f = 0.5 * q + 0.8 * rng.standard_normal((N, M))
+
+    def rate(x):
+        return np.clip(np.rint(3 + 1.2 * x[None] + 0.5 * rng.standard_normal((3, N, M))), 1, 5)
+
+    scores = {
+        "quality": rate(q), "fluency": rate(f),
+        "good": q + 0.3 * rng.standard_normal((N, M)),
+        "fair": q + 1.0 * rng.standard_normal((N, M)),
+        "poor": rng.standard_normal((N, M)),
+        "judge": np.stack([q + 0.5 * rng.standard_normal((N, M)) for _ in range(2)]),
+    }
+    systems = [f"sys{i}" for i in range(N)]
+    inputs = [f"doc{j}" for j in range(M)]
+    words = ["the", "cat", "dog", "bird", "sat", "ran", "here", "there", "today", "late"]
+    rows = []
+    for i, s in enumerate(systems):
+        for j, d in enumerate(inputs):
+            w = rng.choice(words, 6)
+            rows.append({"system": s, "input": d,
+                         "hypothesis": f"The {w[0]} is {w[1]} . It was {w[2]} {w[3]} .",
+                         "references": (f"The {w[0]} is {w[4]} . It was {w[2]} {w[5]} .",)})
+    return metaeval.Dataset.from_arrays(scores, human=["quality", "fluency"], systems=systems, inputs=inputs,
+                                        texts=pd.DataFrame(rows), name="tiny")
+
+
+TINY = dict(quick=True, seed=3, context="system", human=("quality",), pairwise="all", ks_low=3, ks_high=4,
+            n_resamples=50, splits=30)
+
+
+@functools.lru_cache(maxsize=None)
+def rendered_tiny():
+    """The generated dataset's report, rendered once per test session (also used by
+    test_report_browser.py); every section applies."""
+    out = pathlib.Path(tempfile.mkdtemp(prefix="metaeval-report-test-"))
+    atexit.register(shutil.rmtree, out, True)
+    ds = tiny_dataset()
+    rep = build(ds, ReportConfig(text=True, text_metrics=("bleu",), **TINY))
+    doc = write(rep, str(out))
+    return out, doc, ds
+
+
+@pytest.fixture(scope="module")
+def tiny_report():
+    pytest.importorskip("sacrebleu")
+    return rendered_tiny()
+
+
+def test_generated_report_every_section(tiny_report):
+    out, doc, ds = tiny_report
+    check_structure(out, doc)
+    status = {s["id"]: s["status"] for s in doc["sections"]}
+    assert list(status) == SECTIONS
+    assert all(v == "done" for v in status.values()), (status, doc["skipped"])
+    assert doc["skipped"] == []
+    assert {f["id"] for s in doc["sections"] for f in s["figures"]} >= {
+        "fig-corr-quality", "fig-clusters-quality", "fig-pvalues-quality", "fig-measures-quality",
+        "fig-reliability", "fig-alpha-curve", "fig-mtmm", "fig-ks", "fig-meta", "fig-design", "fig-detection",
+        "fig-local-accuracy", "fig-local-tau"}
+    # the run axis of 'judge' gives its stability
+    stab = _table(doc, "rel-stability")
+    assert [r[0] for r in stab["rows"]] == ["judge"]
+    assert stab["rows"][0][2] == metaeval.stability(ds, ["judge"])[0].statistic
+
+
+def test_generated_numbers_equal_library(tiny_report):
+    out, doc, ds = tiny_report
+    ag = metaeval.agreement(ds, ["quality", "fluency"],
+                            method=("krippendorff_interval", "krippendorff_ordinal", "icc2", "icc2k"))
+    t = _table(doc, "rel-agreement")
+    assert [r[2] for r in t["rows"]] == ag.to_frame().statistic.tolist()
+    fa = metaeval.cfa(ds)
+    t = _table(doc, "val-cfa-corr")
+    assert [r[1:] for r in t["rows"]] == fa.correlation_matrix().values.tolist()
+    rc = metaeval.ranking_consistency(ds, "quality", metrics=list(ds.metrics), n_splits=30, rng=3)
+    t = _table(doc, "measures-quality")
+    assert [r[4] for r in t["rows"]] == rc.rc.tolist()
+    from metaeval import local as lc
+
+    pairs = lc.local_pairs(ds, context="system", human="quality", metrics=list(ds.metrics))
+    acc = lc.local_accuracy(pairs)
+    t = _table(doc, "local-accuracy")
+    overall = acc.overall_frame().set_index("metric").statistic
+    assert {r[0]: r[1] for r in t["rows"]} == overall.to_dict()
+
+
+def test_same_seed_same_numbers(tiny_report):
+    out, doc, ds = tiny_report
+    rep = build(ds, ReportConfig(text=False, **TINY))  # the same analyses again (no text rescoring): identical tables
+    tables = {t["id"]: t["rows"] for s in doc["sections"] if s["id"] != "text" for t in s["tables"]}
+    tables2 = {t.id: json.loads(json.dumps(t.rows)) for s in rep.sections if s.id != "text" for t in s.tables}
+    assert tables == tables2
+    assert rep.section("text").status == "skipped"
+
+
+# ----------------------------------------------------------------------------- modes, skips and errors
+
+
+def test_modes():
+    full, quick = ReportConfig(), ReportConfig(quick=True)
+    assert (full.value("n_resamples"), full.value("splits"), full.value("pairwise")) == (1000, 1000, 10)
+    assert (quick.value("n_resamples"), quick.value("splits"), quick.value("pairwise")) == (100, 100, 5)
+    assert full.value("text") and not quick.value("text")
+    assert ReportConfig(quick=True, n_resamples=7).value("n_resamples") == 7
+    d = quick.to_dict()
+    assert d["mode"] == "quick" and d["n_resamples"] == 100 and d["tau_resamples"] == 99
+
+
+def test_pairwise_subset_round_robin():
+    f = pd.DataFrame({"metric": list("abcd") * 2, "level": ["system"] * 4 + ["input"] * 4,
+                      "statistic": [0.9, 0.8, 0.1, np.nan, 0.1, 0.2, 0.7, 0.6]})
+    # 1st at system (a), 1st at input (c), 2nd at system (b), 2nd at input (d)
+    assert pairwise_subset(f, ["system", "input"], 3) == ["a", "c", "b"]
+    assert pairwise_subset(f, ["system", "input"], 10) == ["a", "c", "b", "d"]
+
+
+def test_skips_say_why(tmp_path):
+    rng = np.random.default_rng(0)
+    ds = metaeval.Dataset.from_arrays(
+        {"h": rng.integers(1, 6, (5, 30)).astype(float), "a": rng.standard_normal((5, 30)),
+         "b": rng.standard_normal((5, 30)), "c": rng.standard_normal((5, 30))}, human=["h"])
+    doc = write(build(ds, ReportConfig(quick=True, seed=0, n_resamples=30, splits=20)), str(tmp_path))
+    reasons = {k["section"]: k["reason"] for k in doc["skipped"]}
+    assert "one rater per item" in " ".join(k["reason"] for k in doc["skipped"] if k["section"] == "reliability")
+    assert "no metric has repeated runs" in " ".join(k["reason"] for k in doc["skipped"])
+    assert "at least 2 human columns" in reasons["validity"]
+    assert "no texts" in reasons["text"]
+    assert "no context column named" in reasons["local"]
+    assert "KS score skipped" in reasons["diagnostics"]
+    html = (tmp_path / "report.html").read_text()
+    for r in reasons.values():
+        assert escape(r) in html
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--human", "nope"], "unknown human column(s): nope"),
+    (["--human", "coherence", "--metrics", "BLEU,nope"], "unknown metric column(s): nope"),
+    (["--human", "ROUGE.1"], "ROUGE.1 is a metric column"),
+    (["--levels", "sys"], "levels"),
+    (["--pairwise-metrics", "1"], "at least 2 metrics"),
+    (["--context", "speaker", "--metrics", "BLEU,ROUGE.1"], "'speaker' is not a context"),
+])
+def test_bad_input_clear_error(args, message, tmp_path):
+    res = CliRunner().invoke(main, ["report", "--quick", "--out", str(tmp_path), *args])
+    assert res.exit_code == 2
+    assert message in res.output
+
+
+def test_file_needs_human(tmp_path):
+    p = tmp_path / "d.csv"
+    pd.DataFrame({"system": ["a", "b"], "input": ["x", "x"], "h": [1, 2], "m": [0.1, 0.2]}).to_csv(p, index=False)
+    res = CliRunner().invoke(main, ["report", str(p), "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "needs --human" in res.output
+
+
+def test_import_stays_light():
+    code = ("import sys, metaeval, metaeval.report; "
+            "print(sorted(m for m in ('jinja2', 'matplotlib') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_template_is_package_data():
+    import metaeval.report as rp
+
+    assert os.path.exists(os.path.join(os.path.dirname(rp.__file__), "templates", "report.html.j2"))
+    import tomllib
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as f:
+        cfg = tomllib.load(f)
+    assert "report/templates/*" in cfg["tool"]["setuptools"]["package-data"]["metaeval"]
+    deps = " ".join(cfg["project"]["dependencies"])
+    assert "jinja2" in deps and "matplotlib" in deps
+
+
+def test_stale_files_of_a_previous_report_are_removed(tmp_path):
+    from metaeval.report._render import _remove_previous
+
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "tables").mkdir()
+    for name in ("figures/fig-old.png", "figures/fig-old.svg", "tables/t-old.csv", "figures/mine.png"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "results.json").write_text(json.dumps({"sections": [{
+        "tables": [{"files": {"csv": "tables/t-old.csv", "latex": "tables/t-old.tex"}}],
+        "figures": [{"files": {"png": "figures/fig-old.png", "svg": "figures/fig-old.svg"}},
+                    {"files": {"png": "../outside.png"}}]}]}))
+    (tmp_path.parent / "outside.png").write_text("keep")
+    _remove_previous(str(tmp_path))
+    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == ["mine.png"]
+    assert list((tmp_path / "tables").iterdir()) == []
+    assert (tmp_path.parent / "outside.png").exists()
