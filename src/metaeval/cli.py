@@ -32,12 +32,22 @@ def _split(v):
     return out or None
 
 
-def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False):
-    """DATA as a Dataset: a bundled name, or a file (with ``texts``: a JSONL of its texts)."""
+def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False,
+          run=None, contexts=None, file_only=None):
+    """DATA as a Dataset: a bundled name, or a file (with ``texts``: a JSONL of its texts).
+
+    ``metrics=None`` takes the file's default metric columns, ``[]`` none; ``run`` and
+    ``contexts`` are passed to the reader; ``file_only`` maps option flags to their values:
+    any of them set with a bundled dataset is an error (they describe a file's columns).
+    """
     from .data import list_datasets, load_dataset, read_dataset
 
     names = {d["name"] for d in list_datasets()}
     if data in names:
+        given = [flag for flag, v in (file_only or {}).items() if v]
+        if given:
+            raise click.BadParameter(f"{', '.join(given)}: options for the columns of a data file, not the "
+                                     f"bundled dataset {data!r}", param_hint="DATA")
         return load_dataset(data, runs=runs)
     if not os.path.isfile(data):
         what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
@@ -45,10 +55,12 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     if need_texts and texts is None:
         raise click.BadParameter("a data file needs --texts (JSONL with the texts)", param_hint="--texts")
     kw = dict(system=system, input=input_, human=human)
-    if metrics:
-        kw["metrics"] = metrics
-    if rater:
-        kw["rater"] = rater
+    for key, v in (("metrics", metrics), ("contexts", contexts)):
+        if v is not None:
+            kw[key] = v
+    for key, v in (("rater", rater), ("run", run)):
+        if v:
+            kw[key] = v
     if texts is not None:
         import pandas as pd
 
@@ -988,7 +1000,6 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
           cluster_threshold, seed, system, input_, jobs, out, fmt):
     """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
     from . import local as lc
-    from .data import list_datasets, read_dataset
 
     if perturbation is None and human is None:
         raise click.BadParameter("give --perturbation (perturbation pairs) or --human (human-ordered pairs)",
@@ -997,27 +1008,13 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         raise click.BadParameter("--pair-context and --lower-is-better apply to human pairs (perturbation "
                                  "pairs take each text metric's own direction)", param_hint="--perturbation")
     seed = _run_seed(seed, out)
-    if data in {d["name"] for d in list_datasets()}:
-        if context_cols:
-            raise click.BadParameter("--contexts names columns of a data file", param_hint="--contexts")
-        ds = _load(data, system, input_, None, None, None)
+    if perturbation is not None:
+        met_cols = []  # the text metrics are scored below
     else:
-        kw = dict(system=system, input=input_, human=_split(human) or [])
-        if perturbation is None and metrics:
-            kw["metrics"] = _split(metrics)
-        elif perturbation is not None:
-            kw["metrics"] = []
-        if context_cols:
-            kw["contexts"] = _split(context_cols)
-        if texts_path is not None:
-            import pandas as pd
-
-            kw["texts"] = pd.read_json(texts_path, lines=True, dtype={system: str, input_: str})
-        elif perturbation is not None:
-            raise click.BadParameter("a data file with --perturbation needs --texts", param_hint="--texts")
-        if not os.path.isfile(data):
-            raise DataError(f"DATA {data!r} is neither a file nor a bundled dataset")
-        ds = read_dataset(data, **kw)
+        met_cols = _split(metrics)
+    ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
+               need_texts=perturbation is not None, contexts=_split(context_cols),
+               file_only={"--contexts": context_cols})
     if context not in ds.context_names:
         raise click.BadParameter(f"{context!r} is not a context of the data; available: "
                                  f"{', '.join(ds.context_names)}", param_hint="--context")
@@ -1485,35 +1482,18 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     self-contained static HTML report with its figures (PNG, SVG), every table as CSV and
     LaTeX, and results.json; the report says which sections were skipped and why.
     """
-    from .data import list_datasets, load_dataset, read_dataset
+    from .data import list_datasets
     from .report import ReportConfig, build, write
 
-    names = {d["name"] for d in list_datasets()}
-    if data in names:
-        if context_cols or texts_path or rater or run:
-            raise click.BadParameter("--contexts, --texts, --rater-col and --run-col are for data files",
-                                     param_hint="DATA")
-        ds = load_dataset(data)
-        ds_runs = load_dataset(data, runs=True)
-    else:
-        if not os.path.isfile(data):
-            what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
-            raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
-        if not human:
-            raise click.BadParameter("a data file needs --human (its human score columns)", param_hint="--human")
-        kw = dict(system=system, input=input_, human=_split(human))
-        if metrics:
-            kw["metrics"] = _split(metrics)
-        for key, v in (("rater", rater), ("run", run)):
-            if v:
-                kw[key] = v
-        if context_cols:
-            kw["contexts"] = _split(context_cols)
-        if texts_path:
-            import pandas as pd
-
-            kw["texts"] = pd.read_json(texts_path, lines=True, dtype={system: str, input_: str})
-        ds = ds_runs = read_dataset(data, **kw)
+    bundled = data in {d["name"] for d in list_datasets()}
+    if not bundled and os.path.isfile(data) and not human:
+        raise click.BadParameter("a data file needs --human (its human score columns)", param_hint="--human")
+    load = dict(texts=texts_path, run=run, contexts=_split(context_cols),
+                file_only={"--contexts": context_cols, "--texts": texts_path, "--rater-col": rater,
+                           "--run-col": run})
+    ds = _load(data, system, input_, _split(human), _split(metrics), rater, **load)
+    ds_runs = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, **load) \
+        if bundled else ds
     if pairwise is not None:
         p = pairwise.strip()
         if p.isdigit():
