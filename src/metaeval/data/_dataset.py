@@ -26,6 +26,9 @@ from ._validate import (
 #: Rater/run label of a column without a rater or run axis.
 NO_AXIS_LABEL = ""
 
+#: Default of :meth:`Dataset._with`'s ``texts``: keep the dataset's texts.
+_KEEP = object()
+
 
 def _readonly(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
@@ -737,6 +740,44 @@ class Dataset:
                     _filter_texts, self._texts_loader, tuple(sys_keep), tuple(inp_keep)
                 )
             )
+        return out
+
+    def _with(
+        self,
+        ratings: Mapping[str, Any] | None = None,
+        *,
+        human: Sequence[str] | None = None,
+        texts: Any = _KEEP,
+        rater_labels: Mapping[str, Sequence[str]] | None = None,
+    ) -> Dataset:
+        """A new dataset with the same labels, name, provenance and contexts.
+
+        ``ratings`` replaces the score columns (default: keep them all); a column
+        passed as its own array (``self.ratings(c)``) keeps its rater/run labels
+        unless ``rater_labels`` gives others.
+        ``human`` defaults to this dataset's human columns, ``texts`` to its
+        texts (a lazy loader stays lazy).  Validated like any new dataset.
+        """
+        if ratings is None:
+            ratings = {c: self._ratings[c] for c in self.columns}
+        # a column kept as is (the same array) keeps its labels; a new array is a new column
+        labels = {c: self._rater_labels[c] for c, a in ratings.items()
+                  if c in self._ratings and a is self._ratings[c]}
+        labels.update(rater_labels or {})
+        keep_texts = texts is _KEEP
+        out = Dataset(
+            ratings,
+            human=list(self._human) if human is None else human,
+            systems=self._systems,
+            inputs=self._inputs,
+            rater_labels=labels,
+            name=self._name,
+            texts=self._texts if keep_texts else texts,
+            provenance=self._provenance,
+            contexts=self._contexts,
+        )
+        if keep_texts and self._texts is None and self._texts_loader is not None:
+            out._attach_texts_loader(self._texts_loader)
         return out
 
     def to_frame(self) -> pd.DataFrame:

@@ -91,24 +91,6 @@ class PerturbedScores:
         }
 
 
-def _rebuild(ds: Dataset, *, texts, ratings=None, human=None) -> Dataset:
-    """``ds`` with other texts (and optionally other score columns)."""
-    if ratings is None:
-        ratings = {c: ds.ratings(c) for c in ds.columns}
-    labels = {c: ds.rater_labels(c) for c in ratings if c in ds.columns}
-    return Dataset(
-        ratings,
-        human=list(ds.human) if human is None else human,
-        systems=ds.systems,
-        inputs=ds.inputs,
-        rater_labels=labels,
-        name=ds.name,
-        texts=texts,
-        provenance=ds.provenance,
-        contexts=ds.contexts,
-    )
-
-
 def score_perturbed(
     dataset: Dataset,
     perturbation: str,
@@ -209,21 +191,14 @@ def score_perturbed(
         )
     kw = dict(multi_ref=multi_ref, cache_dir=cache_dir, n_jobs=n_jobs)
     res_o = tm.score(dataset, adapters, progress=relay("orig"), **kw)
-    with_pert = _rebuild(dataset, texts=perturbed_texts)
+    with_pert = dataset._with(texts=perturbed_texts)
     res_p = tm.score(with_pert, adapters, progress=relay("pert"), **kw)
-    original = _rebuild(
-        dataset,
-        texts=dataset.texts,
-        ratings={
-            **{h: dataset.ratings(h) for h in dataset.human},
-            **{c: np.asarray(res_o[c]) for c in res_o.columns},
-        },
-    )
-    perturbed = _rebuild(
-        dataset,
-        texts=perturbed_texts,
-        ratings={c: np.asarray(res_p[c]) for c in res_p.columns},
-        human=[],
+    original = dataset._with({
+        **{h: dataset.ratings(h) for h in dataset.human},
+        **{c: np.asarray(res_o[c]) for c in res_o.columns},
+    })
+    perturbed = dataset._with(
+        {c: np.asarray(res_p[c]) for c in res_p.columns}, human=[], texts=perturbed_texts
     )
     directions = {}
     for a in adapters:

@@ -1096,7 +1096,7 @@ class JudgeScores:
         s_idx = [self.systems.index(s) for s in dataset.systems]
         i_idx = [self.inputs.index(i) for i in dataset.inputs]
         ratings = {c: dataset.ratings(c) for c in dataset.columns if c not in clash_m}
-        labels = {c: dataset.rater_labels(c) for c in ratings}
+        labels = {}
         runs = self.samples[:, s_idx][:, :, i_idx]
         if runs.shape[0] == 1:
             ratings[self.name] = runs[0]
@@ -1105,10 +1105,7 @@ class JudgeScores:
             labels[self.name] = [f"sample{k}" for k in range(runs.shape[0])]
         if self.aggregate == "median":
             ratings[new[1]] = self.scores[np.ix_(s_idx, i_idx)]
-        return Dataset(ratings, human=dataset.human, systems=dataset.systems,
-                       inputs=dataset.inputs, rater_labels=labels, name=dataset.name,
-                       texts=dataset.texts, provenance=dataset.provenance,
-                       contexts=dataset.contexts)
+        return dataset._with(ratings, rater_labels=labels)
 
 
 # ----------------------------------------------------------------------------- entry point

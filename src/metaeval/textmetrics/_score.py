@@ -156,14 +156,9 @@ class TextScores:
         s_idx = [self.systems.index(s) for s in dataset.systems]
         i_idx = [self.inputs.index(i) for i in dataset.inputs]
         ratings = {c: dataset.ratings(c) for c in dataset.columns if c not in clash_m}
-        labels = {c: dataset.rater_labels(c) for c in ratings}
         for c in self.columns:
             ratings[c] = self.scores[c][np.ix_(s_idx, i_idx)]
-        return Dataset(
-            ratings, human=dataset.human, systems=dataset.systems, inputs=dataset.inputs,
-            rater_labels=labels, name=dataset.name, texts=dataset.texts,
-            provenance=dataset.provenance, contexts=dataset.contexts,
-        )
+        return dataset._with(ratings)
 
 
 # ----------------------------------------------------------------------------- inputs
