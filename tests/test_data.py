@@ -725,6 +725,16 @@ class TestTexts:
         texts.loc[0, "hypothesis"] = "changed"
         assert ds.texts.loc[0, "hypothesis"] == "a cat"
 
+    def test_texts_and_contexts_share_no_storage_with_the_dataset(self):
+        # Under pandas 2.x without copy-on-write, a shallow copy handed out the dataset's own
+        # arrays: writing into them (e.g. ``.to_numpy()[0] = ...``) changed the dataset.
+        df = long_frame()
+        df["speaker"] = [f"s{i % 2}" for i in range(len(df))]
+        ds = Dataset.from_frame(df, human="human", texts=self.texts(), contexts=["speaker"])
+        for got, kept in ((ds.texts, ds._texts), (ds.contexts, ds._contexts)):
+            for col in got.columns:
+                assert not np.shares_memory(got[col].to_numpy(), kept[col].to_numpy()), col
+
     def test_texts_with_renamed_label_columns(self):
         df = long_frame().rename(columns={"system": "model", "input": "doc"})
         texts = self.texts().rename(columns={"system": "model", "input": "doc"})

@@ -1813,7 +1813,7 @@ def _pyplot():
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ParameterError("plots need matplotlib: pip install 'metaeval[plot]'") from None
+        raise ParameterError("plots need matplotlib: pip install matplotlib (a dependency of metaeval: reinstall it)") from None
     return plt
 
 

@@ -1813,7 +1813,7 @@ def plot_residual_pca(
 
     ``kind="loadings"`` plots :attr:`ResidualPCA.loadings`;
     ``kind="coordinates"`` the paper's Figure 7 coordinates.  matplotlib is
-    imported here (``pip install metaeval[plot]``).
+    imported here (a dependency of metaeval).
     """
     _check_choice(kind, "kind", ("loadings", "coordinates"))
     try:

@@ -495,15 +495,15 @@ class Dataset:
         Columns ``system`` and/or ``input`` (``str`` labels of this dataset)
         plus text columns such as ``source``, ``reference``/``references``
         and ``hypothesis``.  Bundled texts are loaded on first access.  A
-        new (shallow, copy-on-write) frame is returned on every access, so
-        changing it does not change the dataset.
+        new frame (a deep copy) is returned on every access, so changing it
+        does not change the dataset, under any pandas copy semantics.
         """
         if self._texts is None and self._texts_loader is not None:
             loaded = self._texts_loader()
             checked = None if loaded is None else check_texts(loaded, self._systems, self._inputs)
             object.__setattr__(self, "_texts", checked)
             object.__setattr__(self, "_texts_loader", None)
-        return None if self._texts is None else self._texts.copy(deep=False)
+        return None if self._texts is None else self._texts.copy(deep=True)
 
     @property
     def contexts(self) -> pd.DataFrame | None:
@@ -511,11 +511,11 @@ class Dataset:
 
         Columns ``system`` and/or ``input`` (``str`` labels of this dataset)
         plus one column per context, holding ``str`` labels or ``None``
-        (unknown).  A new frame is returned on every access.  The system and
+        (unknown).  A new frame (a deep copy) is returned on every access.  The system and
         input labels themselves are always contexts too: see
         :attr:`context_names` and :meth:`context`.
         """
-        return None if self._contexts is None else self._contexts.copy(deep=False)
+        return None if self._contexts is None else self._contexts.copy(deep=True)
 
     @property
     def context_names(self) -> tuple[str, ...]:

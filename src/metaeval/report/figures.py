@@ -24,7 +24,7 @@ def _pyplot():
         matplotlib.use("Agg", force=False)
         import matplotlib.pyplot as plt
     except ImportError:  # pragma: no cover - depends on the environment
-        raise ParameterError("figures need matplotlib: pip install 'metaeval[plot]'") from None
+        raise ParameterError("figures need matplotlib: pip install matplotlib (a dependency of metaeval: reinstall it)") from None
     return plt
 
 
