@@ -34,12 +34,100 @@ def test_reliability_csv_matches_library(tmp_path):
         assert (tmp_path / f).exists(), f
 
 
-def test_reliability_single_run_metric_is_a_clear_error(tmp_path):
+def test_reliability_single_run_metric_skips_stability_and_names_run_col(tmp_path):
+    # A metric scored once has no test-retest stability, but its consistency is defined: the
+    # command computes it and says which option declares runs (it used to stop with an error).
     g = np.random.default_rng(0)
     df = pd.DataFrame({"system": np.repeat(["a", "b", "c"], 4), "input": list("wxyz") * 3,
                        "human": g.normal(size=12), "m": g.normal(size=12)})
     path = tmp_path / "d.csv"
     df.to_csv(path, index=False)
-    res = run("reliability", path, "--metrics", "m", "--human", "human")
-    assert res.exit_code == 2
-    assert "'m'" in res.output and len(res.output.strip().splitlines()) == 1
+    res = run("reliability", path, "--metrics", "m", "--human", "human", "--ci", "feldt")
+    assert res.exit_code == 0, res.output
+    assert "stability skipped" in res.output and "--run-col" in res.output
+    assert f"{_cronbach(df.pivot(index='system', columns='input', values='m').to_numpy()):.4f}" in res.output
+
+
+def test_reliability_run_col_gives_stability(tmp_path):
+    # --run-col declares the runs of a long file; stability then equals the Pearson correlation
+    # of the two runs' system means (seed paper 002's test-retest coefficient for two runs; scipy).
+    from scipy.stats import pearsonr
+
+    g = np.random.default_rng(1)
+    sys_eff = g.normal(size=6)
+    human = g.integers(1, 6, size=(6, 5)).astype(float)
+    rows = [{"system": f"s{s}", "input": f"i{i}", "run": r, "human": human[s, i],
+             "m": sys_eff[s] + g.normal(scale=0.5)} for s in range(6) for i in range(5) for r in (0, 1)]
+    df = pd.DataFrame(rows)
+    path = tmp_path / "runs.csv"
+    df.to_csv(path, index=False)
+    res = run("reliability", path, "--metrics", "m", "--human", "human", "--run-col", "run",
+              "--ci", "none", "--format", "json")
+    assert res.exit_code == 0, res.output
+    import json
+
+    doc = json.loads(res.output[res.output.index("{"):])
+    means = df.groupby(["run", "system"]).m.mean().unstack()
+    np.testing.assert_allclose(doc["stability"][0]["statistic"], pearsonr(means.loc[0], means.loc[1])[0],
+                               rtol=1e-12)
+
+
+def test_reliability_rater_only_file(tmp_path):
+    # A file with only human ratings (no metric column): agreement alone, not "columns is empty".
+    g = np.random.default_rng(2)
+    rows = [{"system": f"s{s}", "input": f"i{i}", "rater": f"r{r}", "human": int(g.integers(1, 6))}
+            for s in range(4) for i in range(5) for r in range(3)]
+    path = tmp_path / "raters.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = run("reliability", path, "--human", "human", "--rater-col", "rater", "--format", "csv")
+    assert res.exit_code == 0, res.output
+    got = pd.read_csv(io.StringIO(res.output[res.output.index("analysis,"):]))
+    assert set(got.analysis) == {"agreement"}
+    import krippendorff
+
+    units = pd.DataFrame(rows).pivot_table(index="rater", columns=["system", "input"], values="human")
+    ref = krippendorff.alpha(reliability_data=units.to_numpy(), level_of_measurement="interval")
+    np.testing.assert_allclose(got.set_index("method").loc["krippendorff_interval", "statistic"], ref,
+                               rtol=1e-10)
+
+
+def _cronbach(y):
+    """Cronbach's alpha of a systems x inputs matrix, from its textbook formula
+    k/(k-1) * (1 - sum of input variances / variance of the system totals)."""
+    k = y.shape[1]
+    return k / (k - 1) * (1 - y.var(axis=0, ddof=1).sum() / y.sum(axis=1).var(ddof=1))
+
+
+def _negative_alpha_file(tmp_path):
+    # inputs 0 and 1 rank the systems in opposite directions: alpha < 0
+    m = np.array([[1.0, 3.0], [2.0, 1.5], [3.0, 1.0], [4.0, 0.0], [5.0, 0.5]])
+    rows = [{"system": f"s{s}", "input": f"i{i}", "rater": f"r{r}", "human": float((s + i + r) % 5 + 1),
+             "m": m[s, i]} for s in range(5) for i in range(2) for r in range(2)]
+    path = tmp_path / "neg.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path, _cronbach(m)
+
+
+def test_reliability_negative_alpha_is_shown_not_a_crash(tmp_path):
+    # Regression: a negative Cronbach's alpha made inputs_needed = inf, which crashed the table
+    # (OverflowError: cannot convert float infinity to integer) and --out (inf is not JSON).
+    path, alpha = _negative_alpha_file(tmp_path)
+    assert alpha < 0
+    res = CliRunner().invoke(main, ["reliability", str(path), "--human", "human", "--rater-col", "rater",
+                                    "--metrics", "m", "--n-resamples", "20", "--seed", "0",
+                                    "--out", str(tmp_path / "out")])
+    assert res.exit_code == 0, res.output
+    assert "Traceback" not in res.output
+    assert "NonPositiveReliabilityWarning" in res.output and "SmallSampleWarning" in res.output
+    row = [ln for ln in res.output.splitlines() if ln.startswith("│ m ")][0]
+    assert f"{alpha:.4f}" in row and row.rstrip(" │").endswith("inf")
+    import json
+
+    doc = json.loads((tmp_path / "out" / "reliability.json").read_text())
+    (rec,) = doc["consistency"]["results"]
+    assert rec["inputs_needed"] == "inf"
+    np.testing.assert_allclose(rec["statistic"], alpha, rtol=1e-12)
+    res = CliRunner().invoke(main, ["reliability", str(path), "--human", "human", "--rater-col", "rater",
+                                    "--metrics", "m", "--n-resamples", "20", "--seed", "0", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert '"inputs_needed": "inf"' in res.output

@@ -116,7 +116,11 @@ def _num(v, digits=4):
 
 
 def _int(v):
-    return "-" if v is None or (isinstance(v, float) and math.isnan(v)) else str(int(v))
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if isinstance(v, float) and math.isinf(v):  # e.g. inputs_needed when alpha <= 0
+        return "inf" if v > 0 else "-inf"
+    return str(int(v))
 
 
 def _json_default(o):
@@ -135,7 +139,7 @@ def _clean(records):
     """NaN -> None so the JSON is standard."""
     out = []
     for r in records:
-        out.append({k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()})
+        out.append({k: _nan_to_none(v) for k, v in r.items()})
     return out
 
 
@@ -153,6 +157,8 @@ def _nan_to_none(o):
         o = o.item()
     if isinstance(o, float) and math.isnan(o):
         return None
+    if isinstance(o, float) and math.isinf(o):  # standard JSON has no infinity (as in the report)
+        return "inf" if o > 0 else "-inf"
     return o
 
 
@@ -174,7 +180,7 @@ def _emit_csv_by_analysis(results):
 
 
 def _emit_json(obj):
-    click.echo(json.dumps(obj, indent=2, default=_json_default, allow_nan=False))
+    click.echo(json.dumps(_nan_to_none(obj), indent=2, default=_json_default, allow_nan=False))
 
 
 def _table(title, columns, rows, caption=None):
@@ -509,25 +515,68 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 @click.option("--seed", type=int, default=None)
 @click.option("--system-col", "system", default="system", show_default=True)
 @click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None)
+@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
+@click.option("--run-col", "run", default=None,
+              help="Run column (long files where a stochastic metric was scored several times): "
+                   "enables test-retest stability.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize, seed, system,
-                input_, rater, out, fmt):
+                input_, rater, run, out, fmt):
     """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
-    import warnings
+    from .reliability import agreement, stability
 
-    from .reliability import agreement, consistency, consistency_curve, stability
-
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True)
+    ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, run=run,
+               file_only={"--run-col": run})
     mets = _split(metrics) or list(ds.metrics)
     with_runs = [m for m in mets if ds.ratings(m).shape[0] >= 2]
+    humans = [h for h in (_split(human) or ds.human) if ds.ratings(h).shape[0] >= 2]
+    single = [h for h in (_split(human) or []) if h not in humans]
+    if single:
+        click.echo(f"metaeval: note: rater agreement skipped for {', '.join(map(repr, single))}: one rating "
+                   "per cell (declare the rater column with --rater-col)", err=True)
+    if not mets and not humans:
+        raise click.BadParameter("nothing to assess: no metric columns and no human column with 2+ "
+                                 "raters (name them with --metrics, or --human with --rater-col)",
+                                 param_hint="--metrics/--human")
     results = {}
     if with_runs:
         results["stability"] = stability(ds, with_runs, target=target, normalize=normalize)
-    elif _split(metrics):
-        stability(ds, mets)  # raises the library's error naming the column
+    elif mets:
+        click.echo("metaeval: note: stability skipped: no metric has 2+ runs (declare the run column "
+                   "with --run-col)", err=True)
+    if mets:
+        _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes)
+    if humans:
+        results["agreement"] = agreement(ds, humans)
+    if out:
+        from .report.figures import alpha_curve, reliability_bars
+
+        os.makedirs(out, exist_ok=True)
+        for name, res in results.items():
+            res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
+        _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "reliability.json"))
+        if "consistency" in results:
+            _save_figure(lambda: reliability_bars(results.get("stability"), results["consistency"]),
+                         os.path.join(out, "reliability_bars.png"))
+            _save_figure(lambda: alpha_curve(results["consistency_curve"]),
+                         os.path.join(out, "alpha_vs_size.png"))
+    if fmt == "json":
+        _emit_json({k: _clean(v.to_frame().drop(columns=["signature"]).to_dict(orient="records"))
+                    for k, v in results.items()})
+        return
+    if fmt == "csv":
+        _emit_csv_by_analysis({k: v for k, v in results.items() if k != "consistency_curve"})
+        return
+    _reliability_tables(results, target)
+
+
+def _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes):
+    import warnings
+
+    from .reliability import consistency, consistency_curve
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         results["consistency"] = consistency(ds, mets, ci=ci, n_resamples=n_resamples, target=target,
@@ -539,27 +588,9 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
                                      param_hint="--sizes") from None
         results["consistency_curve"] = consistency_curve(ds, mets, sizes=size_list,
                                                          normalize=normalize, rng=seed)
-    humans = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
-    if humans:
-        results["agreement"] = agreement(ds, humans)
-    if out:
-        from .report.figures import alpha_curve, reliability_bars
 
-        os.makedirs(out, exist_ok=True)
-        for name, res in results.items():
-            res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
-        _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "reliability.json"))
-        _save_figure(lambda: reliability_bars(results.get("stability"), results["consistency"]),
-                     os.path.join(out, "reliability_bars.png"))
-        _save_figure(lambda: alpha_curve(results["consistency_curve"]),
-                     os.path.join(out, "alpha_vs_size.png"))
-    if fmt == "json":
-        _emit_json({k: _clean(v.to_frame().drop(columns=["signature"]).to_dict(orient="records"))
-                    for k, v in results.items()})
-        return
-    if fmt == "csv":
-        _emit_csv_by_analysis({k: v for k, v in results.items() if k != "consistency_curve"})
-        return
+
+def _reliability_tables(results, target):
     if "stability" in results:
         f = results["stability"].to_frame()
         _table(f"stability (test-retest over {int(f.n_runs.max())} runs, system means)",
@@ -567,12 +598,13 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
                [[r.column, r.method, _num(r.statistic), _int(r.runs_needed), _num(r.sem)]
                 for r in f.itertuples()],
                caption="\n".join(sorted(set(f.signature))))
-    f = results["consistency"].to_frame()
-    _table("consistency (Cronbach's alpha: systems x inputs)",
-           ["metric", "alpha", "CI", "SEM", f"inputs for {target}"],
-           [[r.column, _num(r.statistic), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]", _num(r.sem),
-             _int(r.inputs_needed)] for r in f.itertuples()],
-           caption="\n".join(sorted(set(f.signature))))
+    if "consistency" in results:
+        f = results["consistency"].to_frame()
+        _table("consistency (Cronbach's alpha: systems x inputs)",
+               ["metric", "alpha", "CI", "SEM", f"inputs for {target}"],
+               [[r.column, _num(r.statistic), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]", _num(r.sem),
+                 _int(r.inputs_needed)] for r in f.itertuples()],
+               caption="\n".join(sorted(set(f.signature))))
     if "agreement" in results:
         f = results["agreement"].to_frame()
         _table("rater agreement", ["column", "method", "statistic", "CI", "raters", "units"],

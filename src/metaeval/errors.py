@@ -83,6 +83,20 @@ class InsufficientResamplesWarning(MetaevalWarning):
     correction."""
 
 
+class NonPositiveReliabilityWarning(MetaevalWarning):
+    """A reliability coefficient (Cronbach's alpha, a stability coefficient) is
+    zero or negative: the parts do not measure one thing in the same direction,
+    and no number of inputs or runs reaches a positive target (the
+    Spearman-Brown ``*_needed`` fields are ``inf``; tables show ``inf``, JSON
+    the string ``"inf"``)."""
+
+
+class SmallSampleWarning(MetaevalWarning):
+    """An interval or test rests on very few resampling units (for example a
+    bootstrap over fewer than 10 systems): the percentile interval can be far
+    off its nominal coverage; read it as a rough range."""
+
+
 class MissingCellsWarning(MetaevalWarning):
     """Cells with missing scores were left out of a reliability statistic.
 
@@ -153,6 +167,8 @@ __all__ = [
     "NonConvergenceWarning",
     "HeywoodCaseWarning",
     "MissingCellsWarning",
+    "NonPositiveReliabilityWarning",
+    "SmallSampleWarning",
     "SmallExpectedCountWarning",
     "EmptyReferenceWarning",
     "MissingQueriesWarning",

@@ -56,7 +56,9 @@ from .errors import (
     MissingCellsWarning,
     ConstantInputWarning,
     DataError,
+    NonPositiveReliabilityWarning,
     ParameterError,
+    SmallSampleWarning,
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
@@ -129,6 +131,8 @@ DEFAULT_AGREEMENT = (
 
 # Bootstrap and subset batches are evaluated in blocks of about this many cells.
 _BLOCK_CELLS = 4_000_000
+# fewer resampling units than this: the bootstrap interval is flagged (SmallSampleWarning)
+_SMALL_BOOTSTRAP = 10
 # Above this many distinct values, Krippendorff's expected disagreement uses
 # closed forms (interval, ordinal, nominal) or row blocks (ratio).
 _DENSE_VALUES = 2048
@@ -827,6 +831,13 @@ def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="no
                 UndefinedStatisticWarning if few else ConstantInputWarning,
                 stacklevel=2,
             )
+        elif res.statistic <= 0:
+            warnings.warn(
+                f"stability of {c!r} is {res.statistic:.3g} <= 0: its runs do not rank the systems "
+                f"alike, so no number of runs reaches {target} (runs_needed = inf)",
+                NonPositiveReliabilityWarning,
+                stacklevel=2,
+            )
     return Stabilities(tuple(out))
 
 
@@ -1187,7 +1198,26 @@ def consistency(
         _warn_missing("consistency", c, res.n_systems_dropped, res.n_inputs_dropped)
         if not np.isfinite(res.statistic):
             _warn_alpha_undefined("Cronbach's alpha", c, res.n_systems, res.n_inputs)
-        elif res.n_resamples_nan > 0.05 * max(res.n_resamples, 1):
+            continue
+        if res.statistic <= 0:
+            warnings.warn(
+                f"Cronbach's alpha of {c!r} is {res.statistic:.3g} <= 0: its inputs do not rank the "
+                f"systems in the same direction, so no number of inputs reaches {opt['target']} "
+                "(inputs_needed = inf)",
+                NonPositiveReliabilityWarning,
+                stacklevel=2,
+            )
+        unit = {"boot-systems": "systems", "boot-inputs": "inputs", "boot-both": "systems"}.get(ci)
+        n_units = {"systems": res.n_systems, "inputs": res.n_inputs}.get(unit, 0)
+        if unit is not None and n_units < _SMALL_BOOTSTRAP:
+            warnings.warn(
+                f"the {ci} interval of alpha for {c!r} resamples only {n_units} {unit} "
+                f"(fewer than {_SMALL_BOOTSTRAP}): its coverage can be far from "
+                f"{opt['confidence_level']:.0%}; read it as a rough range",
+                SmallSampleWarning,
+                stacklevel=2,
+            )
+        if res.n_resamples_nan > 0.05 * max(res.n_resamples, 1):
             warnings.warn(
                 f"{res.n_resamples_nan} of {res.n_resamples} bootstrap replicates of alpha for "
                 f"{c!r} are undefined (constant total score); the interval uses the rest "
