@@ -632,7 +632,8 @@ def test_factor_analysis_views(fit_ord):
     f = fit_ord
     fr = f.to_frame()
     assert list(fr.columns) == ["kind", "lhs", "op", "rhs", "estimate", "se", "z", "pvalue",
-                                "std_all", "signature"]
+                                "std_all", "converged", "admissible", "signature"]
+    assert fr.converged.all() and fr.admissible.all() and f.interpretable and f.problem == ""
     assert fr.kind.value_counts().to_dict() == {"threshold": 48, "loading": 12,
                                                 "residual_variance": 12, "factor_correlation": 6}
     d = f.to_dict()

@@ -662,6 +662,8 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                "campbell_fiske": _clean(res_mtmm.campbell_fiske().to_dict(orient="records")),
                "concurrent_validity": _clean(cv.to_frame().to_dict(orient="records"))}
         if fa is not None:
+            doc["cfa"] = {"converged": fa.converged, "admissible": fa.admissible,
+                          "interpretable": fa.interpretable, "problem": fa.problem}
             doc["cfa_fit"] = _clean(fa.fit_frame().to_dict(orient="records"))
             doc["cfa_factor_correlations"] = fa.correlation_matrix().to_dict()
         _emit_json(doc)
@@ -684,7 +686,13 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                     f"{_num(res_mtmm.mean_htmm, 3)}, heterotrait-heteromethod {_num(res_mtmm.mean_hthm, 3)}; "
                     f"convergent above HTHM in {_num(100 * res_mtmm.share_convergent_above_hthm, 0)}% "
                     f"and above HTMM in {_num(100 * res_mtmm.share_convergent_above_htmm, 0)}% of comparisons"))
-    if fa is not None:
+    if fa is not None and not fa.interpretable:
+        # a non-converged or inadmissible fit: no estimates shown (its numbers mean nothing)
+        click.echo(f"confirmatory factor analysis: NOT INTERPRETABLE: {fa.problem} "
+                   "(its fit measures and factor correlations are withheld; the CSV/JSON carry them "
+                   "with converged/admissible flags)")
+        click.echo(fa.signature)
+    elif fa is not None:
         fit = fa.fit_frame().set_index("measure")["value"]
         keys = ["chi2", "df", "chi2_scaled", "cfi", "tli", "rmsea", "rmsea_ci_low", "rmsea_ci_high",
                 "cfi_scaled", "tli_scaled", "rmsea_scaled", "srmr"]

@@ -421,6 +421,16 @@ class FactorAnalysis(_Result):
         residual correlation over the p(p+1)/2 entries of the lower triangle
         with the diagonal (lavaan's ``srmr``: Bentler's, without means).
     converged : bool
+        The estimator met its convergence criterion.
+    admissible : bool
+        No Heywood case: every standardized residual variance is >= 0 and
+        every factor correlation is within [-1, 1].
+    problem : str
+        Empty when the fit is interpretable; otherwise why it is not and what
+        to try.  A fit that did not converge or is inadmissible is not
+        interpretable (:attr:`interpretable` is False): its tables carry the
+        flags, and :func:`concurrent_validity` and :func:`residual_pca` refuse
+        its factor scores.
     orthogonal : bool
     score_method : str
     model_syntax : str
@@ -483,6 +493,8 @@ class FactorAnalysis(_Result):
     rmsea_scaled_ci_high: float
     srmr: float
     converged: bool
+    admissible: bool
+    problem: str
     orthogonal: bool
     score_method: str
     model_syntax: str
@@ -536,7 +548,8 @@ class FactorAnalysis(_Result):
         ``residual_variance``), ``lhs``, ``op`` (``=~``, ``~~``, ``|``),
         ``rhs``, ``estimate`` (on the indicators' scale for ML, standardized
         for DWLS), ``se``, ``z``, ``pvalue`` (two-sided normal), ``std_all``
-        (completely standardized), ``signature``.
+        (completely standardized), ``converged``, ``admissible`` (the fit's
+        flags, on every row: see :attr:`problem`), ``signature``.
         """
         rows = []
 
@@ -566,6 +579,7 @@ class FactorAnalysis(_Result):
                 self.residual_variances_se[i], self.residual_variances[i])
         out = pd.DataFrame(rows, columns=["kind", "lhs", "op", "rhs", "estimate", "se", "z",
                                           "pvalue", "std_all"])
+        out["converged"], out["admissible"] = self.converged, self.admissible
         out["signature"] = self.signature
         return out
 
@@ -575,10 +589,25 @@ class FactorAnalysis(_Result):
         sd = np.nanmax(np.abs(ratio), axis=1)
         return np.where(np.isfinite(sd), sd, 1.0)
 
+    @property
+    def interpretable(self) -> bool:
+        """True when the fit converged and is admissible (no Heywood case)."""
+        return bool(self.converged and self.admissible)
+
+    def check_interpretable(self, purpose: str) -> None:
+        """Raise :class:`~metaeval.errors.ParameterError` naming :attr:`problem`
+        when the fit is not interpretable (``purpose``: what needed it)."""
+        if not self.interpretable:
+            raise ParameterError(f"{purpose} needs an interpretable CFA, and this one is not: {self.problem}")
+
     def fit_frame(self) -> pd.DataFrame:
-        """Fit measures as a tidy table: ``measure``, ``lavaan`` (fitMeasures name), ``value``."""
+        """Fit measures as a tidy table: ``measure``, ``lavaan`` (fitMeasures name), ``value``,
+        and the flags ``converged``, ``admissible`` (the same on every row: a fit that is not
+        both is not interpretable, see :attr:`problem`)."""
         rows = [(ours, lav, float(getattr(self, ours))) for ours, lav in self._FIT]
-        return pd.DataFrame(rows, columns=["measure", "lavaan", "value"])
+        out = pd.DataFrame(rows, columns=["measure", "lavaan", "value"])
+        out["converged"], out["admissible"] = self.converged, self.admissible
+        return out
 
     def residual_frame(self) -> pd.DataFrame:
         """Residual correlations, one row per indicator pair (i < j).
@@ -799,15 +828,26 @@ def cfa(
     _check_identified(spec, model, not ordinal, n_mom)
     fit = (_fit_ordinal if ordinal else _fit_continuous)(spec, X, codes if ordinal else None,
                                                         cats if ordinal else None, scores)
+    admissible = not (np.any(~np.isfinite(fit["residual_variances"])) or np.any(fit["residual_variances"] < 0)
+                      or np.any(~np.isfinite(fit["Phi"])) or np.any(np.abs(fit["Phi"]) > 1 + 1e-12))
+    problems = []
     if not fit["converged"]:
-        warnings.warn("cfa: the estimator did not converge; the estimates are unreliable",
-                      NonConvergenceWarning, stacklevel=2)
-    if np.any(fit["residual_variances"] < 0) or np.any(np.abs(fit["Phi"]) > 1 + 1e-12):
-        warnings.warn(
-            "cfa: Heywood case: a residual variance is negative or a factor correlation exceeds "
-            "1 in magnitude; the model is misspecified or the data are too few",
-            HeywoodCaseWarning, stacklevel=2,
+        problems.append("the estimator did not converge")
+    if not admissible:
+        problems.append("Heywood case (a residual variance below 0 or a factor correlation beyond "
+                        "+-1)")
+    problem = ""
+    if problems:
+        problem = (
+            " and ".join(problems) + ", so its estimates, fit measures and factor scores are not "
+            "interpretable; try fewer factors (merge strongly related traits), more raters per trait "
+            "or more rated cells, and check that each rater column is the same person in every cell "
+            "(rotating rater slots are not methods)"
         )
+    if not fit["converged"]:
+        warnings.warn(f"cfa: {problem}", NonConvergenceWarning, stacklevel=2)
+    elif not admissible:
+        warnings.warn(f"cfa: {problem}", HeywoodCaseWarning, stacklevel=2)
     fs = None
     if fit["scores"] is not None:
         fs = np.full((spec.k, N * M), np.nan)
@@ -835,6 +875,8 @@ def cfa(
         model_syntax=syntax,
         signature=sig,
         factor_scores=fs,
+        admissible=bool(admissible),
+        problem=problem,
         **{k: v for k, v in fit.items() if k not in ("scores", "Phi")},
     )
 
@@ -1077,6 +1119,7 @@ def _criteria(dataset, criteria):
         cols = _rated_columns(dataset) or list(dataset.human)
         return [(c, "human", np.asarray(dataset.scores(c), float)) for c in cols]
     if isinstance(criteria, FactorAnalysis):
+        criteria.check_interpretable("concurrent validity against factor scores")
         if criteria.factor_scores is None:
             raise ParameterError("the FactorAnalysis has no factor scores (scores='none')")
         if criteria.factor_scores.shape[1:] != (len(dataset.systems), len(dataset.inputs)):
