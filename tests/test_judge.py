@@ -21,9 +21,11 @@ Oracles, each named where it is used:
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
+import logging
 import math
 import os
 import pickle
@@ -44,9 +46,10 @@ from metaeval import DataError, Dataset, ParameterError
 from metaeval import textmetrics as tm
 from metaeval.cli import main
 from metaeval.errors import JudgeRequestError, MissingLogprobsWarning, ParseFailureWarning
+from metaeval.textmetrics._judge_backends import redact
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _judge_server import GEVAL_ALTS, ScriptedServer
+from _judge_server import GEVAL_ALTS, RecordingServer, ScriptedServer, completion_json, send
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -317,6 +320,182 @@ def test_the_api_key_is_sent_but_never_stored_shown_or_logged(tmp_path, monkeypa
     held = pickle.loads(pickle.dumps(tm.LLMJudge("k", backend=j.backend, cache_dir=tm.ResponseCache(
         tmp_path))))
     assert len(held.cache_dir) == len(tm.ResponseCache(tmp_path))
+
+
+# ----------------------------------------------------------------------------- security (issue 18.1)
+
+
+def _http_backend(url, **kw):
+    opts = {"timeout": 5, "max_retries": 0, "backoff": 0.01, "api_key_env": KEY_ENV}
+    opts.update(kw)
+    return tm.OpenAIBackend("scripted", base_url=url, **opts)
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_judge_follows_redirects_to_other_hosts(code, tmp_path, monkeypatch):
+    """Issue 18.1: urllib turned a 302 into a body-less GET to the Location's host, with the
+    Authorization header, and cached that host's answer as the rating of a prompt never sent."""
+    monkeypatch.setenv(KEY_ENV, SECRET)
+
+    def other(handler, entry):  # a host that answers anything with a rating
+        send(handler, 200, completion_json("Rating: 5"))
+
+    with RecordingServer(other) as evil:
+        def redirect(handler, entry):
+            send(handler, code, "", {"Location": evil.url + "/chat/completions"})
+
+        with RecordingServer(redirect) as first:
+            j = tm.LLMJudge("a", backend=_http_backend(first.url, max_retries=3),
+                            template="{target}", cache_dir=tmp_path)
+            with pytest.raises(JudgeRequestError, match=rf"HTTP {code} redirect to "
+                               rf"http://127\.0\.0\.1:\d+/v1/chat/completions refused.*--base-url"):
+                j.run(["[[good]]"])
+            assert len(first.log) == 1                         # refused, not retried
+            assert first.log[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+        assert evil.log == []                                  # never reached: no request, no key
+    assert len(tm.ResponseCache(tmp_path)) == 0                # nothing cached
+
+
+def _trickle(head_too):
+    def respond(handler, entry):
+        body = completion_json("Rating: 4").encode()
+        head = (f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        if not head_too:
+            handler.wfile.write(head)
+            handler.wfile.flush()
+        for b in (head if head_too else b"") + body:      # one byte every 0.2 s (~50 s in all)
+            handler.wfile.write(bytes([b]))
+            handler.wfile.flush()
+            time.sleep(0.2)
+    return respond
+
+
+@pytest.mark.parametrize("head_too", [False, True], ids=["body", "headers"])
+def test_timeout_is_a_deadline_not_a_per_read_limit(head_too):
+    """Issue 18.1: the socket time-out applied to each read, so a server trickling one byte at a
+    time held a request far beyond --timeout."""
+    with RecordingServer(_trickle(head_too)) as srv:
+        j = tm.LLMJudge("a", backend=_http_backend(srv.url, timeout=1.0, max_retries=1),
+                        template="{target}", cache_dir=False)
+        t0 = time.monotonic()
+        with pytest.raises(JudgeRequestError, match=r"gave up after 2 attempts.*no complete "
+                                                    r"response within timeout=1 s \(deadline\)"):
+            j.run(["[[good]]"])
+        elapsed = time.monotonic() - t0
+        assert len(srv.log) == 2
+    # two attempts of at most 1 s each plus a 0.01 s backoff; slack for a loaded machine
+    assert elapsed < 3.5, elapsed
+
+
+def test_judge_command_timeout_is_a_deadline(files, tmp_path, monkeypatch):
+    data, texts, aspect = files
+    with RecordingServer(_trickle(False)) as srv:
+        t0 = time.monotonic()
+        res = CliRunner().invoke(main, [
+            "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+            "--backend", "openai", "--model", "m", "--base-url", srv.url, "--api-key-env", KEY_ENV,
+            "--timeout", "1", "--max-retries", "0", "--concurrency", "1", "--no-cache"])
+        elapsed = time.monotonic() - t0
+    assert res.exit_code == 2 and "within timeout=1 s (deadline)" in res.output, res.output
+    assert elapsed < 4, elapsed
+
+
+@pytest.mark.parametrize("announce", [True, False], ids=["content-length", "until-close"])
+def test_response_size_is_capped(announce, tmp_path):
+    big = completion_json("Rating: 4" + " pad" * 100_000)             # ~400 kB
+
+    def respond(handler, entry):
+        send(handler, 200, big, length=announce)
+
+    with RecordingServer(respond) as srv:
+        be = _http_backend(srv.url, max_response_bytes=100_000, max_retries=2)
+        j = tm.LLMJudge("a", backend=be, template="{target}", cache_dir=tmp_path)
+        with pytest.raises(JudgeRequestError, match=r"over max_response_bytes=100000 \(raise it "
+                                                    r"with --max-response-bytes"):
+            j.run(["[[good]]"])
+        assert len(srv.log) == 1                                   # not retried
+        assert len(tm.ResponseCache(tmp_path)) == 0
+        # a limit above the size reads it whole
+        ok = tm.LLMJudge("a", backend=_http_backend(srv.url, max_response_bytes=len(big)),
+                         template="{target}", cache_dir=False).run(["[[good]]"])
+        assert ok.ratings[0, 0] == 4.0
+    with pytest.raises(ParameterError, match="max_response_bytes=0"):
+        _http_backend("http://127.0.0.1:9/v1", max_response_bytes=0)
+
+
+def test_credentials_in_base_url_are_sent_as_basic_auth_and_never_shown(tmp_path, caplog,
+                                                                        monkeypatch):
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    password = "pa55-w0rd-9f8e7d"
+
+    def respond(handler, entry):
+        directive = "fail" if b"[[always500]]" in entry["body"] else "ok"
+        if directive == "fail":  # an error body that echoes what it got
+            auth = entry["headers"].get("authorization")
+            send(handler, 500, json.dumps({"error": f"cannot use {auth} for {handler.path}; "
+                                                    f"user alice:{password}"}))
+        else:
+            send(handler, 200, completion_json("Rating: 3"))
+
+    with RecordingServer(respond) as srv:
+        host = srv.url.split("//", 1)[1]
+        url = f"http://alice:{password}@{host}"
+        be = _http_backend(url, max_retries=1)
+        j = tm.LLMJudge("a", backend=be, template="{target}", cache_dir=tmp_path)
+        with caplog.at_level(logging.DEBUG, logger="metaeval.judge"):
+            assert j.run(["[[good]]"]).ratings[0, 0] == 3.0
+            with pytest.raises(JudgeRequestError) as info:
+                j.run(["[[always500]]"])
+        sent = srv.log[0]["headers"]["authorization"]
+        assert sent == "Basic " + base64.b64encode(f"alice:{password}".encode()).decode()
+        assert srv.log[0]["path"] == "/v1/chat/completions"
+        # and a key in the Authorization header as well is a clear error, not a silent choice
+        monkeypatch.setenv(KEY_ENV, SECRET)
+        with pytest.raises(JudgeRequestError, match=r"both go in the Authorization header"):
+            j.run(["[[good]] two"])
+    shown = [str(info.value), caplog.text, j.signature(), j.cache_signature(), repr(j),
+             repr(be), json.dumps([e[1] for e in tm.ResponseCache(tmp_path).entries()])]
+    assert "***" in str(info.value) and "gave up after 2 attempts" in str(info.value)
+    for text in shown:
+        assert password not in text and "alice:" not in text
+        assert base64.b64encode(f"alice:{password}".encode()).decode() not in text
+    assert f"url:{srv.url}|" in j.signature()
+    # a malformed URL with credentials: the error does not show them either
+    with pytest.raises(ParameterError) as bad:
+        tm.OpenAIBackend("m", base_url=f"http://alice:{password}@host:notaport/v1")
+    assert password not in str(bad.value) and "--base-url" in str(bad.value)
+
+
+@pytest.mark.parametrize("secret, text, want", [
+    # whole tokens only: a key inside a longer token is left alone
+    ("sk-abc", "key sk-abc is wrong; sk-abcdef is another", "key *** is wrong; sk-abcdef is another"),
+    ("sk-abc", "Bearer sk-abc.", "Bearer ***."),                       # sentence end
+    ("sk-abc", '{"auth": "Bearer sk-abc"}', '{"auth": "Bearer ***"}'),
+    ("sk-abc", "xsk-abc sk-abc_1 sk-abc.v2", "xsk-abc sk-abc_1 sk-abc.v2"),
+    # short keys: substring replacement would have eaten the status code
+    ("1", "HTTP 401: key 1 rejected", "HTTP 401: key *** rejected"),
+    ("40", "HTTP 401 (40 ms)", "HTTP 401 (*** ms)"),
+    # URL user info is scrubbed whatever the secrets
+    ("zzz", "at https://bob:hunter2@example.org/v1", "at https://***@example.org/v1"),
+])
+def test_the_api_key_is_redacted_by_substring(secret, text, want):
+    """Issue 18.1: the key was replaced with str.replace, so a short key mangled every message
+    (``HTTP 4***``) and told the reader where the key's characters were."""
+    assert redact(text, [secret]) == want
+
+
+def test_a_short_api_key_echoed_in_an_error_is_redacted_as_a_token(tmp_path, monkeypatch):
+    short = "k9"
+    monkeypatch.setenv(KEY_ENV, short)
+    with ScriptedServer(api_key="other") as srv:
+        j = tm.LLMJudge("a", backend=_http_backend(srv.url), template="{target}",
+                        cache_dir=False)
+        with pytest.raises(JudgeRequestError) as info:
+            j.run(["[[good]] k9k9 xk9"])
+    msg = str(info.value)
+    assert "Incorrect API key provided: Bearer ***" in msg and "HTTP 401" in msg
+    assert "(set: yes)" in msg
 
 
 def test_cache_rerun_costs_nothing_and_keys_follow_the_request(server, tmp_path):
