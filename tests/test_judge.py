@@ -29,6 +29,7 @@ import logging
 import math
 import os
 import pickle
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -496,6 +497,81 @@ def test_a_short_api_key_echoed_in_an_error_is_redacted_as_a_token(tmp_path, mon
     msg = str(info.value)
     assert "Incorrect API key provided: Bearer ***" in msg and "HTTP 401" in msg
     assert "(set: yes)" in msg
+
+
+# ----------------------------------------------------------------------------- cache errors (issue 18.7)
+
+
+class _DiskFullOnWrite:
+    """A sqlite3 connection whose INSERTs fail as on a full disk."""
+
+    def __init__(self, con):
+        self._con = con
+
+    def execute(self, sql, *args):
+        if sql.lstrip().upper().startswith("INSERT"):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._con.execute(sql, *args)
+
+    def __enter__(self):
+        self._con.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._con.__exit__(*exc)
+
+    def close(self):
+        self._con.close()
+
+
+def test_judge_cache_on_a_full_disk_or_read_only_folder_gives_a_traceback(server, files, tmp_path,
+                                                                           monkeypatch):
+    """Issue 18.7: sqlite3 errors escaped as tracebacks; they are one line naming the cache file
+    and the options that choose another folder."""
+    # a folder that cannot exist (under a regular file: blocks writes even for root)
+    blocker = tmp_path / "plain.txt"
+    blocker.write_text("x")
+    with pytest.raises(ParameterError, match=r"judge cache .*plain\.txt.sub: cannot create the "
+                                             r"folder .*--cache DIR .*--no-cache"):
+        tm.ResponseCache(blocker / "sub")
+    # the database cannot be opened (sqlite3.connect fails as on a full disk)
+    real_connect = sqlite3.connect
+
+    def no_space(*args, **kwargs):
+        raise sqlite3.OperationalError("disk is full")
+
+    monkeypatch.setattr(sqlite3, "connect", no_space)
+    with pytest.raises(ParameterError) as info:
+        tm.ResponseCache(tmp_path / "c1")
+    msg = str(info.value)
+    assert "\n" not in msg and str(tmp_path / "c1" / "judge.sqlite") in msg
+    assert "cannot open or create the database (disk is full)" in msg and "--cache DIR" in msg
+    # the disk fills during a run: the write of an answer fails
+    monkeypatch.setattr(sqlite3, "connect", real_connect)
+    cache = tm.ResponseCache(tmp_path / "c2")
+    monkeypatch.setattr(sqlite3, "connect",
+                        lambda *a, **k: _DiskFullOnWrite(real_connect(*a, **k)))
+    j = _judge(server, "full-disk", cache_dir=cache)
+    with pytest.raises(ParameterError, match=r"judge cache .*c2.judge\.sqlite: cannot write a "
+                                             r"response \(database or disk is full\); .*--cache "
+                                             r"DIR"):
+        j.run([j.prompt("[[good]] full disk")])
+    assert len(cache) == 0                                     # reads still work
+    # the command: exit 2 and one line, no traceback
+    data, texts, aspect = files
+    res = CliRunner().invoke(main, [
+        "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "full-disk-cli",
+        "--backend", "openai", "--model", "scripted", "--base-url", server.url,
+        "--api-key-env", KEY_ENV, "--timeout", "5", "--cache", str(tmp_path / "c3")])
+    assert res.exit_code == 2, res.output
+    assert "metaeval: error: judge cache " in res.output and "Traceback" not in res.output
+    assert "database or disk is full" in res.output and "--cache DIR" in res.output
+    monkeypatch.setattr(sqlite3, "connect", real_connect)
+    res = CliRunner().invoke(main, [
+        "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+        "--backend", "openai", "--model", "scripted", "--base-url", server.url,
+        "--api-key-env", KEY_ENV, "--cache", str(blocker / "sub")])
+    assert res.exit_code == 2 and "cannot create the folder" in res.output, res.output
 
 
 def test_cache_rerun_costs_nothing_and_keys_follow_the_request(server, tmp_path):
