@@ -574,6 +574,110 @@ def test_judge_cache_on_a_full_disk_or_read_only_folder_gives_a_traceback(server
     assert res.exit_code == 2 and "cannot create the folder" in res.output, res.output
 
 
+# ----------------------------------------------------------------------------- retries, logging (issue 17.5)
+
+
+class _Clock:
+    """Records the waits instead of sleeping."""
+
+    def __init__(self):
+        self.waits = []
+
+    def sleep(self, seconds, cancel=None):
+        self.waits.append(seconds)
+        return False
+
+
+def test_retries_back_off_exponentially_with_seeded_jitter(server, caplog):
+    clock = _Clock()
+    be = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=4, backoff=1.0,
+                          max_backoff=3.0, jitter=0.5, rng=7, clock=clock, api_key_env=KEY_ENV)
+    j = tm.LLMJudge("jitter", backend=be, template="{target}", cache_dir=False)
+    with caplog.at_level(logging.WARNING, logger="metaeval.judge"):
+        with pytest.raises(JudgeRequestError, match="gave up after 5 attempts"):
+            j.run(["[[always500]] jitter"])
+    # documented: min(max_backoff, backoff * 2**k) * (1 - jitter * u_k), u_k from default_rng(7)
+    u = np.random.default_rng(7).random(4)
+    want = [min(3.0, 2.0 ** k) * (1 - 0.5 * u[k]) for k in range(4)]
+    np.testing.assert_allclose(clock.waits, want, rtol=0, atol=0)
+    assert len(_served(server, "[[always500]] jitter")) == 5
+    # each retry is logged on the "metaeval.judge" logger, and the give-up too
+    retries = [r for r in caplog.records if r.name == "metaeval.judge" and "retrying" in r.message]
+    assert len(retries) == 4 and all(r.levelno == logging.WARNING for r in retries)
+    assert "attempt 1 failed (HTTP 500" in retries[0].message
+    assert any(r.levelno == logging.ERROR and "gave up" in r.message for r in caplog.records)
+    # jitter=0: exactly the exponential sequence
+    clock0 = _Clock()
+    be0 = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=3, backoff=0.5,
+                           max_backoff=1.5, jitter=0, clock=clock0, api_key_env=KEY_ENV)
+    with pytest.raises(JudgeRequestError):
+        tm.LLMJudge("jitter", backend=be0, template="{target}", cache_dir=False).run(
+            ["[[always500]] nojitter"])
+    assert clock0.waits == [0.5, 1.0, 1.5]
+    with pytest.raises(ParameterError, match=r"jitter=1\.5 must be in \[0, 1\]"):
+        tm.OpenAIBackend("m", base_url=server.url, jitter=1.5)
+
+
+def test_retry_only_429_5xx_and_network_errors_and_honour_retry_after(server):
+    clock = _Clock()
+    be = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=3, backoff=0.01,
+                          max_backoff=60.0, clock=clock, api_key_env=KEY_ENV)
+    j = tm.LLMJudge("retry-policy", backend=be, template="{target}", cache_dir=False)
+    # 408 is a 4xx other than 429: not retried (it was, before issue 17.5)
+    with pytest.raises(JudgeRequestError, match=r"HTTP 408 \(not retried\)"):
+        j.run(["[[r408]]"])
+    assert len(_served(server, "[[r408]]")) == 1 and clock.waits == []
+    # Retry-After in seconds: exactly that wait, no jitter
+    assert j.run(["[[wait2]]"]).ratings[0, 0] == 2.0
+    assert clock.waits == [2.0]
+    # Retry-After as an HTTP date 30 s ahead (one-second resolution)
+    assert j.run(["[[waitdate]]"]).ratings[0, 0] == 2.0
+    assert 28.0 <= clock.waits[1] <= 30.0
+    # Retry-After beyond max_backoff: give up at once rather than retry before the server allows
+    with pytest.raises(JudgeRequestError, match=r"asks to wait 90 s .*more than max_backoff=60 s; "
+                                                r"gave up after 1 attempts \(raise --max-backoff"):
+        j.run(["[[wait90]]"])
+    assert len(_served(server, "[[wait90]]")) == 1 and len(clock.waits) == 2
+    # a refused connection is retried
+    with RecordingServer(lambda h, e: None) as dead:
+        url = dead.url
+    clock2 = _Clock()
+    be2 = tm.OpenAIBackend("m", base_url=url, timeout=2, max_retries=2, backoff=0.01, jitter=0,
+                           clock=clock2, api_key_env=KEY_ENV)
+    with pytest.raises(JudgeRequestError, match=r"gave up after 3 attempts.*ConnectionRefused"):
+        tm.LLMJudge("a", backend=be2, template="{target}", cache_dir=False).run(["x"])
+    assert clock2.waits == [0.01, 0.02]
+
+
+def test_openai_base_url_is_honoured_when_no_base_url_is_given(server, files, tmp_path,
+                                                               monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    be = tm.OpenAIBackend("scripted", api_key_env=KEY_ENV)
+    assert be.base_url == server.url and be.base_url_source == "$OPENAI_BASE_URL"
+    # an explicit base_url wins over the variable
+    assert tm.OpenAIBackend("m", base_url="http://127.0.0.1:9/v1").base_url == \
+        "http://127.0.0.1:9/v1"
+    # the shortcut and the command read it too
+    j = tm.LLMJudge("env-url", backend="openai", model="scripted", template="{target}",
+                    cache_dir=False)
+    assert j.backend.base_url == server.url and f"url:{server.url}|" in j.signature()
+    data, texts, aspect = files
+    res = CliRunner().invoke(main, [
+        "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "env-url-cli",
+        "--backend", "openai", "--model", "scripted", "--api-key-env", KEY_ENV, "--no-cache",
+        "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert server.url in json.loads(res.output)["signature"]
+    assert any("env-url-cli" in e["prompt"] for e in server.requests())
+    # unset or empty: the default endpoint
+    monkeypatch.setenv("OPENAI_BASE_URL", "")
+    assert tm.OpenAIBackend("m").base_url == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "ftp://example.org")
+    with pytest.raises(ParameterError, match=r"\$OPENAI_BASE_URL='ftp://example.org' must be an "
+                                             r"http:// or https:// URL"):
+        tm.OpenAIBackend("m")
+
+
 def test_cache_rerun_costs_nothing_and_keys_follow_the_request(server, tmp_path):
     j = _judge(server, "cache", samples=2, temperature=1.0, cache_dir=tmp_path)
     prompts = [j.prompt("[[vary]] one"), j.prompt("[[good]] two")]
@@ -980,6 +1084,21 @@ def test_local_rating_decoding_uses_exact_scale_probabilities(tiny_gpt, tmp_path
                      backend=tm.LocalBackend(folder, decoding="rating"),
                      template="{aspect}\n{target}\n", scale="0-100", cache_dir=False)
     assert j0.run([prompt]).ratings[0, 0] == int(np.argmax(want))
+
+
+def test_local_judge_uses_the_past_key_values_keyword_that_transformers_deprecates(tiny_gpt,
+                                                                                     tmp_path):
+    """Issue 17.5: transformers 5.x warns (FutureWarning) that ``past_key_values`` goes away in
+    5.40 and renames it ``cache``; the local judge passes the keyword ``forward`` declares."""
+    folder, _, _ = tiny_gpt
+    for decoding in ("generate", "rating"):
+        j = tm.LLMJudge("Rate the fluency of this text",
+                        backend=tm.LocalBackend(folder, decoding=decoding),
+                        template="{aspect}\n{target}\n", max_tokens=4, cache_dir=False)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            j.run(["the cat sat on the mat"])
+        assert not [w for w in caught if "past_key_values" in str(w.message)], decoding
 
 
 def test_local_backend_errors(tiny_gpt):

@@ -26,6 +26,7 @@ import base64
 import datetime
 import email.utils
 import http.client
+import inspect
 import json
 import logging
 import math
@@ -710,6 +711,34 @@ def _check_body(text: str) -> str | None:
 
 # ----------------------------------------------------------------------------- local model
 
+
+def _cache_kwargs(model, cache) -> dict:
+    """The key/value cache as the keyword the model's ``forward`` takes.
+
+    transformers 5.x renamed ``past_key_values`` to ``cache`` and warns that
+    the old keyword goes away in 5.40; older releases know only
+    ``past_key_values``.  The name is read from the signature of ``forward``.
+    """
+    if cache is None:
+        return {}
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        params = {}
+    return {"cache" if "cache" in params else "past_key_values": cache}
+
+
+def _cache_of(output):
+    """The key/value cache of a model output, under its new name (``cache``) or its old one,
+    without touching the deprecated attribute."""
+    keys = output.keys() if hasattr(output, "keys") else ()
+    if "cache" in keys:
+        return output["cache"]
+    if "past_key_values" in keys:
+        return output["past_key_values"]
+    return None
+
+
 # Per model folder: a boolean mask of the tokens whose text starts with a digit.
 _DIGIT_START: dict[tuple, np.ndarray] = {}
 
@@ -923,8 +952,8 @@ class LocalBackend(JudgeBackend):
             for _ in range(params["max_tokens"]):
                 if len(ids) + len(out) >= limit:
                     break
-                res = model(input_ids=cur, past_key_values=past, use_cache=True)
-                past = res.past_key_values
+                res = model(input_ids=cur, use_cache=True, **_cache_kwargs(model, past))
+                past = _cache_of(res)
                 logits = res.logits[0, -1].float().cpu()
                 if temperature == 0:
                     nxt = int(torch.argmax(logits))
@@ -996,7 +1025,7 @@ class LocalBackend(JudgeBackend):
         with torch.inference_mode():
             # the prompt once; then every candidate after it, from its key/value cache
             res = model(input_ids=torch.tensor([base], device=self.device), use_cache=True)
-            past = res.past_key_values
+            past = _cache_of(res)
             if past is None or not hasattr(past, "batch_repeat_interleave"):
                 raise JudgeRequestError(
                     f"the model in {self.model} returns no key/value cache that can be "
@@ -1012,8 +1041,8 @@ class LocalBackend(JudgeBackend):
                 cache = copy.deepcopy(past)
                 cache.batch_repeat_interleave(len(group))
                 attn = torch.ones((len(group), len(base) + width), dtype=torch.long)
-                out = model(input_ids=ids.to(self.device), past_key_values=cache,
-                            attention_mask=attn.to(self.device), use_cache=True)
+                out = model(input_ids=ids.to(self.device), attention_mask=attn.to(self.device),
+                            use_cache=True, **_cache_kwargs(model, cache))
                 # right padding: a candidate's positions never see the padding after it
                 logp = torch.log_softmax(out.logits.float().cpu(), dim=-1)
                 for j, c in enumerate(group):
