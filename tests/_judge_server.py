@@ -13,6 +13,7 @@ prints its URL on the first line (used by the CLI test).
 
 from __future__ import annotations
 
+import email.utils
 import json
 import math
 import re
@@ -44,7 +45,7 @@ def _tok(token, p, alts=()):
 GEVAL_ALTS = [(" 4", 0.5), (" 3", 0.3), (" 5", 0.1), (" six", 0.05), ("4", 0.05)]
 
 
-def script(directive, seed, attempt):
+def script(directive, seed, attempt, content=""):
     """``(kind, payload)``: ``("ok", body)``, ``("status", (code, text, headers))``,
     ``("hang", seconds_then_body)``, ``("raw", text)``."""
     fixed = {
@@ -77,6 +78,27 @@ def script(directive, seed, attempt):
         if attempt == 1:
             return "raw", "<html>upstream error</html>"
         return "ok", _completion("Rating: 3")
+    if directive == "r408":  # a 4xx other than 429: never retried
+        return "status", (408, '{"error": {"message": "request timeout"}}', {})
+    if directive == "wait2":  # 429 asking for 2 s (delta-seconds), then an answer
+        if attempt == 1:
+            return "status", (429, '{"error": {"message": "slow down"}}', {"Retry-After": "2"})
+        return "ok", _completion("Rating: 2")
+    if directive == "wait90":  # 429 asking for more than the tests' max_backoff
+        return "status", (429, '{"error": {"message": "slow down"}}', {"Retry-After": "90"})
+    if directive == "waitdate":  # 429 with an HTTP-date Retry-After 30 s ahead
+        if attempt == 1:
+            when = email.utils.formatdate(time.time() + 30, usegmt=True)
+            return "status", (429, '{"error": {"message": "slow down"}}', {"Retry-After": when})
+        return "ok", _completion("Rating: 2")
+    if directive == "pair":  # pairwise: prefer the output with the higher quality:N
+        q = [int(v) for v in re.findall(r"quality:(\d+)", content)]
+        if len(q) != 2:
+            return "ok", _completion("I cannot compare these.")
+        verdict = "A" if q[0] > q[1] else "B" if q[0] < q[1] else "tie"
+        return "ok", _completion(f"Both are fine.\nPreference: {verdict}")
+    if directive == "pairbias":  # pairwise with total position bias: always the first output
+        return "ok", _completion("The first one reads better.\n**Preference:** A")
     if directive == "always500":
         return "status", (500, '{"error": {"message": "down"}}', {})
     if directive == "badreq":
@@ -142,7 +164,7 @@ class ScriptedServer:
                     entry["sent"] = 401
                     return self._send(401, json.dumps(
                         {"error": {"message": f"Incorrect API key provided: {auth}"}}))
-                kind, payload = script(directive, seed if seed is not None else 0, attempt)
+                kind, payload = script(directive, seed if seed is not None else 0, attempt, content)
                 if kind == "status":
                     code, text, headers = payload
                     entry["sent"] = code
@@ -177,6 +199,71 @@ class ScriptedServer:
     def requests(self, directive=None):
         with self.lock:
             return [e for e in self.log if directive is None or e["directive"] == directive]
+
+
+class RecordingServer:
+    """A loopback HTTP server whose every answer comes from ``respond(handler, entry)``.
+
+    It answers GET and POST, logs each request (method, path, headers, body)
+    in :attr:`log`, and lets a test script redirects, oversized bodies or a
+    response trickled one byte at a time.
+    """
+
+    def __init__(self, respond):
+        self.log: list[dict] = []
+        self.lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def _handle(self):
+                length = int(self.headers.get("Content-Length", 0) or 0)
+                body = self.rfile.read(length) if length else b""
+                entry = {"t": time.monotonic(), "method": self.command, "path": self.path,
+                         "headers": {k.lower(): v for k, v in self.headers.items()},
+                         "body": body}
+                with server.lock:
+                    server.log.append(entry)
+                try:
+                    respond(self, entry)
+                except (BrokenPipeError, ConnectionResetError, OSError):
+                    pass
+
+            do_GET = do_POST = _handle
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.block_on_close = False
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def send(handler, code, text, headers=None, *, length=True):
+    """Write one response (``length=False``: no Content-Length, the body ends at close)."""
+    data = text.encode() if isinstance(text, str) else text
+    handler.send_response(code)
+    handler.send_header("Content-Type", "application/json")
+    if length:
+        handler.send_header("Content-Length", str(len(data)))
+    for k, v in (headers or {}).items():
+        handler.send_header(k, v)
+    handler.end_headers()
+    handler.wfile.write(data)
+
+
+def completion_json(content):
+    """A chat-completions response body answering ``content``."""
+    return json.dumps(_completion(content))
 
 
 if __name__ == "__main__":  # pragma: no cover - used by a subprocess test

@@ -21,12 +21,15 @@ Oracles, each named where it is used:
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import io
 import json
+import logging
 import math
 import os
 import pickle
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -44,9 +47,10 @@ from metaeval import DataError, Dataset, ParameterError
 from metaeval import textmetrics as tm
 from metaeval.cli import main
 from metaeval.errors import JudgeRequestError, MissingLogprobsWarning, ParseFailureWarning
+from metaeval.textmetrics._judge_backends import redact
 
 sys.path.insert(0, str(Path(__file__).parent))
-from _judge_server import GEVAL_ALTS, ScriptedServer
+from _judge_server import GEVAL_ALTS, RecordingServer, ScriptedServer, completion_json, send
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -317,6 +321,361 @@ def test_the_api_key_is_sent_but_never_stored_shown_or_logged(tmp_path, monkeypa
     held = pickle.loads(pickle.dumps(tm.LLMJudge("k", backend=j.backend, cache_dir=tm.ResponseCache(
         tmp_path))))
     assert len(held.cache_dir) == len(tm.ResponseCache(tmp_path))
+
+
+# ----------------------------------------------------------------------------- security (issue 18.1)
+
+
+def _http_backend(url, **kw):
+    opts = {"timeout": 5, "max_retries": 0, "backoff": 0.01, "api_key_env": KEY_ENV}
+    opts.update(kw)
+    return tm.OpenAIBackend("scripted", base_url=url, **opts)
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_judge_follows_redirects_to_other_hosts(code, tmp_path, monkeypatch):
+    """Issue 18.1: urllib turned a 302 into a body-less GET to the Location's host, with the
+    Authorization header, and cached that host's answer as the rating of a prompt never sent."""
+    monkeypatch.setenv(KEY_ENV, SECRET)
+
+    def other(handler, entry):  # a host that answers anything with a rating
+        send(handler, 200, completion_json("Rating: 5"))
+
+    with RecordingServer(other) as evil:
+        def redirect(handler, entry):
+            send(handler, code, "", {"Location": evil.url + "/chat/completions"})
+
+        with RecordingServer(redirect) as first:
+            j = tm.LLMJudge("a", backend=_http_backend(first.url, max_retries=3),
+                            template="{target}", cache_dir=tmp_path)
+            with pytest.raises(JudgeRequestError, match=rf"HTTP {code} redirect to "
+                               rf"http://127\.0\.0\.1:\d+/v1/chat/completions refused.*--base-url"):
+                j.run(["[[good]]"])
+            assert len(first.log) == 1                         # refused, not retried
+            assert first.log[0]["headers"]["authorization"] == f"Bearer {SECRET}"
+        assert evil.log == []                                  # never reached: no request, no key
+    assert len(tm.ResponseCache(tmp_path)) == 0                # nothing cached
+
+
+def _trickle(head_too):
+    def respond(handler, entry):
+        body = completion_json("Rating: 4").encode()
+        head = (f"HTTP/1.0 200 OK\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(body)}\r\n\r\n").encode()
+        if not head_too:
+            handler.wfile.write(head)
+            handler.wfile.flush()
+        for b in (head if head_too else b"") + body:      # one byte every 0.2 s (~50 s in all)
+            handler.wfile.write(bytes([b]))
+            handler.wfile.flush()
+            time.sleep(0.2)
+    return respond
+
+
+@pytest.mark.parametrize("head_too", [False, True], ids=["body", "headers"])
+def test_timeout_is_a_deadline_not_a_per_read_limit(head_too):
+    """Issue 18.1: the socket time-out applied to each read, so a server trickling one byte at a
+    time held a request far beyond --timeout."""
+    with RecordingServer(_trickle(head_too)) as srv:
+        j = tm.LLMJudge("a", backend=_http_backend(srv.url, timeout=1.0, max_retries=1),
+                        template="{target}", cache_dir=False)
+        t0 = time.monotonic()
+        with pytest.raises(JudgeRequestError, match=r"gave up after 2 attempts.*no complete "
+                                                    r"response within timeout=1 s \(deadline\)"):
+            j.run(["[[good]]"])
+        elapsed = time.monotonic() - t0
+        assert len(srv.log) == 2
+    # two attempts of at most 1 s each plus a 0.01 s backoff; slack for a loaded machine
+    assert elapsed < 3.5, elapsed
+
+
+def test_judge_command_timeout_is_a_deadline(files, tmp_path, monkeypatch):
+    data, texts, aspect = files
+    with RecordingServer(_trickle(False)) as srv:
+        t0 = time.monotonic()
+        res = CliRunner().invoke(main, [
+            "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+            "--backend", "openai", "--model", "m", "--base-url", srv.url, "--api-key-env", KEY_ENV,
+            "--timeout", "1", "--max-retries", "0", "--concurrency", "1", "--no-cache"])
+        elapsed = time.monotonic() - t0
+    assert res.exit_code == 2 and "within timeout=1 s (deadline)" in res.output, res.output
+    assert elapsed < 4, elapsed
+
+
+@pytest.mark.parametrize("announce", [True, False], ids=["content-length", "until-close"])
+def test_response_size_is_capped(announce, tmp_path):
+    big = completion_json("Rating: 4" + " pad" * 100_000)             # ~400 kB
+
+    def respond(handler, entry):
+        send(handler, 200, big, length=announce)
+
+    with RecordingServer(respond) as srv:
+        be = _http_backend(srv.url, max_response_bytes=100_000, max_retries=2)
+        j = tm.LLMJudge("a", backend=be, template="{target}", cache_dir=tmp_path)
+        with pytest.raises(JudgeRequestError, match=r"over max_response_bytes=100000 \(raise it "
+                                                    r"with --max-response-bytes"):
+            j.run(["[[good]]"])
+        assert len(srv.log) == 1                                   # not retried
+        assert len(tm.ResponseCache(tmp_path)) == 0
+        # a limit above the size reads it whole
+        ok = tm.LLMJudge("a", backend=_http_backend(srv.url, max_response_bytes=len(big)),
+                         template="{target}", cache_dir=False).run(["[[good]]"])
+        assert ok.ratings[0, 0] == 4.0
+    with pytest.raises(ParameterError, match="max_response_bytes=0"):
+        _http_backend("http://127.0.0.1:9/v1", max_response_bytes=0)
+
+
+def test_credentials_in_base_url_are_sent_as_basic_auth_and_never_shown(tmp_path, caplog,
+                                                                        monkeypatch):
+    monkeypatch.delenv(KEY_ENV, raising=False)
+    password = "pa55-w0rd-9f8e7d"
+
+    def respond(handler, entry):
+        directive = "fail" if b"[[always500]]" in entry["body"] else "ok"
+        if directive == "fail":  # an error body that echoes what it got
+            auth = entry["headers"].get("authorization")
+            send(handler, 500, json.dumps({"error": f"cannot use {auth} for {handler.path}; "
+                                                    f"user alice:{password}"}))
+        else:
+            send(handler, 200, completion_json("Rating: 3"))
+
+    with RecordingServer(respond) as srv:
+        host = srv.url.split("//", 1)[1]
+        url = f"http://alice:{password}@{host}"
+        be = _http_backend(url, max_retries=1)
+        j = tm.LLMJudge("a", backend=be, template="{target}", cache_dir=tmp_path)
+        with caplog.at_level(logging.DEBUG, logger="metaeval.judge"):
+            assert j.run(["[[good]]"]).ratings[0, 0] == 3.0
+            with pytest.raises(JudgeRequestError) as info:
+                j.run(["[[always500]]"])
+        sent = srv.log[0]["headers"]["authorization"]
+        assert sent == "Basic " + base64.b64encode(f"alice:{password}".encode()).decode()
+        assert srv.log[0]["path"] == "/v1/chat/completions"
+        # and a key in the Authorization header as well is a clear error, not a silent choice
+        monkeypatch.setenv(KEY_ENV, SECRET)
+        with pytest.raises(JudgeRequestError, match=r"both go in the Authorization header"):
+            j.run(["[[good]] two"])
+    shown = [str(info.value), caplog.text, j.signature(), j.cache_signature(), repr(j),
+             repr(be), json.dumps([e[1] for e in tm.ResponseCache(tmp_path).entries()])]
+    assert "***" in str(info.value) and "gave up after 2 attempts" in str(info.value)
+    for text in shown:
+        assert password not in text and "alice:" not in text
+        assert base64.b64encode(f"alice:{password}".encode()).decode() not in text
+    assert f"url:{srv.url}|" in j.signature()
+    # a malformed URL with credentials: the error does not show them either
+    with pytest.raises(ParameterError) as bad:
+        tm.OpenAIBackend("m", base_url=f"http://alice:{password}@host:notaport/v1")
+    assert password not in str(bad.value) and "--base-url" in str(bad.value)
+
+
+@pytest.mark.parametrize("secret, text, want", [
+    # whole tokens only: a key inside a longer token is left alone
+    ("sk-abc", "key sk-abc is wrong; sk-abcdef is another", "key *** is wrong; sk-abcdef is another"),
+    ("sk-abc", "Bearer sk-abc.", "Bearer ***."),                       # sentence end
+    ("sk-abc", '{"auth": "Bearer sk-abc"}', '{"auth": "Bearer ***"}'),
+    ("sk-abc", "xsk-abc sk-abc_1 sk-abc.v2", "xsk-abc sk-abc_1 sk-abc.v2"),
+    # short keys: substring replacement would have eaten the status code
+    ("1", "HTTP 401: key 1 rejected", "HTTP 401: key *** rejected"),
+    ("40", "HTTP 401 (40 ms)", "HTTP 401 (*** ms)"),
+    # URL user info is scrubbed whatever the secrets
+    ("zzz", "at https://bob:hunter2@example.org/v1", "at https://***@example.org/v1"),
+])
+def test_the_api_key_is_redacted_by_substring(secret, text, want):
+    """Issue 18.1: the key was replaced with str.replace, so a short key mangled every message
+    (``HTTP 4***``) and told the reader where the key's characters were."""
+    assert redact(text, [secret]) == want
+
+
+def test_a_short_api_key_echoed_in_an_error_is_redacted_as_a_token(tmp_path, monkeypatch):
+    short = "k9"
+    monkeypatch.setenv(KEY_ENV, short)
+    with ScriptedServer(api_key="other") as srv:
+        j = tm.LLMJudge("a", backend=_http_backend(srv.url), template="{target}",
+                        cache_dir=False)
+        with pytest.raises(JudgeRequestError) as info:
+            j.run(["[[good]] k9k9 xk9"])
+    msg = str(info.value)
+    assert "Incorrect API key provided: Bearer ***" in msg and "HTTP 401" in msg
+    assert "(set: yes)" in msg
+
+
+# ----------------------------------------------------------------------------- cache errors (issue 18.7)
+
+
+class _DiskFullOnWrite:
+    """A sqlite3 connection whose INSERTs fail as on a full disk."""
+
+    def __init__(self, con):
+        self._con = con
+
+    def execute(self, sql, *args):
+        if sql.lstrip().upper().startswith("INSERT"):
+            raise sqlite3.OperationalError("database or disk is full")
+        return self._con.execute(sql, *args)
+
+    def __enter__(self):
+        self._con.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._con.__exit__(*exc)
+
+    def close(self):
+        self._con.close()
+
+
+def test_judge_cache_on_a_full_disk_or_read_only_folder_gives_a_traceback(server, files, tmp_path,
+                                                                           monkeypatch):
+    """Issue 18.7: sqlite3 errors escaped as tracebacks; they are one line naming the cache file
+    and the options that choose another folder."""
+    # a folder that cannot exist (under a regular file: blocks writes even for root)
+    blocker = tmp_path / "plain.txt"
+    blocker.write_text("x")
+    with pytest.raises(ParameterError, match=r"judge cache .*plain\.txt.sub: cannot create the "
+                                             r"folder .*--cache DIR .*--no-cache"):
+        tm.ResponseCache(blocker / "sub")
+    # the database cannot be opened (sqlite3.connect fails as on a full disk)
+    real_connect = sqlite3.connect
+
+    def no_space(*args, **kwargs):
+        raise sqlite3.OperationalError("disk is full")
+
+    monkeypatch.setattr(sqlite3, "connect", no_space)
+    with pytest.raises(ParameterError) as info:
+        tm.ResponseCache(tmp_path / "c1")
+    msg = str(info.value)
+    assert "\n" not in msg and str(tmp_path / "c1" / "judge.sqlite") in msg
+    assert "cannot open or create the database (disk is full)" in msg and "--cache DIR" in msg
+    # the disk fills during a run: the write of an answer fails
+    monkeypatch.setattr(sqlite3, "connect", real_connect)
+    cache = tm.ResponseCache(tmp_path / "c2")
+    monkeypatch.setattr(sqlite3, "connect",
+                        lambda *a, **k: _DiskFullOnWrite(real_connect(*a, **k)))
+    j = _judge(server, "full-disk", cache_dir=cache)
+    with pytest.raises(ParameterError, match=r"judge cache .*c2.judge\.sqlite: cannot write a "
+                                             r"response \(database or disk is full\); .*--cache "
+                                             r"DIR"):
+        j.run([j.prompt("[[good]] full disk")])
+    assert len(cache) == 0                                     # reads still work
+    # the command: exit 2 and one line, no traceback
+    data, texts, aspect = files
+    res = CliRunner().invoke(main, [
+        "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "full-disk-cli",
+        "--backend", "openai", "--model", "scripted", "--base-url", server.url,
+        "--api-key-env", KEY_ENV, "--timeout", "5", "--cache", str(tmp_path / "c3")])
+    assert res.exit_code == 2, res.output
+    assert "metaeval: error: judge cache " in res.output and "Traceback" not in res.output
+    assert "database or disk is full" in res.output and "--cache DIR" in res.output
+    monkeypatch.setattr(sqlite3, "connect", real_connect)
+    res = CliRunner().invoke(main, [
+        "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+        "--backend", "openai", "--model", "scripted", "--base-url", server.url,
+        "--api-key-env", KEY_ENV, "--cache", str(blocker / "sub")])
+    assert res.exit_code == 2 and "cannot create the folder" in res.output, res.output
+
+
+# ----------------------------------------------------------------------------- retries, logging (issue 17.5)
+
+
+class _Clock:
+    """Records the waits instead of sleeping."""
+
+    def __init__(self):
+        self.waits = []
+
+    def sleep(self, seconds, cancel=None):
+        self.waits.append(seconds)
+        return False
+
+
+def test_retries_back_off_exponentially_with_seeded_jitter(server, caplog):
+    clock = _Clock()
+    be = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=4, backoff=1.0,
+                          max_backoff=3.0, jitter=0.5, rng=7, clock=clock, api_key_env=KEY_ENV)
+    j = tm.LLMJudge("jitter", backend=be, template="{target}", cache_dir=False)
+    with caplog.at_level(logging.WARNING, logger="metaeval.judge"):
+        with pytest.raises(JudgeRequestError, match="gave up after 5 attempts"):
+            j.run(["[[always500]] jitter"])
+    # documented: min(max_backoff, backoff * 2**k) * (1 - jitter * u_k), u_k from default_rng(7)
+    u = np.random.default_rng(7).random(4)
+    want = [min(3.0, 2.0 ** k) * (1 - 0.5 * u[k]) for k in range(4)]
+    np.testing.assert_allclose(clock.waits, want, rtol=0, atol=0)
+    assert len(_served(server, "[[always500]] jitter")) == 5
+    # each retry is logged on the "metaeval.judge" logger, and the give-up too
+    retries = [r for r in caplog.records if r.name == "metaeval.judge" and "retrying" in r.message]
+    assert len(retries) == 4 and all(r.levelno == logging.WARNING for r in retries)
+    assert "attempt 1 failed (HTTP 500" in retries[0].message
+    assert any(r.levelno == logging.ERROR and "gave up" in r.message for r in caplog.records)
+    # jitter=0: exactly the exponential sequence
+    clock0 = _Clock()
+    be0 = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=3, backoff=0.5,
+                           max_backoff=1.5, jitter=0, clock=clock0, api_key_env=KEY_ENV)
+    with pytest.raises(JudgeRequestError):
+        tm.LLMJudge("jitter", backend=be0, template="{target}", cache_dir=False).run(
+            ["[[always500]] nojitter"])
+    assert clock0.waits == [0.5, 1.0, 1.5]
+    with pytest.raises(ParameterError, match=r"jitter=1\.5 must be in \[0, 1\]"):
+        tm.OpenAIBackend("m", base_url=server.url, jitter=1.5)
+
+
+def test_retry_only_429_5xx_and_network_errors_and_honour_retry_after(server):
+    clock = _Clock()
+    be = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=3, backoff=0.01,
+                          max_backoff=60.0, clock=clock, api_key_env=KEY_ENV)
+    j = tm.LLMJudge("retry-policy", backend=be, template="{target}", cache_dir=False)
+    # 408 is a 4xx other than 429: not retried (it was, before issue 17.5)
+    with pytest.raises(JudgeRequestError, match=r"HTTP 408 \(not retried\)"):
+        j.run(["[[r408]]"])
+    assert len(_served(server, "[[r408]]")) == 1 and clock.waits == []
+    # Retry-After in seconds: exactly that wait, no jitter
+    assert j.run(["[[wait2]]"]).ratings[0, 0] == 2.0
+    assert clock.waits == [2.0]
+    # Retry-After as an HTTP date 30 s ahead (one-second resolution)
+    assert j.run(["[[waitdate]]"]).ratings[0, 0] == 2.0
+    assert 28.0 <= clock.waits[1] <= 30.0
+    # Retry-After beyond max_backoff: give up at once rather than retry before the server allows
+    with pytest.raises(JudgeRequestError, match=r"asks to wait 90 s .*more than max_backoff=60 s; "
+                                                r"gave up after 1 attempts \(raise --max-backoff"):
+        j.run(["[[wait90]]"])
+    assert len(_served(server, "[[wait90]]")) == 1 and len(clock.waits) == 2
+    # a refused connection is retried
+    with RecordingServer(lambda h, e: None) as dead:
+        url = dead.url
+    clock2 = _Clock()
+    be2 = tm.OpenAIBackend("m", base_url=url, timeout=2, max_retries=2, backoff=0.01, jitter=0,
+                           clock=clock2, api_key_env=KEY_ENV)
+    with pytest.raises(JudgeRequestError, match=r"gave up after 3 attempts.*ConnectionRefused"):
+        tm.LLMJudge("a", backend=be2, template="{target}", cache_dir=False).run(["x"])
+    assert clock2.waits == [0.01, 0.02]
+
+
+def test_openai_base_url_is_honoured_when_no_base_url_is_given(server, files, tmp_path,
+                                                               monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", server.url)
+    be = tm.OpenAIBackend("scripted", api_key_env=KEY_ENV)
+    assert be.base_url == server.url and be.base_url_source == "$OPENAI_BASE_URL"
+    # an explicit base_url wins over the variable
+    assert tm.OpenAIBackend("m", base_url="http://127.0.0.1:9/v1").base_url == \
+        "http://127.0.0.1:9/v1"
+    # the shortcut and the command read it too
+    j = tm.LLMJudge("env-url", backend="openai", model="scripted", template="{target}",
+                    cache_dir=False)
+    assert j.backend.base_url == server.url and f"url:{server.url}|" in j.signature()
+    data, texts, aspect = files
+    res = CliRunner().invoke(main, [
+        "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "env-url-cli",
+        "--backend", "openai", "--model", "scripted", "--api-key-env", KEY_ENV, "--no-cache",
+        "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert server.url in json.loads(res.output)["signature"]
+    assert any("env-url-cli" in e["prompt"] for e in server.requests())
+    # unset or empty: the default endpoint
+    monkeypatch.setenv("OPENAI_BASE_URL", "")
+    assert tm.OpenAIBackend("m").base_url == "https://api.openai.com/v1"
+    monkeypatch.setenv("OPENAI_BASE_URL", "ftp://example.org")
+    with pytest.raises(ParameterError, match=r"\$OPENAI_BASE_URL='ftp://example.org' must be an "
+                                             r"http:// or https:// URL"):
+        tm.OpenAIBackend("m")
 
 
 def test_cache_rerun_costs_nothing_and_keys_follow_the_request(server, tmp_path):
@@ -725,6 +1084,21 @@ def test_local_rating_decoding_uses_exact_scale_probabilities(tiny_gpt, tmp_path
                      backend=tm.LocalBackend(folder, decoding="rating"),
                      template="{aspect}\n{target}\n", scale="0-100", cache_dir=False)
     assert j0.run([prompt]).ratings[0, 0] == int(np.argmax(want))
+
+
+def test_local_judge_uses_the_past_key_values_keyword_that_transformers_deprecates(tiny_gpt,
+                                                                                     tmp_path):
+    """Issue 17.5: transformers 5.x warns (FutureWarning) that ``past_key_values`` goes away in
+    5.40 and renames it ``cache``; the local judge passes the keyword ``forward`` declares."""
+    folder, _, _ = tiny_gpt
+    for decoding in ("generate", "rating"):
+        j = tm.LLMJudge("Rate the fluency of this text",
+                        backend=tm.LocalBackend(folder, decoding=decoding),
+                        template="{aspect}\n{target}\n", max_tokens=4, cache_dir=False)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            j.run(["the cat sat on the mat"])
+        assert not [w for w in caught if "past_key_values" in str(w.message)], decoding
 
 
 def test_local_backend_errors(tiny_gpt):

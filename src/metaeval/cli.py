@@ -1320,13 +1320,19 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
               help="openai: any OpenAI-compatible chat-completions endpoint; local: a causal LM folder.")
 @click.option("--model", required=True, help="Model name (openai) or local model folder (local).")
 @click.option("--base-url", default=None,
-              help="openai: the API root (default https://api.openai.com/v1).")
+              help="openai: the API root (default $OPENAI_BASE_URL, else https://api.openai.com/v1); "
+                   "redirects are never followed.")
 @click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
               help="openai: environment variable holding the API key (never printed or stored).")
 @click.option("--concurrency", type=int, default=4, show_default=True, help="openai: requests in flight.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="openai: seconds per request.")
+@click.option("--timeout", type=float, default=60.0, show_default=True,
+              help="openai: deadline in seconds of each attempt (connect, send, whole answer).")
 @click.option("--max-retries", type=int, default=5, show_default=True,
-              help="openai: retries on 429/5xx/time-outs (exponential backoff).")
+              help="openai: retries on 429/5xx/time-outs (exponential backoff with jitter).")
+@click.option("--max-backoff", type=float, default=60.0, show_default=True,
+              help="openai: longest wait between attempts; a longer Retry-After stops the request.")
+@click.option("--max-response-bytes", type=int, default=16 * 2**20, show_default=True,
+              help="openai: largest response body accepted.")
 @click.option("--decoding", type=click.Choice(["generate", "rating"]), default="generate", show_default=True,
               help="local: free answer then parse, or the rating drawn from the scale values' probabilities.")
 @click.option("--task", default="the target text", show_default=True, help="{task} of the prompt.")
@@ -1357,7 +1363,7 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
               help="Write one row per system x input x sample (value, rating, status, raw answer) to CSV or Parquet.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, base_url, api_key_env,
-          concurrency, timeout, max_retries, decoding, task, source_des, target_des, template_path, context,
+          concurrency, timeout, max_retries, max_backoff, max_response_bytes, decoding, task, source_des, target_des, template_path, context,
           pattern, on_failure, on_error, seed, max_tokens, name, cache, no_cache, texts_path, human, system,
           input_, max_inputs, out, fmt):
     """Rate a dataset's outputs with an LLM judge (prompt of seed paper 000 Table 4; G-Eval)."""
@@ -1373,7 +1379,8 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
     from click.core import ParameterSource
 
     ctx = click.get_current_context()
-    only = {"openai": ("concurrency", "timeout", "max_retries", "base_url", "api_key_env"),
+    only = {"openai": ("concurrency", "timeout", "max_retries", "max_backoff", "max_response_bytes",
+                       "base_url", "api_key_env"),
             "local": ("decoding",)}
     for other, names in only.items():
         given = [n for n in names if other != backend
@@ -1383,8 +1390,9 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
             raise click.BadParameter(f"{flags} apply to --backend {other}, not {backend}",
                                      param_hint="--backend")
     if backend == "openai":
-        be = tm.OpenAIBackend(model, base_url=base_url or "https://api.openai.com/v1", api_key_env=api_key_env,
-                              timeout=timeout, max_retries=max_retries, concurrency=concurrency)
+        be = tm.OpenAIBackend(model, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
+                              max_retries=max_retries, max_backoff=max_backoff,
+                              max_response_bytes=max_response_bytes, concurrency=concurrency)
     else:
         be = tm.LocalBackend(model, decoding=decoding)
     metric = tm.LLMJudge(aspect, backend=be, scale=scale, samples=samples, temperature=temperature,

@@ -31,9 +31,10 @@ class ParameterError(MetaevalError, ValueError):
 class JudgeRequestError(MetaevalError, RuntimeError):
     """An LLM-judge request failed for good.
 
-    Raised for an HTTP error that is not retried (400, 401, 404, ...) or when
-    every attempt of a request failed (HTTP 408/409/429/5xx, time-outs,
-    dropped connections) after the backend's ``max_retries``.  Responses
+    Raised for an HTTP error that is not retried (400, 401, 404, 408, ...), a
+    refused redirect or an oversized response, or when every attempt of a
+    request failed (HTTP 429/5xx, time-outs, dropped connections) after the
+    backend's ``max_retries``.  Responses
     received before the error are already in the judge's cache, so running
     again resumes.  The message never contains the API key.
 

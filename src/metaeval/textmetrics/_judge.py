@@ -44,7 +44,7 @@ from ..errors import (
     ParseFailureWarning,
 )
 from ._base import TextMetric, check_choice, check_positive_int, texts_fingerprint
-from ._judge_backends import JudgeBackend, make_backend
+from ._judge_backends import JudgeBackend, logger, make_backend
 from ._judge_cache import ResponseCache, canonical_json, default_cache_dir, request_key
 
 #: The prompt template of seed paper 000 (Appendix A.2, Table 4), verbatim.
@@ -742,6 +742,8 @@ class LLMJudge(TextMetric):
                 seen.add(r[2])
                 todo.append(r)
         counts["cached"] = len(bodies)
+        logger.info("%d requests: %d answered from the cache%s, %d to ask", total,
+                    counts["cached"], "" if cache is None else f" ({cache.path})", len(todo))
         report()
         if not todo:
             return bodies, errors, counts
@@ -785,6 +787,8 @@ class LLMJudge(TextMetric):
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+        logger.info("%d asked and answered, %d failed, %d retries", counts["requested"],
+                    counts["failed"], counts["retries"])
         if first_error is not None:
             kept = ("received and cached in this run, run again to resume" if cache is not None
                     else "received in this run (no cache: running again asks for them again)")

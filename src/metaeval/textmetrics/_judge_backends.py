@@ -8,10 +8,11 @@ parser reads both.  Backends never see the judge's cache; the judge caches
 each body as soon as :meth:`request` returns it.
 
 :class:`OpenAIBackend` speaks the chat-completions protocol over
-:mod:`urllib` (standard library only), with a request timeout and retries
-with exponential backoff on HTTP 429, 5xx, time-outs and connection errors.
-The API key is read from an environment variable at each request; it is
-never stored on the object, in a cache key, a signature, or an error message.
+:mod:`urllib` (standard library only), with a deadline per attempt, a cap on
+the response size, no redirects, and retries with exponential backoff and
+jitter on HTTP 429, 5xx, time-outs and connection errors.  The API key is
+read from an environment variable at each request; it is never stored on the
+object, in a cache key, a signature, a log record or an error message.
 
 :class:`LocalBackend` runs a causal LM from a local folder through
 ``transformers`` (imported when it first answers), with an explicit sampling
@@ -21,10 +22,18 @@ the order of requests.
 
 from __future__ import annotations
 
+import base64
+import datetime
+import email.utils
+import http.client
+import inspect
 import json
+import logging
 import math
 import os
 import re
+import socket
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -46,8 +55,8 @@ from ._base import (
     texts_fingerprint,
 )
 
-#: HTTP statuses retried (besides every 5xx): request timeout, conflict, too many requests.
-RETRY_STATUS = (408, 409, 429)
+#: Where the judge logs retries, failures and cache use (:mod:`logging`).
+logger = logging.getLogger("metaeval.judge")
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,33 @@ class JudgeBackend:
 
 # ----------------------------------------------------------------------------- HTTP
 
+#: The endpoint used when neither ``base_url`` nor ``$OPENAI_BASE_URL`` is given.
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+#: The environment variable read for the endpoint when no ``base_url`` is given
+#: (the name the OpenAI SDK uses).
+BASE_URL_ENV = "OPENAI_BASE_URL"
+
+#: Default cap on a response body: 16 MiB (a 512-token answer with 20 top log-probabilities
+#: per token is well under 2 MiB).
+DEFAULT_MAX_RESPONSE_BYTES = 16 * 2**20
+
+# Characters that make up a token (API keys, passwords, base64); redaction replaces a secret
+# only where it stands as a whole token, never inside a longer one.
+_TOKEN_CHARS = r"A-Za-z0-9_\-~+/="
+
+
+def _split_userinfo(url: str) -> tuple[str, tuple[str, str] | None]:
+    """``url`` without its ``user:password@`` part, and the decoded pair (None if absent)."""
+    parts = urllib.parse.urlsplit(url)
+    if "@" not in parts.netloc:
+        return url, None
+    userinfo, _, hostport = parts.netloc.rpartition("@")
+    user, _, password = userinfo.partition(":")
+    clean = urllib.parse.urlunsplit((parts.scheme, hostport, parts.path, parts.query,
+                                     parts.fragment))
+    return clean, (urllib.parse.unquote(user), urllib.parse.unquote(password))
+
 
 def _public_url(url: str) -> str:
     """The base URL without user info, query or fragment (what keys and signatures show)."""
@@ -111,21 +147,172 @@ def _public_url(url: str) -> str:
     host = parts.hostname or ""
     if ":" in host:  # IPv6
         host = f"[{host}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    netloc = host + (f":{port}" if port else "")
     return urllib.parse.urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
 
 
-def _retry_after(headers) -> float | None:
+def _scrub_url(text: str) -> str:
+    """``text`` with the user info of every URL in it replaced by ``***``."""
+    return re.sub(r"(?i)\b(https?://)[^/\s@]*@", r"\1***@", text)
+
+
+def redact(text: str, secrets) -> str:
+    """``text`` with each secret replaced by ``***`` where it stands as a whole token.
+
+    A secret is replaced only where it is not part of a longer token (letters,
+    digits and ``_-~+/=``; a ``.`` ends a token unless a token character
+    follows it), so a short key such as ``"1"`` leaves ``"HTTP 401"`` intact
+    and a key that is the start of a longer token does not cut that token.
+    The user info of URLs (``https://user:pass@host``) is replaced too.
+    """
+    text = _scrub_url(str(text))
+    for secret in sorted({s for s in secrets if s}, key=len, reverse=True):
+        rx = (rf"(?<![{_TOKEN_CHARS}.]){re.escape(secret)}"
+              rf"(?![{_TOKEN_CHARS}]|\.[{_TOKEN_CHARS}])")
+        text = re.sub(rx, "***", text)
+    return text
+
+
+def _retry_after(headers, now: float | None = None) -> float | None:
+    """Seconds asked by a ``Retry-After`` header (delta-seconds or an HTTP date), or None."""
     if headers is None:
         return None
     value = headers.get("Retry-After")
     if value is None:
         return None
+    value = value.strip()
     try:
         seconds = float(value)
-    except ValueError:  # an HTTP date: not worth parsing; fall back to the backoff
-        return None
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        seconds = when.timestamp() - (time.time() if now is None else now)
+        return max(seconds, 0.0)
     return seconds if math.isfinite(seconds) and seconds >= 0 else None
+
+
+class SystemClock:
+    """The clock the HTTP backend waits with between attempts (tests inject a fake one).
+
+    ``sleep(seconds, cancel)`` waits, returning True if ``cancel`` (a
+    :class:`threading.Event` or None) was set meanwhile.
+    """
+
+    @staticmethod
+    def sleep(seconds: float, cancel=None) -> bool:
+        if cancel is None:
+            time.sleep(seconds)
+            return False
+        return cancel.wait(seconds)
+
+
+class _Deadline:
+    """A wall-clock limit on one HTTP attempt: connecting, sending, headers and body.
+
+    A timer shuts the attempt's socket down when the limit passes, so a
+    server that trickles bytes (each read succeeding before a per-read
+    time-out) cannot hold the request beyond it.
+    """
+
+    def __init__(self, seconds: float):
+        self.seconds = seconds
+        self.end = time.monotonic() + seconds
+        self.expired = False
+        self._socks: list = []
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    @staticmethod
+    def _shutdown(sock) -> None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.expired = True
+            socks = list(self._socks)
+        for sock in socks:
+            self._shutdown(sock)
+
+    def attach(self, sock) -> None:
+        with self._lock:
+            self._socks.append(sock)
+            expired = self.expired
+        if expired:
+            self._shutdown(sock)
+
+    def remaining(self) -> float:
+        left = self.end - time.monotonic()
+        if left <= 0:
+            self.expired = True
+            raise TimeoutError("deadline passed")
+        return left
+
+    def cancel(self) -> None:
+        self._timer.cancel()
+
+
+def _deadline_connection(base, deadline: _Deadline):
+    """An ``http.client`` connection class whose sockets obey ``deadline``."""
+
+    class Connection(base):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+
+            def create(address, timeout=None, source_address=None, *rest, **kw):
+                sock = socket.create_connection(address, deadline.remaining(), source_address)
+                deadline.attach(sock)
+                return sock
+
+            self._create_connection = create
+
+        def connect(self):
+            super().connect()
+            deadline.attach(self.sock)  # the TLS socket, for https
+
+    return Connection
+
+
+def _opener(deadline: _Deadline) -> urllib.request.OpenerDirector:
+    """An opener that never follows redirects and returns every status as a response.
+
+    Only the proxy handler (``HTTP(S)_PROXY``, ``NO_PROXY``) and the two
+    protocol handlers are installed: no redirect handler (a 3xx is returned,
+    and refused by the caller), no error processor (a 4xx/5xx is returned,
+    not raised), no other scheme (``file:``, ``ftp:``, ``data:``).
+    """
+
+    class HTTP(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(_deadline_connection(http.client.HTTPConnection, deadline), req)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(_deadline_connection(http.client.HTTPSConnection, deadline), req,
+                                context=self._context)
+
+    opener = urllib.request.OpenerDirector()
+    for handler in (urllib.request.ProxyHandler(), HTTP(), HTTPS()):
+        opener.add_handler(handler)
+    return opener
+
+
+class _Refused(Exception):
+    """A response that must not be used and must not be retried (redirect, too large)."""
 
 
 class OpenAIBackend(JudgeBackend):
@@ -136,40 +323,64 @@ class OpenAIBackend(JudgeBackend):
     model : str
         The model name sent in each request (``"gpt-4o-mini"``, the name a
         vLLM server serves, ...).
-    base_url : str
+    base_url : str, optional
         The API root; requests go to ``{base_url}/chat/completions``.
-        Default ``"https://api.openai.com/v1"``.
+        Precedence: this argument, else the environment variable
+        ``$OPENAI_BASE_URL`` (read when the backend is built), else
+        ``"https://api.openai.com/v1"``.  User info in it
+        (``https://user:pass@host/v1``) is sent as HTTP Basic authentication
+        and never shown: keys, signatures, reprs, logs and errors carry the
+        URL without it.
     api_key_env : str
         Name of the environment variable holding the API key (default
         ``"OPENAI_API_KEY"``), sent as ``Authorization: Bearer ...`` when the
         variable is set and not empty.  The key is read at each request and
-        never stored, logged, hashed into a cache key or shown in an error.
+        never stored, logged, hashed into a cache key or shown in an error
+        (a server echoing it is redacted, see :func:`redact`).
     api_key_header : str
         The header carrying the key (default ``"Authorization"``, as
         ``Bearer <key>``); another name sends the bare key in that header
         (e.g. ``"api-key"`` for Azure OpenAI).
     timeout : float
-        Seconds to wait for the connection and for each read of the response
-        (default 60); a request exceeding it counts as a failed attempt.
+        Deadline of one attempt in seconds (default 60): connecting,
+        sending, and receiving the whole response must fit in it, however
+        the server paces its bytes.  An attempt past it is abandoned and
+        counts as failed (retried).
     max_retries : int
-        Retries after a failed attempt (default 5): HTTP 408, 409, 429 and
-        5xx, time-outs, dropped connections and unreadable bodies are
-        retried; other HTTP errors (400, 401, 404, ...) are not.
+        Retries after a failed attempt (default 5): HTTP 429 and 5xx,
+        time-outs, dropped connections and unreadable 200 bodies are
+        retried; other HTTP errors (400, 401, 404, 408, ...) are not, and a
+        redirect (3xx) is refused, never followed.
     backoff : float
-        Wait before retry ``k`` (``k = 0, 1, ...``) is
-        ``min(max_backoff, backoff * 2**k)`` seconds (default 1.0), or the
-        server's ``Retry-After`` (in seconds) when it sends one, capped at
-        ``max_backoff``.
+        Base wait before retry ``k`` (``k = 0, 1, ...``):
+        ``min(max_backoff, backoff * 2**k) * (1 - jitter * u)`` seconds
+        with ``u`` uniform on [0, 1) from ``rng`` (default 1.0).  When the
+        server sends ``Retry-After`` (seconds or an HTTP date), exactly that
+        wait is used; if it exceeds ``max_backoff`` the request fails at once
+        (it is not retried early).
     max_backoff : float
         Longest wait between attempts (default 60).
+    jitter : float
+        Fraction of the backoff drawn at random, in [0, 1] (default 0.5;
+        0 waits exactly ``min(max_backoff, backoff * 2**k)``), so that
+        concurrent requests do not retry in lockstep.
+    rng : seed or numpy.random.Generator, optional
+        Draws the jitter (anything :func:`numpy.random.default_rng`
+        accepts); it changes waits only, never answers or cache keys.
     concurrency : int
         Requests in flight at once (threads; default 4).
+    max_response_bytes : int
+        Largest response body accepted (default 16 MiB); a larger one is
+        an error (not retried) naming the limit.
     extra_body : dict, optional
         More fields for the request body (e.g. ``{"top_p": 1.0}`` or
         ``{"max_completion_tokens": 800}``); they enter the cache key.
     headers : dict, optional
         More HTTP headers (e.g. ``{"OpenAI-Organization": "..."}``); not part
         of the cache key.  Put secrets in ``api_key_env`` instead.
+    clock : object, optional
+        What waits between attempts: ``clock.sleep(seconds, cancel) ->
+        cancelled``; default :class:`SystemClock` (tests inject a recorder).
 
     Notes
     -----
@@ -177,24 +388,42 @@ class OpenAIBackend(JudgeBackend):
     into a per-request ``seed`` field (see :class:`LLMJudge`), which
     endpoints that support it use for best-effort reproducibility.  With
     ``aggregate="geval"`` the request asks for ``logprobs`` and
-    ``top_logprobs``.
+    ``top_logprobs``.  Requests go to the host of ``base_url`` only (or
+    through the proxy of ``HTTPS_PROXY``/``HTTP_PROXY``); redirects are never
+    followed.  Retries and failures are logged to the ``"metaeval.judge"``
+    logger (:mod:`logging`), with secrets redacted.
     """
 
     kind = "openai"
 
-    def __init__(self, model: str, *, base_url: str = "https://api.openai.com/v1",
+    def __init__(self, model: str, *, base_url: str | None = None,
                  api_key_env: str = "OPENAI_API_KEY", api_key_header: str = "Authorization",
                  timeout: float = 60.0,
                  max_retries: int = 5, backoff: float = 1.0, max_backoff: float = 60.0,
-                 concurrency: int = 4, extra_body: dict | None = None,
-                 headers: dict | None = None):
+                 jitter: float = 0.5, rng=None,
+                 concurrency: int = 4, max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+                 extra_body: dict | None = None, headers: dict | None = None, clock=None):
         if not isinstance(model, str) or not model:
             raise ParameterError(f"model={model!r} must be a non-empty str (the served model name)")
+        source = "base_url"
+        if base_url is None:
+            env = os.environ.get(BASE_URL_ENV, "").strip()
+            base_url, source = (env, f"${BASE_URL_ENV}") if env else (DEFAULT_BASE_URL, "default")
         if not isinstance(base_url, str) or not re.match(r"^https?://[^/\s]+", base_url):
+            shown = _scrub_url(base_url) if isinstance(base_url, str) else base_url
             raise ParameterError(
-                f"base_url={base_url!r} must be an http:// or https:// URL such as "
-                "'https://api.openai.com/v1' or 'http://localhost:8000/v1'"
+                f"{source}={shown!r} must be an http:// or https:// URL such as "
+                "'https://api.openai.com/v1' or 'http://localhost:8000/v1' (--base-url)"
             )
+        clean, userinfo = _split_userinfo(base_url.rstrip("/"))
+        try:
+            host_ok = bool(urllib.parse.urlsplit(clean).hostname)
+            urllib.parse.urlsplit(clean).port  # noqa: B018 - raises on a bad port
+        except ValueError:
+            host_ok = False
+        if not host_ok:
+            raise ParameterError(
+                f"{source}={_scrub_url(base_url)!r} has no valid host or port (--base-url)")
         if not isinstance(api_key_env, str) or not api_key_env:
             raise ParameterError(
                 f"api_key_env={api_key_env!r} must be the name of an environment variable"
@@ -205,17 +434,25 @@ class OpenAIBackend(JudgeBackend):
                 "'Authorization' or 'api-key'"
             )
         self.model = model
-        self.base_url = base_url.rstrip("/")
+        self.base_url = clean
+        self.base_url_source = source
+        self._userinfo = userinfo
         self.api_key_env = api_key_env
         self.api_key_header = api_key_header
         timeout = _check_nonneg(timeout, "timeout")
         if timeout == 0:
-            raise ParameterError("timeout=0 must be > 0 seconds")
+            raise ParameterError("timeout=0 must be > 0 seconds (--timeout)")
         self.timeout = timeout
         self.max_retries = _check_nonneg_int(max_retries, "max_retries")
         self.backoff = _check_nonneg(backoff, "backoff")
         self.max_backoff = _check_nonneg(max_backoff, "max_backoff")
+        self.jitter = _check_nonneg(jitter, "jitter")
+        if self.jitter > 1:
+            raise ParameterError(f"jitter={jitter!r} must be in [0, 1]")
+        self._rng = np.random.default_rng(rng)
+        self._rng_lock = threading.Lock()
         self.concurrency = check_positive_int(concurrency, "concurrency")
+        self.max_response_bytes = check_positive_int(max_response_bytes, "max_response_bytes")
         if extra_body is not None and not isinstance(extra_body, dict):
             raise ParameterError(f"extra_body={extra_body!r} must be a dict")
         reserved = sorted(set(extra_body or {}) & {"model", "messages", "n", "stream"})
@@ -232,11 +469,29 @@ class OpenAIBackend(JudgeBackend):
         if headers is not None and not isinstance(headers, dict):
             raise ParameterError(f"headers={headers!r} must be a dict of str to str")
         self.headers = dict(headers or {})
+        if clock is not None and not callable(getattr(clock, "sleep", None)):
+            raise ParameterError(f"clock={clock!r} must have a sleep(seconds, cancel) method")
+        self.clock = clock if clock is not None else SystemClock()
+
+    def __getstate__(self):  # picklable (worker processes): the lock is recreated
+        state = self.__dict__.copy()
+        del state["_rng_lock"]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._rng_lock = threading.Lock()
 
     # -------------------------------------------------------------- description
     @property
     def url(self) -> str:
+        """The request URL (without user info)."""
         return self.base_url + "/chat/completions"
+
+    @property
+    def public_url(self) -> str:
+        """The request URL as shown in errors and logs: no user info, query or fragment."""
+        return _public_url(self.base_url) + "/chat/completions"
 
     def identity(self) -> dict:
         return {"kind": self.kind, "url": _public_url(self.base_url), "model": self.model,
@@ -268,29 +523,98 @@ class OpenAIBackend(JudgeBackend):
         value = os.environ.get(self.api_key_env)
         return value or None
 
-    def _redact(self, text: str) -> str:
-        key = self._key()
-        if key:
-            text = text.replace(key, "***")
-        return text
+    def _secrets(self) -> list[str]:
+        out = [self._key()]
+        if self._userinfo is not None:
+            user, password = self._userinfo
+            pair = f"{user}:{password}"
+            out += [password, urllib.parse.quote(password, safe=""), pair,
+                    base64.b64encode(pair.encode("utf8")).decode("ascii")]
+        return [s for s in out if s]
 
-    def _post(self, payload: bytes):
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets())
+
+    def _headers(self) -> dict:
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    **self.headers}
         key = self._key()
+        bearer = self.api_key_header.lower() == "authorization"
+        if self._userinfo is not None:
+            if key and bearer:
+                raise JudgeRequestError(
+                    f"{self.public_url}: base_url has user info (sent as Basic authentication) "
+                    f"and ${self.api_key_env} is set (sent as Bearer): both go in the "
+                    "Authorization header; unset one, or pass another --api-key-env",
+                    attempts=0)
+            token = base64.b64encode(":".join(self._userinfo).encode("utf8")).decode("ascii")
+            headers["Authorization"] = f"Basic {token}"
         if key:
-            headers[self.api_key_header] = (f"Bearer {key}" if self.api_key_header.lower()
-                                            == "authorization" else key)
-        req = urllib.request.Request(self.url, data=payload, headers=headers, method="POST")
+            headers[self.api_key_header] = f"Bearer {key}" if bearer else key
+        return headers
+
+    def _post(self, payload: bytes):
+        """One attempt: ``(status, headers, body text)``, within the deadline ``timeout``.
+
+        Raises ``TimeoutError`` past the deadline, ``_Refused`` for a redirect
+        or an oversized body, and network errors as they come.
+        """
+        req = urllib.request.Request(self.url, data=payload, headers=self._headers(),
+                                     method="POST")
+        deadline = _Deadline(self.timeout)
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                return resp.status, resp.headers, resp.read().decode("utf8", "replace")
-        except urllib.error.HTTPError as exc:
-            try:
-                body = exc.read().decode("utf8", "replace")
-            except (OSError, HTTPException):
-                body = ""
-            return exc.code, exc.headers, body
+            with _opener(deadline).open(req, timeout=deadline.remaining()) as resp:
+                status = resp.status
+                if 300 <= status < 400:
+                    location = resp.headers.get("Location") or ""
+                    try:
+                        where = _public_url(urllib.parse.urljoin(self.url, location))
+                    except ValueError:
+                        where = "an unreadable Location"
+                    raise _Refused(
+                        f"HTTP {status} redirect to {where} refused: the judge never follows "
+                        "redirects (the prompt and the API key would go to another URL); set "
+                        "--base-url to the final endpoint")
+                limit = self.max_response_bytes if status == 200 else min(
+                    self.max_response_bytes, 65536)
+                length = resp.headers.get("Content-Length")
+                if status == 200 and length and length.strip().isdigit() \
+                        and int(length) > limit:
+                    raise _Refused(self._too_large(f"announces {int(length)} bytes"))
+                chunks, total = [], 0
+                while True:
+                    chunk = resp.read(min(65536, limit + 1 - total))
+                    if not chunk:
+                        break
+                    chunks.append(chunk)
+                    total += len(chunk)
+                    if total > limit:
+                        if status == 200:
+                            raise _Refused(self._too_large(f"sent more than {limit} bytes"))
+                        break  # an error body: its start is enough
+                    if deadline.expired:
+                        raise TimeoutError("deadline passed")
+                if deadline.expired:
+                    raise TimeoutError("deadline passed")
+                return status, resp.headers, b"".join(chunks).decode("utf8", "replace")
+        except _Refused:
+            raise
+        except (urllib.error.URLError, OSError, HTTPException) as exc:
+            if deadline.expired:
+                raise TimeoutError("deadline passed") from None
+            raise exc
+        finally:
+            deadline.cancel()
+
+    def _too_large(self, what: str) -> str:
+        return (f"the response {what}, over max_response_bytes={self.max_response_bytes} "
+                "(raise it with --max-response-bytes if the endpoint is trusted)")
+
+    def _wait(self, attempt: int) -> float:
+        base = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
+        with self._rng_lock:
+            u = float(self._rng.random())
+        return base * (1.0 - self.jitter * u)
 
     def request(self, messages, params, *, cancel=None) -> Reply:
         """POST one chat completion; retry transient failures; the raw body.
@@ -298,12 +622,14 @@ class OpenAIBackend(JudgeBackend):
         Raises
         ------
         JudgeRequestError
-            For a non-retried HTTP error, or when ``max_retries`` retries all
-            failed; the message names the endpoint, the status or error, the
-            attempts, and never the API key.
+            For a non-retried HTTP error, a refused redirect, an oversized
+            response, or when ``max_retries`` retries all failed; the message
+            names the endpoint (without credentials), the status or error,
+            the attempts, and never a secret.
         """
         body = {**self.extra_body, **params, "model": self.model, "messages": messages, "n": 1}
         payload = json.dumps(body, ensure_ascii=False).encode("utf8")
+        where = self.public_url
         attempt = 0
         while True:
             attempt += 1
@@ -311,41 +637,56 @@ class OpenAIBackend(JudgeBackend):
             last_status = None
             try:
                 status, headers, text = self._post(payload)
+            except _Refused as exc:
+                msg = self._redact(f"{where}: {exc} (not retried)")
+                logger.error(msg)
+                raise JudgeRequestError(msg, attempts=attempt) from None
+            except TimeoutError:
+                last = f"no complete response within timeout={self.timeout:g} s (deadline)"
             except (urllib.error.URLError, OSError, HTTPException) as exc:
                 reason = getattr(exc, "reason", exc)
-                if isinstance(reason, TimeoutError) or isinstance(exc, TimeoutError):
-                    last = f"no response within timeout={self.timeout:g} s"
+                if isinstance(reason, TimeoutError):
+                    last = f"no complete response within timeout={self.timeout:g} s (deadline)"
                 else:
                     last = f"{type(reason).__name__}: {reason}"
             else:
                 if status == 200:
                     problem = _check_body(text)
                     if problem is None:
+                        logger.debug("%s: answered (attempt %d)", where, attempt)
                         return Reply(text, attempt)
                     last = f"HTTP 200 with an unreadable body ({problem})"
-                elif status in RETRY_STATUS or 500 <= status < 600:
+                elif status == 429 or 500 <= status < 600:
                     last = f"HTTP {status}: {_snippet(text)}"
                     last_status = status
                     wait = _retry_after(headers)
                 else:
                     hint = (f"; check the API key in ${self.api_key_env} (set: "
                             f"{'yes' if self._key() else 'no'})" if status in (401, 403) else "")
-                    raise JudgeRequestError(self._redact(
-                        f"{self.url}: HTTP {status} (not retried): {_snippet(text)}{hint}"),
-                        status=status, attempts=attempt)
+                    msg = self._redact(
+                        f"{where}: HTTP {status} (not retried): {_snippet(text)}{hint}")
+                    logger.error(msg)
+                    raise JudgeRequestError(msg, status=status, attempts=attempt)
             if attempt > self.max_retries:
+                msg = self._redact(
+                    f"{where}: gave up after {attempt} attempts (max_retries="
+                    f"{self.max_retries}); last error: {last}")
+                logger.error(msg)
+                raise JudgeRequestError(msg, status=last_status, attempts=attempt)
+            if wait is not None and wait > self.max_backoff:
+                msg = self._redact(
+                    f"{where}: the server asks to wait {wait:g} s before retrying (Retry-After), "
+                    f"more than max_backoff={self.max_backoff:g} s; gave up after {attempt} "
+                    f"attempts (raise --max-backoff, or run again later: answers received are "
+                    f"cached); last error: {last}")
+                logger.error(msg)
+                raise JudgeRequestError(msg, status=last_status, attempts=attempt)
+            delay = wait if wait is not None else self._wait(attempt)
+            logger.warning(self._redact(
+                f"{where}: attempt {attempt} failed ({last}); retrying in {delay:.3g} s"))
+            if self.clock.sleep(delay, cancel):
                 raise JudgeRequestError(self._redact(
-                    f"{self.url}: gave up after {attempt} attempts (max_retries="
-                    f"{self.max_retries}); last error: {last}"),
-                    status=last_status, attempts=attempt)
-            delay = min(self.max_backoff, self.backoff * 2 ** (attempt - 1))
-            if wait is not None:
-                delay = min(self.max_backoff, wait)
-            if cancel is None:
-                time.sleep(delay)
-            elif cancel.wait(delay):
-                raise JudgeRequestError(self._redact(
-                    f"{self.url}: cancelled after {attempt} attempts (another request failed); "
+                    f"{where}: cancelled after {attempt} attempts (another request failed); "
                     f"last error: {last}"), status=last_status, attempts=attempt)
 
 
@@ -369,6 +710,34 @@ def _check_body(text: str) -> str | None:
 
 
 # ----------------------------------------------------------------------------- local model
+
+
+def _cache_kwargs(model, cache) -> dict:
+    """The key/value cache as the keyword the model's ``forward`` takes.
+
+    transformers 5.x renamed ``past_key_values`` to ``cache`` and warns that
+    the old keyword goes away in 5.40; older releases know only
+    ``past_key_values``.  The name is read from the signature of ``forward``.
+    """
+    if cache is None:
+        return {}
+    try:
+        params = inspect.signature(model.forward).parameters
+    except (TypeError, ValueError):
+        params = {}
+    return {"cache" if "cache" in params else "past_key_values": cache}
+
+
+def _cache_of(output):
+    """The key/value cache of a model output, under its new name (``cache``) or its old one,
+    without touching the deprecated attribute."""
+    keys = output.keys() if hasattr(output, "keys") else ()
+    if "cache" in keys:
+        return output["cache"]
+    if "past_key_values" in keys:
+        return output["past_key_values"]
+    return None
+
 
 # Per model folder: a boolean mask of the tokens whose text starts with a digit.
 _DIGIT_START: dict[tuple, np.ndarray] = {}
@@ -583,8 +952,8 @@ class LocalBackend(JudgeBackend):
             for _ in range(params["max_tokens"]):
                 if len(ids) + len(out) >= limit:
                     break
-                res = model(input_ids=cur, past_key_values=past, use_cache=True)
-                past = res.past_key_values
+                res = model(input_ids=cur, use_cache=True, **_cache_kwargs(model, past))
+                past = _cache_of(res)
                 logits = res.logits[0, -1].float().cpu()
                 if temperature == 0:
                     nxt = int(torch.argmax(logits))
@@ -656,7 +1025,7 @@ class LocalBackend(JudgeBackend):
         with torch.inference_mode():
             # the prompt once; then every candidate after it, from its key/value cache
             res = model(input_ids=torch.tensor([base], device=self.device), use_cache=True)
-            past = res.past_key_values
+            past = _cache_of(res)
             if past is None or not hasattr(past, "batch_repeat_interleave"):
                 raise JudgeRequestError(
                     f"the model in {self.model} returns no key/value cache that can be "
@@ -672,8 +1041,8 @@ class LocalBackend(JudgeBackend):
                 cache = copy.deepcopy(past)
                 cache.batch_repeat_interleave(len(group))
                 attn = torch.ones((len(group), len(base) + width), dtype=torch.long)
-                out = model(input_ids=ids.to(self.device), past_key_values=cache,
-                            attention_mask=attn.to(self.device), use_cache=True)
+                out = model(input_ids=ids.to(self.device), attention_mask=attn.to(self.device),
+                            use_cache=True, **_cache_kwargs(model, cache))
                 # right padding: a candidate's positions never see the padding after it
                 logp = torch.log_softmax(out.logits.float().cpu(), dim=-1)
                 for j, c in enumerate(group):

@@ -15,6 +15,7 @@ The file, ``judge.sqlite``, sits next to the text-metric score cache
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -54,6 +55,16 @@ def default_cache_dir() -> Path:
     return base / "metaeval"
 
 
+def _cache_error(path: Path, action: str, exc: BaseException) -> ParameterError:
+    """One line naming the cache file, what failed and how to choose another folder."""
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    return ParameterError(
+        f"judge cache {path}: cannot {action} ({reason}); free space or fix the permissions, or "
+        "choose another folder with --cache DIR (cache_dir=) or run without one (--no-cache, "
+        "cache_dir=False)"
+    )
+
+
 class ResponseCache:
     """Raw judge responses kept on disk, keyed by a hash of the request.
 
@@ -63,6 +74,13 @@ class ResponseCache:
         Created if needed; the cache is ``folder/judge.sqlite``.  Several
         threads and processes may share it (SQLite WAL locking; each write is
         one short transaction).
+
+    Raises
+    ------
+    ParameterError
+        When the folder or the database cannot be created, read or written
+        (a full disk, a read-only folder, a corrupt file): one line naming
+        the file, the reason and the options to choose another folder.
 
     Examples
     --------
@@ -81,22 +99,23 @@ class ResponseCache:
         if not isinstance(folder, (str, os.PathLike)):
             raise ParameterError(f"cache_dir={folder!r} must be a folder path (str or Path)")
         self.folder = Path(folder).expanduser()
+        self.path = self.folder / FILENAME
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
-            raise ParameterError(f"cache_dir={str(folder)!r} cannot be created: {exc}") from None
-        self.path = self.folder / FILENAME
+            raise _cache_error(self.folder, "create the folder", exc) from None
         self._lock = threading.Lock()
-        con = self._connect()
-        try:
-            with con:
-                con.execute(
-                    "CREATE TABLE IF NOT EXISTS responses (key BLOB PRIMARY KEY, "
-                    "request TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL) "
-                    "WITHOUT ROWID"
-                )
-        finally:
-            con.close()
+        with self._guard("open or create the database"):
+            con = self._connect()
+            try:
+                with con:
+                    con.execute(
+                        "CREATE TABLE IF NOT EXISTS responses (key BLOB PRIMARY KEY, "
+                        "request TEXT NOT NULL, response TEXT NOT NULL, created REAL NOT NULL) "
+                        "WITHOUT ROWID"
+                    )
+            finally:
+                con.close()
 
     def __getstate__(self):  # picklable (sent to worker processes): the lock is recreated
         state = self.__dict__.copy()
@@ -107,6 +126,14 @@ class ResponseCache:
         self.__dict__.update(state)
         self._lock = threading.Lock()
 
+    @contextlib.contextmanager
+    def _guard(self, action: str):
+        """SQLite and OS errors (disk full, read-only folder, corrupt file) as one clear error."""
+        try:
+            yield
+        except (sqlite3.Error, OSError) as exc:
+            raise _cache_error(self.path, action, exc) from None
+
     def _connect(self):
         con = sqlite3.connect(self.path, timeout=60)
         con.execute("PRAGMA journal_mode=WAL")
@@ -116,22 +143,23 @@ class ResponseCache:
         """The cached responses among ``keys`` (missing keys are left out)."""
         keys = list(keys)
         out: dict[bytes, str] = {}
-        con = self._connect()
-        try:
-            for i in range(0, len(keys), _CHUNK):
-                part = keys[i : i + _CHUNK]
-                marks = ",".join("?" * len(part))
-                for key, value in con.execute(
-                    f"SELECT key, response FROM responses WHERE key IN ({marks})", part
-                ):
-                    out[bytes(key)] = value
-        finally:
-            con.close()
+        with self._guard("read"):
+            con = self._connect()
+            try:
+                for i in range(0, len(keys), _CHUNK):
+                    part = keys[i : i + _CHUNK]
+                    marks = ",".join("?" * len(part))
+                    for key, value in con.execute(
+                        f"SELECT key, response FROM responses WHERE key IN ({marks})", part
+                    ):
+                        out[bytes(key)] = value
+            finally:
+                con.close()
         return out
 
     def put(self, key: bytes, request: str, response: str) -> None:
         """Store one response (one transaction; safe from several threads)."""
-        with self._lock:
+        with self._lock, self._guard("write a response"):
             con = self._connect()
             try:
                 with con:
@@ -145,30 +173,33 @@ class ResponseCache:
 
     def entries(self) -> list[tuple[bytes, dict, str]]:
         """Every ``(key, request description, raw response)``, oldest first."""
-        con = self._connect()
-        try:
-            rows = con.execute(
-                "SELECT key, request, response FROM responses ORDER BY created"
-            ).fetchall()
-        finally:
-            con.close()
+        with self._guard("read"):
+            con = self._connect()
+            try:
+                rows = con.execute(
+                    "SELECT key, request, response FROM responses ORDER BY created"
+                ).fetchall()
+            finally:
+                con.close()
         return [(bytes(k), json.loads(r), v) for k, r, v in rows]
 
     def clear(self) -> None:
         """Delete every stored response."""
-        con = self._connect()
-        try:
-            with con:
-                con.execute("DELETE FROM responses")
-        finally:
-            con.close()
+        with self._guard("clear"):
+            con = self._connect()
+            try:
+                with con:
+                    con.execute("DELETE FROM responses")
+            finally:
+                con.close()
 
     def __len__(self) -> int:
-        con = self._connect()
-        try:
-            return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
-        finally:
-            con.close()
+        with self._guard("read"):
+            con = self._connect()
+            try:
+                return con.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+            finally:
+                con.close()
 
     def __repr__(self) -> str:
         return f"ResponseCache({str(self.folder)!r})"
