@@ -47,13 +47,13 @@ def test_measures_out_folder_and_resume(tmp_path):
               "measures.json", "pvalue_curves.png", "seed.txt"):
         assert (out / f).exists(), f
     # a restart reuses the recorded seed and the finished units: same numbers
-    n_units = len(list((out / "checkpoints" / "dp").glob("*.pkl")))
+    n_units = len(list((out / "checkpoints" / "dp").glob("*.npz")))
     assert n_units == 3
     again = run(*args)
     assert again.exit_code == 0, again.output
     assert json.loads(again.output)["table"] == json.loads(first.output)["table"]
     # after losing a unit, the resumed run recomputes it to the same value
-    next((out / "checkpoints" / "dp").glob("*.pkl")).unlink()
+    next((out / "checkpoints" / "dp").glob("*.npz")).unlink()
     third = run(*args)
     assert json.loads(third.output)["table"] == json.loads(first.output)["table"]
     # other arguments in the same folder: refused with a clear message

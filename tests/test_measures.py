@@ -130,7 +130,7 @@ def test_dp_seed_determinism_across_workers_and_checkpoint(tmp_path):
 
     with pytest.raises(KeyboardInterrupt):
         metaeval.discriminative_power(ds, "human", checkpoint=tmp_path / "ck", progress=boom, **kw)
-    done = len(list((tmp_path / "ck").glob("*.pkl")))
+    done = len(list((tmp_path / "ck").glob("*.npz")))
     assert done == 2
     resumed = metaeval.discriminative_power(ds, "human", checkpoint=tmp_path / "ck", **kw)
     np.testing.assert_array_equal(resumed.pvalues, one.pvalues)

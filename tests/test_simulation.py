@@ -459,7 +459,7 @@ def test_checkpoint_resume_equals_uninterrupted(tmp_path):
     full = quiet(**kw)
     folder = tmp_path / "ckpt"
     quiet(checkpoint=folder, **kw)
-    files = sorted(folder.glob("*.pkl"))
+    files = sorted(folder.glob("*.npz"))
     assert len(files) == 3  # 250 iterations in blocks of 100
     files[1].unlink()  # an interrupted run: one unit missing
     calls = []

@@ -15,59 +15,6 @@ light: no plotting or deep-learning library is imported.
 """
 
 from ._version import __version__
-from .compare import Comparison, Comparisons, compare, compare_all
-from .correlation import Correlation, Correlations, correlate
-from .data import Dataset, list_datasets, load_dataset, read_dataset
-from .measures import (
-    DiscriminativePower,
-    RankingConsistency,
-    discriminative_power,
-    ranking_consistency,
-)
-from .diagnostics import (
-    correlation_design,
-    ks_score,
-    meta_correlation,
-    perturbation_detection,
-    reference_sensitivity,
-    sample_size,
-)
-from .local import (
-    ContextChi2,
-    ContextTau,
-    LocalAccuracy,
-    LocalPairs,
-    context_chi2,
-    context_tau,
-    local_accuracy,
-    local_pairs,
-    weighted_tau,
-)
-from .simulation import (
-    ParameterEstimates,
-    Simulation,
-    estimate_parameters,
-    simulate,
-    simulate_dataset,
-    simulate_paper_grid,
-)
-from .reliability import (
-    agreement,
-    consistency,
-    consistency_curve,
-    rater_correlations,
-    stability,
-)
-from .validity import (
-    MTMM,
-    ConcurrentValidity,
-    FactorAnalysis,
-    ResidualPCA,
-    cfa,
-    concurrent_validity,
-    mtmm,
-    residual_pca,
-)
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -83,8 +30,91 @@ from .errors import (
     TooFewPairsWarning,
     UndefinedStatisticWarning,
 )
-from .stats.coefficients import METHODS
-from .stats.levels import LEVELS
+
+# The public names live in submodules that need pandas, scipy.stats and numba;
+# they are imported on first use (PEP 562), so `import metaeval` and
+# `metaeval --help` stay fast.  `from metaeval import correlate` works as usual.
+_LAZY = {
+    ".compare": ("Comparison", "Comparisons", "compare", "compare_all"),
+    ".correlation": ("Correlation", "Correlations", "correlate"),
+    ".data": ("Dataset", "list_datasets", "load_dataset", "read_dataset"),
+    ".measures": (
+        "DiscriminativePower",
+        "RankingConsistency",
+        "discriminative_power",
+        "ranking_consistency",
+    ),
+    ".diagnostics": (
+        "correlation_design",
+        "ks_score",
+        "meta_correlation",
+        "perturbation_detection",
+        "reference_sensitivity",
+        "sample_size",
+    ),
+    ".local": (
+        "ContextChi2",
+        "ContextTau",
+        "LocalAccuracy",
+        "LocalPairs",
+        "context_chi2",
+        "context_tau",
+        "local_accuracy",
+        "local_pairs",
+        "weighted_tau",
+    ),
+    ".simulation": (
+        "ParameterEstimates",
+        "Simulation",
+        "estimate_parameters",
+        "simulate",
+        "simulate_dataset",
+        "simulate_paper_grid",
+    ),
+    ".reliability": (
+        "agreement",
+        "consistency",
+        "consistency_curve",
+        "rater_correlations",
+        "stability",
+    ),
+    ".validity": (
+        "MTMM",
+        "ConcurrentValidity",
+        "FactorAnalysis",
+        "ResidualPCA",
+        "cfa",
+        "concurrent_validity",
+        "mtmm",
+        "residual_pca",
+    ),
+    ".stats.coefficients": ("METHODS",),
+    ".stats.levels": ("LEVELS",),
+}
+_WHERE = {name: module for module, names in _LAZY.items() for name in names}
+
+
+def __getattr__(name):
+    import importlib
+
+    module = _WHERE.get(name)
+    if module is not None:
+        value = getattr(importlib.import_module(module, __name__), name)
+        globals()[name] = value  # later look-ups skip this function
+        return value
+    if not name.startswith("__"):
+        # a submodule (metaeval.data, metaeval.textmetrics, ...) on first access
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_WHERE))
+
 
 __all__ = [
     "__version__",

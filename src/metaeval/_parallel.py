@@ -22,11 +22,13 @@ numbers do not depend on ``n_jobs`` or on where a unit runs.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
-import pickle
 from pathlib import Path
 from typing import Callable, Iterable
+
+import numpy as np
 
 from .errors import ParameterError
 
@@ -37,27 +39,92 @@ def check_n_jobs(n_jobs) -> int:
     return n_jobs
 
 
+_UNIT_FORMAT = "metaeval-checkpoint-unit/1"
+
+
+def _run_id(key: dict) -> str:
+    """A digest of a run's key (stored in every unit and checked on load)."""
+    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()
+
+
+def _encode(obj, arrays: list):
+    """``obj`` as a JSON-able tree; NumPy arrays and scalars go to ``arrays``.
+
+    Plain data only: NumPy arrays (not of object dtype) and scalars, Python
+    ``None``/bool/int/float/str, and tuples, lists and dicts of these.  Python
+    floats are kept by JSON with their ``repr``, which round-trips exactly.
+    """
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.hasobject:
+            raise TypeError("checkpoint units cannot hold object arrays (they would need pickle)")
+        arrays.append(obj)
+        return {"t": "array", "i": len(arrays) - 1}
+    if isinstance(obj, np.generic):  # before float: np.float64 is a float
+        if obj.dtype.hasobject:  # pragma: no cover - np.object_ scalars are not created
+            raise TypeError("checkpoint units cannot hold object scalars")
+        arrays.append(np.asarray(obj))
+        return {"t": "scalar", "i": len(arrays) - 1}
+    if obj is None or type(obj) in (bool, int, float, str):
+        return {"t": "py", "v": obj}
+    if isinstance(obj, (tuple, list)):
+        return {"t": type(obj).__name__, "v": [_encode(o, arrays) for o in obj]}
+    if type(obj) is dict:
+        return {"t": "dict", "v": [[_encode(k, arrays), _encode(v, arrays)] for k, v in obj.items()]}
+    raise TypeError(f"checkpoint units hold plain data; cannot store a {type(obj).__name__}")
+
+
+def _decode(tree, arrays):
+    t = tree["t"]
+    if t == "array":
+        return arrays[f"a{tree['i']}"]
+    if t == "scalar":
+        return arrays[f"a{tree['i']}"][()]
+    if t == "py":
+        return tree["v"]
+    if t in ("tuple", "list"):
+        items = [_decode(o, arrays) for o in tree["v"]]
+        return tuple(items) if t == "tuple" else items
+    if t == "dict":
+        return {_decode(k, arrays): _decode(v, arrays) for k, v in tree["v"]}
+    raise ValueError(f"unknown node type {t!r}")
+
+
 class Checkpoint:
     """A folder holding the finished units of one run.
 
     Parameters
     ----------
     folder : str or Path
-        Created if needed.  ``run.json`` records ``key``; one pickle per
-        finished unit is written atomically (write, then rename), so a run
-        killed mid-write leaves no partial unit.
+        Created if needed.  ``run.json`` records ``key``; each finished unit
+        is one ``.npz`` file written atomically (write, then rename), so a
+        run killed mid-write leaves no partial unit.
     key : dict
         JSON-serialisable description of everything that determines the
         units' results (analysis, data fingerprint, options, seed).  A folder
-        holding a run with another key is refused, so a changed argument can
-        never be mixed with stale results.
+        whose ``run.json`` holds another key is refused, so a changed
+        argument can never be mixed with stale results.
 
-    Only load checkpoints you wrote: units are stored with :mod:`pickle`.
+    Notes
+    -----
+    Units are plain data, never pickles: a NumPy ``.npz`` archive (read with
+    ``allow_pickle=False``) of the unit's arrays plus a JSON header with the
+    unit's name and a digest of the run's key; Python floats in the header
+    keep their ``repr``, so a resumed result is bit-identical to an
+    uninterrupted one.  Loading a unit therefore never runs code.
+
+    A unit whose header names another run (for example a folder whose
+    ``run.json`` was deleted, then reused with other arguments) is ignored:
+    it is recomputed and overwritten, never mixed in.  A unit that cannot be
+    read at all (truncated, corrupt, not written by metaeval) is an error
+    naming the file; delete it and run again to recompute it.  Units of
+    older metaeval versions (``.pkl``) are never opened: they are
+    recomputed.
     """
 
     def __init__(self, folder, key: dict):
         self.folder = Path(folder)
         self.key = json.loads(json.dumps(key, sort_keys=True))
+        self.run_id = _run_id(self.key)
         self.folder.mkdir(parents=True, exist_ok=True)
         manifest = self.folder / "run.json"
         if manifest.exists():
@@ -72,8 +139,10 @@ class Checkpoint:
         else:
             self._write(manifest, json.dumps(self.key, sort_keys=True, indent=1).encode())
 
-    def _refuse_other(self, old: dict, new: dict) -> None:
+    def _refuse_other(self, old, new: dict) -> None:
         if old != new:
+            if not isinstance(old, dict):
+                old = {}
             diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
             raise ParameterError(
                 f"checkpoint folder {self.folder} holds a run with other arguments "
@@ -95,24 +164,49 @@ class Checkpoint:
         os.replace(tmp, path)
 
     def _path(self, name: str) -> Path:
-        return self.folder / (hashlib.sha1(name.encode()).hexdigest()[:20] + ".pkl")
+        return self.folder / (hashlib.sha1(name.encode()).hexdigest()[:20] + ".npz")
 
     def load(self, name: str):
-        """``(True, result)`` for a finished unit, else ``(False, None)``."""
+        """``(True, result)`` for a finished unit of this run, else ``(False, None)``.
+
+        Raises
+        ------
+        ParameterError
+            The unit's file cannot be read as a metaeval unit (truncated,
+            corrupt, or planted); the message names the file.
+        """
         p = self._path(name)
         if not p.exists():
             return False, None
-        with open(p, "rb") as f:
-            stored_name, result = pickle.load(f)
-        if stored_name != name:  # pragma: no cover - hash collision
-            return False, None
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                header = json.loads(bytes(z["__unit__"]).decode())
+                if not isinstance(header, dict) or header.get("format") != _UNIT_FORMAT:
+                    raise ValueError("not a metaeval checkpoint unit")
+                if header.get("run") != self.run_id or header.get("name") != name:
+                    return False, None  # another run's unit: recomputed and overwritten
+                result = _decode(header["tree"], z)
+        except Exception as exc:  # noqa: BLE001 - any failure means an unreadable file
+            reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise ParameterError(
+                f"checkpoint unit {p} is unreadable ({type(exc).__name__}: {reason}); it is "
+                "truncated, corrupt or not written by metaeval: delete this file and run "
+                "again to recompute it"
+            ) from None
         return True, result
 
     def save(self, name: str, result) -> None:
-        self._write(self._path(name), pickle.dumps((name, result), protocol=4))
+        arrays: list = []
+        tree = _encode(result, arrays)
+        header = {"format": _UNIT_FORMAT, "run": self.run_id, "name": name, "tree": tree}
+        entries = {f"a{i}": a for i, a in enumerate(arrays)}
+        entries["__unit__"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+        buf = io.BytesIO()
+        np.savez(buf, **entries)
+        self._write(self._path(name), buf.getvalue())
 
     def n_done(self) -> int:
-        return sum(1 for _ in self.folder.glob("*.pkl"))
+        return sum(1 for _ in self.folder.glob("*.npz"))
 
 
 def _dask_client(dask):

@@ -1,0 +1,101 @@
+"""Numba set-up: a writable cache for the compiled kernels.
+
+The kernels are compiled with ``cache=True``.  Numba looks for a cache folder
+in this order: ``NUMBA_CACHE_DIR``, a ``__pycache__`` beside the source, a
+per-user folder under ``~/.cache``; when none is writable (a read-only
+install run by a user without a writable home, e.g. a container started
+with ``--user``), decorating a kernel raises ``RuntimeError: cannot cache
+function ...: no locator available`` and every command, even ``--help``,
+used to fail.
+
+:func:`setup_cache` runs once, before the first kernel is decorated (the
+``metaeval.stats`` package calls it): it asks numba to locate a cache for a
+probe function in this folder, exactly as it will for the kernels, and when
+that fails it points numba's cache folder (``numba.config.CACHE_DIR``) at a
+private per-user folder in the temporary directory
+(``<tempfile.gettempdir()>/metaeval-numba-<uid>``, mode 0700).  Numba's
+cache index is read with pickle, so a folder of that name that is not a
+directory owned by this user and closed to others is not used; a fresh
+private folder is made instead (no reuse between runs, but safe).  Nothing
+changes when numba's own locations work.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+
+_state: dict = {}
+
+
+def _private_cache_dir() -> str | None:
+    """A per-user cache folder under the temporary directory, or None."""
+    uid = os.getuid() if hasattr(os, "getuid") else 0
+    base = os.path.join(tempfile.gettempdir(), f"metaeval-numba-{uid}")
+    try:
+        os.mkdir(base, 0o700)
+    except FileExistsError:
+        pass
+    except OSError:
+        return None
+    try:
+        st = os.lstat(base)
+        ours = (
+            stat.S_ISDIR(st.st_mode)
+            and (not hasattr(os, "getuid") or st.st_uid == uid)
+            and not st.st_mode & 0o077
+        )
+        if ours:
+            return base
+        return tempfile.mkdtemp(prefix="metaeval-numba-")
+    except OSError:
+        return None
+
+
+def _probe(numba) -> bool:
+    """Can numba cache a function of this folder?"""
+
+    def probe():  # pragma: no cover - never called, only located
+        return 0
+
+    try:
+        numba.njit(cache=True)(probe)
+    except RuntimeError:
+        return False
+    return True
+
+
+def setup_cache() -> str | None:
+    """Make sure numba can cache this package's kernels (runs once).
+
+    Returns
+    -------
+    str or None
+        The fallback cache folder when one was needed, else None.
+
+    Raises
+    ------
+    RuntimeError
+        Neither numba's locations nor the temporary directory are writable;
+        the message says to set ``NUMBA_CACHE_DIR`` or ``TMPDIR``.
+    """
+    if "dir" in _state:
+        return _state["dir"]
+    import numba
+    from numba.core import config
+
+    fallback = None
+    if not _probe(numba):
+        fallback = _private_cache_dir()
+        if fallback is not None:
+            config.CACHE_DIR = fallback
+        if fallback is None or not _probe(numba):
+            raise RuntimeError(
+                "metaeval: numba cannot cache the compiled kernels: the package folder, "
+                f"NUMBA_CACHE_DIR ({os.environ.get('NUMBA_CACHE_DIR') or 'unset'}), the home "
+                f"folder's cache and the temporary directory ({tempfile.gettempdir()}) are "
+                "not writable; set NUMBA_CACHE_DIR or TMPDIR to a writable folder"
+            )
+    _state["dir"] = fallback
+    return fallback
