@@ -663,3 +663,77 @@ def test_registry_refuses_ambiguous_kendall(name):
 def test_registry_lists_choices_for_unknown_names():
     with pytest.raises(ParameterError, match="pearson, spearman, kendall_b"):
         co.get_coefficient("cosine")
+
+
+# ---------------------------------------------------------------------------
+# 8. Pearson numerics (issue 18.8): centring before summing squares
+
+
+def _exact_pearson(x, y):
+    """Pearson's r of the exact binary values of the floats: rational sums
+    (fractions.Fraction), the square root at the end with 50 decimal digits."""
+    from decimal import Decimal, localcontext
+
+    xs = [ref.Fraction(float(v)) for v in x]
+    ys = [ref.Fraction(float(v)) for v in y]
+    n = len(xs)
+    mx = sum(xs) / n
+    my = sum(ys) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(xs, ys))
+    sxx = sum((a - mx) ** 2 for a in xs)
+    syy = sum((b - my) ** 2 for b in ys)
+    r2 = sxy * sxy / (sxx * syy)
+    with localcontext() as ctx:
+        ctx.prec = 50
+        r = (Decimal(r2.numerator) / Decimal(r2.denominator)).sqrt()
+    return float(r) if sxy >= 0 else -float(r)
+
+
+@FAST
+@pytest.mark.parametrize("ratio", (1e6, 1e8, 1e10, 1e12))
+def test_pearson_offset_data_loses_no_precision_regression_18_8(ratio, fast):
+    # issue 18.8: scaling by max|x| before centring gave errors growing like
+    # eps * (mean/sd)^2 (1.3e-6 at mean/sd = 1e12); centred sums stay near eps
+    rng = np.random.default_rng(188)
+    n = 50
+    x = ratio + rng.normal(size=(1, 3, n))
+    y = -0.5 * ratio + x - ratio + 0.7 * rng.normal(size=(1, 3, n))
+    got = batch("pearson", x, y, fast)
+    want = [[_exact_pearson(x[0, g], y[0, g]) for g in range(3)]]
+    close(got, want, rtol=1e-13, atol=0)
+
+
+@FAST
+def test_pearson_values_a_few_ulps_apart_regression_18_8(fast):
+    # issue 18.8: values one ulp apart gave 0.431 against an exact 0.635
+    rng = np.random.default_rng(1881)
+    for base in (1.0, 1e6, 3.0e15, 1e300, 1e-300):
+        kx = rng.integers(0, 4, size=(1, 4, 12))
+        ky = rng.integers(0, 4, size=(1, 4, 12))
+        x = np.empty(kx.shape)
+        y = np.empty(ky.shape)
+        for idx in np.ndindex(kx.shape):  # base + k ulps, k in 0..3
+            x[idx] = base
+            y[idx] = base
+            for _ in range(kx[idx]):
+                x[idx] = np.nextafter(x[idx], np.inf)
+            for _ in range(ky[idx]):
+                y[idx] = np.nextafter(y[idx], np.inf)
+        got = batch("pearson", x, y, fast)
+        for g in range(4):
+            if np.ptp(x[0, g]) == 0 or np.ptp(y[0, g]) == 0:
+                assert np.isnan(got[0, g])
+            else:
+                close(got[0, g], _exact_pearson(x[0, g], y[0, g]), rtol=1e-13, atol=1e-15)
+
+
+@FAST
+@pytest.mark.parametrize("seed", range(5))
+def test_pearson_agrees_with_scipy_pearsonr_on_random_data(seed, fast):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 300))
+    x = rng.normal(loc=rng.normal(scale=100), scale=rng.uniform(0.01, 10), size=(1, 4, n))
+    y = 0.3 * x + rng.normal(size=(1, 4, n))
+    got = batch("pearson", x, y, fast)
+    want = [[sst.pearsonr(x[0, g], y[0, g]).statistic for g in range(4)]]
+    close(got, want, rtol=1e-12, atol=1e-14)

@@ -29,6 +29,8 @@ ky    number of distinct human values among valid items
 
 from __future__ import annotations
 
+import math
+
 import numba as nb
 import numpy as np
 
@@ -343,12 +345,36 @@ def kendall_stats_ranked_y(x, yr, k):
     return out
 
 
+# Finite values whose magnitude lies in [2**-_SAFE_EXP, 2**_SAFE_EXP] can be
+# centred and squared without overflow or underflow; other rows are first
+# scaled by a power of two (exact).
+_SAFE_EXP = 400
+
+
+@nb.njit(cache=True)
+def _pow2_exponent(amax):
+    """0 if ``amax`` is within the safe range, else the binary exponent ``e``
+    with ``amax = f * 2**e``, ``0.5 <= f < 1`` (scaling by ``2**-e`` is exact)."""
+    e = math.frexp(amax)[1]
+    if -_SAFE_EXP <= e <= _SAFE_EXP:
+        return 0
+    return e
+
+
 @nb.njit(cache=True)
 def _pearson_row(x, y):
+    """Pearson's r of the finite pairs of ``x``, ``y``.
+
+    Centred first (corrected two-pass algorithm, Chan, Golub and LeVeque
+    1983): with ``m`` the computed mean and ``d_i = x_i - m``,
+    ``Sxx = sum d_i^2 - n dbar^2`` and ``Sxy = sum dx_i dy_i - n dxbar dybar``
+    where ``dbar = sum d_i / n`` corrects the rounding of the mean, so the
+    error stays near machine epsilon however large the mean is against the
+    spread.  Rows whose magnitudes could overflow or underflow are scaled by
+    a power of two first, which is exact.
+    """
     n = x.size
     m = 0
-    sx = 0.0
-    sy = 0.0
     xmin = np.inf
     xmax = -np.inf
     ymin = np.inf
@@ -362,25 +388,37 @@ def _pearson_row(x, y):
             ymax = max(ymax, y[i])
     if m < 2 or not (xmax > xmin) or not (ymax > ymin):
         return np.nan
-    # scale by the largest magnitude so sums of squares cannot overflow
-    ax = max(abs(xmin), abs(xmax))
-    ay = max(abs(ymin), abs(ymax))
+    ex = -_pow2_exponent(max(abs(xmin), abs(xmax)))
+    ey = -_pow2_exponent(max(abs(ymin), abs(ymax)))
+    sx = 0.0
+    sy = 0.0
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            sx += x[i] / ax
-            sy += y[i] / ay
+            sx += math.ldexp(x[i], ex)
+            sy += math.ldexp(y[i], ey)
     mx = sx / m
     my = sy / m
+    cx = 0.0
+    cy = 0.0
     sxy = 0.0
     sxx = 0.0
     syy = 0.0
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            dx = x[i] / ax - mx
-            dy = y[i] / ay - my
+            dx = math.ldexp(x[i], ex) - mx
+            dy = math.ldexp(y[i], ey) - my
+            cx += dx
+            cy += dy
             sxy += dx * dy
             sxx += dx * dx
             syy += dy * dy
+    cx /= m
+    cy /= m
+    sxy -= m * cx * cy
+    sxx -= m * cx * cx
+    syy -= m * cy * cy
+    if not (sxx > 0.0 and syy > 0.0):
+        return np.nan
     r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
     return min(1.0, max(-1.0, r))
 

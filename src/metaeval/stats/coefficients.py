@@ -93,15 +93,25 @@ def _constant(a, valid):
     return ~(hi > lo)
 
 
-def _scaled_deviations(a, valid, cnt):
-    """Deviations from the mean over valid entries, scaled by the largest
-    absolute value (so sums of squares neither overflow nor underflow);
-    zero at invalid entries.  Pearson's r is invariant to the scaling."""
-    s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
-    s = np.where(s > 0, s, 1.0)[..., None]
-    a = np.where(valid, a / s, 0.0)
-    m = a.sum(-1) / np.maximum(cnt, 1)
-    return np.where(valid, a - m[..., None], 0.0)
+# Magnitudes in [2**-_SAFE_EXP, 2**_SAFE_EXP] are centred and squared without
+# overflow or underflow; other rows are scaled by a power of two (exact).
+_SAFE_EXP = 400
+
+
+def _centred(a, valid, cnt):
+    """Deviations from the mean over valid entries (zero elsewhere) and their
+    mean ``dbar`` (the rounding of the computed mean, for the corrected
+    two-pass sums).  Rows whose largest magnitude is outside the safe range
+    are first scaled by a power of two, which is exact; Pearson's r is
+    invariant to the scaling."""
+    amax = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
+    e = np.frexp(amax)[1]
+    e = np.where((e >= -_SAFE_EXP) & (e <= _SAFE_EXP), 0, e)
+    a = np.where(valid, np.ldexp(np.where(valid, a, 0.0), -e[..., None]), 0.0)
+    c = np.maximum(cnt, 1)
+    m = a.sum(-1) / c
+    d = np.where(valid, a - m[..., None], 0.0)
+    return d, d.sum(-1) / c
 
 
 def pearson_batch(x, y, *, fast=True):
@@ -123,12 +133,16 @@ def pearson_numpy(x, y):
     x, y, valid = _masked(x, y)
     cnt = valid.sum(-1)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
-        dx = _scaled_deviations(x, valid, cnt)
-        dy = _scaled_deviations(y, valid, cnt)
-        sxy = (dx * dy).sum(-1)
-        r = sxy / (np.sqrt((dx * dx).sum(-1)) * np.sqrt((dy * dy).sum(-1)))
+        # corrected two-pass sums (Chan, Golub and LeVeque 1983): centring
+        # first keeps the error near machine epsilon for any mean/sd ratio
+        dx, cx = _centred(x, valid, cnt)
+        dy, cy = _centred(y, valid, cnt)
+        sxy = (dx * dy).sum(-1) - cnt * cx * cy
+        sxx = (dx * dx).sum(-1) - cnt * cx * cx
+        syy = (dy * dy).sum(-1) - cnt * cy * cy
+        r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
     r = np.clip(r, -1.0, 1.0)
-    bad = (cnt < 2) | _constant(x, valid) | _constant(y, valid)
+    bad = (cnt < 2) | _constant(x, valid) | _constant(y, valid) | ~(sxx > 0) | ~(syy > 0)
     return np.where(bad, np.nan, r)
 
 
