@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import io
 import json
+import math
 import os
+import sys
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +21,7 @@ from metaeval.errors import DataError, ParameterError
 
 from ._dataset import Dataset
 from ._frames import WIDE_SCORE_COLUMN
-from ._validate import fmt_items
+from ._validate import MAX_SHOWN, fmt_items
 
 #: Strings read as missing in score columns of CSV/TSV files (the pandas
 #: defaults).  Label columns treat only the empty field as missing, so a
@@ -27,19 +32,164 @@ CSV_NA_VALUES = (
 )  # fmt: skip
 
 
-def _read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.DataFrame:
+def _read_bytes(path: Path) -> bytes:
+    """The file's bytes, decompressed when its name ends in ``.gz``.
+
+    A truncated or corrupt gzip stream is a :class:`DataError` naming the
+    file (not an ``EOFError``, which the command line would take for Ctrl-D).
+    """
+    if not path.name.lower().endswith(".gz"):
+        return path.read_bytes()
     try:
-        header = pd.read_csv(path, sep=sep, nrows=0).columns
-    except pd.errors.EmptyDataError:
-        raise DataError(f"empty data: {path.name} is empty (not even a header line)") from None
+        with gzip.open(path, "rb") as handle:
+            return handle.read()
+    except (EOFError, gzip.BadGzipFile, zlib.error) as exc:
+        raise DataError(
+            f"{path.name}: the gzip stream is truncated or corrupt ({exc}); the file was cut "
+            "(interrupted download or copy?): get a complete copy, or check it with `gzip -t`"
+        ) from None
+
+
+def _decode(path: Path, raw: bytes) -> str:
+    """UTF-8 text of ``raw`` (a leading byte-order mark is dropped).
+
+    A byte sequence that is not UTF-8 is a :class:`DataError` naming the
+    file, line and column, so a latin-1 or cp1252 file is found at once.
+    """
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
+        bad = raw[exc.start : exc.end]
+        raise DataError(
+            f"{path.name}: line {line}, byte {column} is not UTF-8 (0x{bad.hex()}): metaeval "
+            "reads UTF-8 text; re-save the file as UTF-8 (e.g. `iconv -f latin1 -t utf-8`)"
+        ) from None
+
+
+def check_delimited(text: str, *, sep: str, name: str) -> None:
+    """Reject a CSV/TSV text that pandas would read with changed values.
+
+    pandas renames a repeated header (``bleu`` -> ``bleu.1``), pads short
+    rows with NaN, uses the first field of long rows as an index, and treats
+    a bare carriage return as the end of a row; a file cut in the middle of
+    its last line then loads with a shortened last number.  This check reads
+    the text with :mod:`csv` (same quoting rules) and raises instead.
+
+    Parameters
+    ----------
+    text : str
+        The decoded file.
+    sep : str
+        The field separator (``","`` or ``"\\t"``).
+    name : str
+        The file name, for messages.
+
+    Raises
+    ------
+    DataError
+        A repeated or empty header name; a row (after the header) whose field
+        count differs from the header's, naming the line and both counts
+        (a short last line without a final newline is reported as a truncated
+        file); a carriage return outside a quoted field; a quoted field left
+        open at the end of the file.
+    """
+    text = text.replace("\r\n", "\n")
+    ends_with_newline = text.endswith("\n")
+    n_lines = text.count("\n") + (0 if ends_with_newline else 1)
+    # newline="\n": only \n ends a line, so the reader sees a bare \r (and rejects it
+    # outside quotes) instead of a row break.
+    feed = io.StringIO(text, newline="\n")
+    what = "tab" if sep == "\t" else "comma"
+    limit = csv.field_size_limit()
+    csv.field_size_limit(2**31 - 1)
+    try:
+        reader = csv.reader(feed, delimiter=sep, quotechar='"', doublequote=True, strict=False)
+        header: list[str] | None = None
+        header_line = 0
+        start = 1
+        for record in reader:
+            if not record:  # a blank line: pandas skips it too
+                start = reader.line_num + 1
+                continue
+            if header is None:
+                header, header_line = record, start
+                _check_header(header, line=header_line, name=name)
+            elif len(record) != len(header):
+                last = reader.line_num >= n_lines
+                if last and not ends_with_newline and len(record) < len(header):
+                    raise DataError(
+                        f"{name}: the last line ({start}) has {len(record)} fields where the "
+                        f"header (line {header_line}) has {len(header)}, and no final newline: "
+                        "the file looks truncated (cut mid-line); get a complete copy"
+                    )
+                raise DataError(
+                    f"{name}: line {start} has {len(record)} {what}-separated fields, the header "
+                    f"(line {header_line}) has {len(header)}: every row needs one field per "
+                    "column (quote fields that contain the separator or a line break)"
+                )
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        line = reader.line_num
+        if "new-line character seen in unquoted field" in str(exc):
+            raise DataError(
+                f"{name}: line {line} has a carriage return (\\r) outside a quoted field, which "
+                "would split the row: quote that field or remove the character (for a file "
+                "with old Mac line endings, convert them to \\n)"
+            ) from None
+        raise DataError(f"{name}: line {line} cannot be parsed as {what}-separated values "
+                        f"({exc})") from None
+    finally:
+        csv.field_size_limit(limit)
+    if header is None:
+        raise DataError(f"empty data: {name} is empty (not even a header line)")
+
+
+def _check_header(header: list[str], *, line: int, name: str) -> None:
+    empty = [k + 1 for k, h in enumerate(header) if h == ""]
+    if empty:
+        raise DataError(
+            f"{name}: header (line {line}) field(s) {fmt_items(empty)} have no column name "
+            "(a file written with its index?): name those columns or drop them"
+        )
+    positions: dict[str, list[int]] = {}
+    for k, h in enumerate(header):
+        positions.setdefault(h, []).append(k + 1)
+    repeated = {h: ks for h, ks in positions.items() if len(ks) > 1}
+    if repeated:
+        shown = "; ".join(f"{h!r} in fields {', '.join(map(str, ks))}" for h, ks in
+                          list(repeated.items())[:MAX_SHOWN])
+        raise DataError(
+            f"{name}: the header (line {line}) repeats column name(s): {shown}; column names "
+            "must be unique: rename or drop the repeats"
+        )
+
+
+#: pandas 2 parses floats with a fast parser that can be one ulp off; its
+#: ``round_trip`` parser is exact (pandas 3 is exact by default and deprecates
+#: the option).
+_EXACT_FLOATS = (
+    {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+)
+
+
+def _read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.DataFrame:
+    text = _decode(path, _read_bytes(path))
+    check_delimited(text, sep=sep, name=path.name)
+    header = pd.read_csv(io.StringIO(text), sep=sep, nrows=0).columns
     na_values = {c: ([""] if c in label_columns else list(CSV_NA_VALUES)) for c in header}
-    return pd.read_csv(
-        path,
-        sep=sep,
-        keep_default_na=False,
-        na_values=na_values,
-        dtype={c: str for c in label_columns if c in header},
-    )
+    try:
+        return pd.read_csv(
+            io.StringIO(text),
+            sep=sep,
+            keep_default_na=False,
+            na_values=na_values,
+            dtype={c: str for c in label_columns if c in header},
+            **_EXACT_FLOATS,
+        )
+    except pd.errors.ParserError as exc:
+        raise DataError(f"{path.name}: {str(exc).strip().splitlines()[0]}") from None
 
 
 def _read_csv(path: Path, label_columns: list[str]) -> pd.DataFrame:
@@ -50,25 +200,72 @@ def _read_tsv(path: Path, label_columns: list[str]) -> pd.DataFrame:
     return _read_delimited(path, label_columns, sep="\t")
 
 
+class _BadJSONValue(Exception):
+    """A JSON value that cannot be read faithfully (message without the line)."""
+
+
+def _parse_int(text: str) -> int:
+    # Python refuses int() of 4300+ digits; anything above the float range
+    # could not become a score anyway.
+    if len(text) > 320 or abs(value := int(text)) > sys.float_info.max:
+        shown = text if len(text) <= 24 else f"{text[:12]}...{text[-6:]} ({len(text)} characters)"
+        raise _BadJSONValue(
+            f"the integer {shown} is beyond the float range (about 1.8e308): scores must be "
+            "finite numbers; fix that value"
+        )
+    return value
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _BadJSONValue(
+            f"the number {text[:40]} is beyond the float range (about 1.8e308): scores must be "
+            "finite numbers; fix that value"
+        )
+    return value
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _BadJSONValue(
+                f"the key {key!r} appears twice in one object (JSON readers keep only the last "
+                "value): keep one"
+            )
+        out[key] = value
+    return out
+
+
 def _read_jsonl(path: Path, label_columns: list[str]) -> pd.DataFrame:
-    opener = gzip.open if path.name.lower().endswith(".gz") else open
+    text = _decode(path, _read_bytes(path))
     records = []
-    with opener(path, "rt", encoding="utf-8") as handle:
-        for lineno, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(
-                    f"{path.name}: line {lineno} is not valid JSON ({exc.msg})"
-                ) from None
-            if not isinstance(record, dict):
-                raise DataError(
-                    f"{path.name}: line {lineno} is a JSON {type(record).__name__}, expected an "
-                    "object (one row per line, keys are columns)"
-                )
-            records.append(record)
+    for lineno, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(
+                line,
+                parse_int=_parse_int,
+                parse_float=_parse_float,
+                object_pairs_hook=_unique_keys,
+            )
+        except json.JSONDecodeError as exc:
+            raise DataError(f"{path.name}: line {lineno} is not valid JSON ({exc.msg})") from None
+        except _BadJSONValue as exc:
+            raise DataError(f"{path.name}: line {lineno}: {exc}") from None
+        except RecursionError:
+            raise DataError(
+                f"{path.name}: line {lineno} nests JSON arrays or objects too deeply to read; "
+                "a row is one flat object of column: value"
+            ) from None
+        if not isinstance(record, dict):
+            raise DataError(
+                f"{path.name}: line {lineno} is a JSON {type(record).__name__}, expected an "
+                "object (one row per line, keys are columns)"
+            )
+        records.append(record)
     if not records:
         raise DataError(f"empty data: {path.name} has no JSON lines")
     return pd.DataFrame.from_records(records)

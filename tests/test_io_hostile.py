@@ -1,0 +1,201 @@
+"""Hostile files: reading must never change values silently (issues 18.5, 18.7, 14.5).
+
+Each test is named after the silent change or crash it pins.  The reference
+for every number is Python's own ``float()`` of the raw text (the language's
+correctly rounded decimal-to-binary conversion) or the literal written in the
+file.
+"""
+
+from __future__ import annotations
+
+import gzip
+
+import numpy as np
+import pytest
+
+from metaeval.data import read_dataset
+from metaeval.errors import DataError
+
+HEADER = "system,input,human,bleu\n"
+
+
+def write(tmp_path, name, data):
+    path = tmp_path / name
+    path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return path
+
+
+# ----------------------------------------------------------------------------- CSV / TSV
+class TestDelimitedStructure:
+    def test_repeated_header_was_renamed_bleu_1(self, tmp_path):
+        path = write(tmp_path, "s.csv", "system,input,human,bleu,bleu\nA,x,1,2,3\nB,x,2,3,4\n")
+        with pytest.raises(DataError, match=r"s\.csv: the header \(line 1\) repeats.*'bleu' in fields 4, 5"):
+            read_dataset(path, human="human")
+
+    def test_second_human_column_became_metric_human_1(self, tmp_path):
+        path = write(tmp_path, "s.csv", "system,input,human,human\nA,x,1,2\nB,x,2,3\n")
+        with pytest.raises(DataError, match=r"repeats column name\(s\): 'human' in fields 3, 4"):
+            read_dataset(path, human="human")
+
+    def test_empty_header_name_became_unnamed_metric(self, tmp_path):
+        path = write(tmp_path, "s.csv", ",system,input,human\n0,A,x,1\n1,B,x,2\n")
+        with pytest.raises(DataError, match=r"header \(line 1\) field\(s\) 1 have no column name"):
+            read_dataset(path, human="human")
+
+    def test_short_row_was_padded_with_nan(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + "A,x,1,0.5\nB,x,2\nC,x,3,0.7\n")
+        with pytest.raises(DataError, match=r"s\.csv: line 3 has 3 comma-separated fields, the header \(line 1\) has 4"):
+            read_dataset(path, human="human")
+
+    def test_long_row_became_an_index(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + "A,x,1,0.5,9\nB,x,2,0.6,9\n")
+        with pytest.raises(DataError, match=r"line 2 has 5 comma-separated fields"):
+            read_dataset(path, human="human")
+
+    def test_file_cut_mid_line_loaded_with_nan(self, tmp_path):
+        # the full line was "B,x,3.658123,0.61"; the copy stops inside the human value
+        path = write(tmp_path, "s.csv", HEADER + "A,x,1,0.5\nB,x,3.658")
+        with pytest.raises(DataError, match=r"the last line \(3\) has 3 fields.*no final newline.*truncated"):
+            read_dataset(path, human="human")
+
+    def test_last_line_without_newline_but_complete_is_read(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + "A,x,1,0.5\nB,x,2,0.25")
+        ds = read_dataset(path, human="human")
+        np.testing.assert_array_equal(ds.scores("bleu"), [[0.5], [0.25]])
+
+    def test_bare_cr_in_field_split_the_row(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + "A,x\r,1,0.5\nB,x,2,0.6\n")
+        with pytest.raises(DataError, match=r"s\.csv: line 2 has a carriage return \(\\r\) outside a quoted field"):
+            read_dataset(path, human="human")
+
+    def test_cr_inside_quoted_field_and_crlf_endings_are_kept(self, tmp_path):
+        path = write(tmp_path, "s.csv", 'system,input,human,bleu\r\nA,"x\ry",1,0.5\r\nB,x,2,0.6\r\n')
+        ds = read_dataset(path, human="human")
+        assert ds.inputs == ("x\ry", "x")
+        np.testing.assert_array_equal(ds.scores("bleu"), [[0.5, np.nan], [np.nan, 0.6]])
+
+    def test_quoted_separator_and_line_break_count_as_one_field(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + 'A,"x, with\nbreak",1,0.5\nB,y,2,0.6\n')
+        ds = read_dataset(path, human="human")
+        assert ds.inputs == ("x, with\nbreak", "y")
+
+    def test_blank_lines_are_skipped_and_line_numbers_stay_physical(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + "\nA,x,1,0.5\n\nB,x,2\n")
+        with pytest.raises(DataError, match=r"line 5 has 3 comma-separated fields"):
+            read_dataset(path, human="human")
+
+    def test_tsv_short_row_was_padded_with_nan(self, tmp_path):
+        path = write(tmp_path, "s.tsv", "system\tinput\thuman\tbleu\nA\tx\t1\nB\tx\t2\t3\n")
+        with pytest.raises(DataError, match=r"s\.tsv: line 2 has 3 tab-separated fields"):
+            read_dataset(path, human="human")
+
+    def test_tsv_repeated_header(self, tmp_path):
+        path = write(tmp_path, "s.tsv", "system\tinput\thuman\thuman\nA\tx\t1\t2\n")
+        with pytest.raises(DataError, match=r"repeats column name\(s\): 'human'"):
+            read_dataset(path, human="human")
+
+    def test_unterminated_quote_is_an_error(self, tmp_path):
+        path = write(tmp_path, "s.csv", HEADER + 'A,x,1,0.5\nB,"x,2,0.6\n')
+        with pytest.raises(DataError, match=r"s\.csv: line 3"):
+            read_dataset(path, human="human")
+
+
+class TestEncodingAndCompression:
+    def test_latin1_decode_error_named_no_file_or_line(self, tmp_path):
+        path = write(tmp_path, "s.csv", (HEADER + "A,x,1,0.5\nB,caf\xe9,2,0.6\n").encode("latin-1"))
+        with pytest.raises(DataError, match=r"s\.csv: line 3, byte 6 is not UTF-8 \(0xe9\).*iconv"):
+            read_dataset(path, human="human")
+
+    def test_utf8_bom_is_not_part_of_the_first_column_name(self, tmp_path):
+        path = write(tmp_path, "s.csv", b"\xef\xbb\xbf" + (HEADER + "A,x,1,0.5\n").encode())
+        assert read_dataset(path, human="human").systems == ("A",)
+
+    @pytest.mark.parametrize("name", ["s.csv.gz", "s.tsv.gz", "s.jsonl.gz"])
+    def test_truncated_gz_raised_eoferror(self, tmp_path, name):
+        if name.startswith("s.jsonl"):
+            body = '{"system": "A", "input": "x", "human": 1, "bleu": 0.5}\n' * 500
+        else:
+            body = (HEADER + "A,x,1,0.5\n" * 500).replace(",", "\t" if ".tsv" in name else ",")
+        data = gzip.compress(body.encode())
+        path = write(tmp_path, name, data[: len(data) // 2])
+        with pytest.raises(DataError, match=rf"{name}: the gzip stream is truncated or corrupt"):
+            read_dataset(path, human="human")
+
+
+class TestJsonlValues:
+    def test_integer_above_float_range_raised_overflowerror(self, tmp_path):
+        line = '{"system": "A", "input": "x", "human": 1, "bleu": 1%s}\n' % ("0" * 400)
+        path = write(tmp_path, "s.jsonl", '{"system": "B", "input": "x", "human": 1, "bleu": 2}\n' + line)
+        with pytest.raises(DataError, match=r"s\.jsonl: line 2: the integer 1000.*beyond the float range"):
+            read_dataset(path, human="human")
+
+    def test_integer_with_5000_digits_hit_the_int_limit(self, tmp_path):
+        path = write(tmp_path, "s.jsonl", '{"system": "A", "input": "x", "human": %s}\n' % ("9" * 5000))
+        with pytest.raises(DataError, match=r"line 1: the integer 9.*5000 characters"):
+            read_dataset(path, human="human")
+
+    def test_float_literal_above_float_range_became_inf(self, tmp_path):
+        path = write(tmp_path, "s.jsonl", '{"system": "A", "input": "x", "human": 1e400}\n')
+        with pytest.raises(DataError, match=r"line 1: the number 1e400 is beyond the float range"):
+            read_dataset(path, human="human")
+
+    def test_deeply_nested_value_raised_recursionerror(self, tmp_path):
+        deep = "[" * 200_000 + "]" * 200_000
+        path = write(tmp_path, "s.jsonl", '{"system": "A", "input": "x", "human": %s}\n' % deep)
+        with pytest.raises(DataError, match=r"s\.jsonl: line 1 nests JSON arrays or objects too deeply"):
+            read_dataset(path, human="human")
+
+    def test_repeated_key_kept_the_last_value(self, tmp_path):
+        path = write(tmp_path, "s.jsonl", '{"system": "A", "input": "x", "human": 1, "human": 2}\n')
+        with pytest.raises(DataError, match=r"line 1: the key 'human' appears twice"):
+            read_dataset(path, human="human")
+
+    def test_latin1_jsonl_names_file_and_line(self, tmp_path):
+        text = '{"system": "A", "input": "x", "human": 1}\n{"system": "caf\xe9", "input": "x", "human": 2}\n'
+        path = write(tmp_path, "s.jsonl", text.encode("latin-1"))
+        with pytest.raises(DataError, match=r"s\.jsonl: line 2, byte 16 is not UTF-8"):
+            read_dataset(path, human="human")
+
+
+# ----------------------------------------------------------------------------- exact floats
+def _random_float_texts(rng: np.random.Generator, n: int) -> list[str]:
+    """Decimal spellings that stress a float parser: shortest reprs of random bit
+    patterns, 17 and 25 significant digits, long mantissas near the subnormal
+    range, and halfway-looking strings."""
+    bits = rng.integers(0, 2**63, 4 * n, dtype=np.int64).view(np.float64)
+    bits = bits[np.isfinite(bits)][: n // 4]
+    out = [repr(float(v)) for v in bits]
+    out += [f"{v:.17g}" for v in rng.uniform(-1e6, 1e6, n // 4)]
+    out += [f"{v:.25e}" for v in rng.normal(size=n // 4)]
+    rest = n - len(out)
+    out += [
+        str(int(rng.integers(1, 10)))
+        + "".join(map(str, rng.integers(0, 10, 29)))
+        + f"e-{int(rng.integers(0, 330))}"
+        for _ in range(rest)
+    ]
+    return out
+
+
+@pytest.mark.parametrize("sep, name", [(",", "s.csv"), ("\t", "s.tsv"), (",", "s.csv.gz")])
+def test_csv_floats_are_read_bit_exactly(tmp_path, sep, name):
+    rng = np.random.default_rng(20261125)
+    texts = _random_float_texts(rng, 2000)
+    lines = [sep.join(["system", "input", "human"])]
+    lines += [sep.join(["A", f"i{k}", t]) for k, t in enumerate(texts)]
+    body = ("\n".join(lines) + "\n").encode()
+    path = write(tmp_path, name, gzip.compress(body) if name.endswith(".gz") else body)
+    got = read_dataset(path, human="human").scores("human")[0]
+    expected = np.array([float(t) for t in texts])  # Python's correctly rounded conversion
+    assert got.view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+def test_jsonl_floats_are_read_bit_exactly(tmp_path):
+    rng = np.random.default_rng(7)
+    texts = _random_float_texts(rng, 2000)
+    body = "".join(
+        '{"system": "A", "input": "i%d", "human": %s}\n' % (k, t) for k, t in enumerate(texts)
+    )
+    got = read_dataset(write(tmp_path, "s.jsonl", body), human="human").scores("human")[0]
+    expected = np.array([float(t) for t in texts])
+    assert got.view(np.int64).tolist() == expected.view(np.int64).tolist()
