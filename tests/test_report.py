@@ -536,3 +536,38 @@ def test_linked_output_subfolder_is_a_clear_error(tmp_path):
     res = CliRunner().invoke(main, ["report", "--quick", "--metrics", "BLEU,ROUGE.1", "--out", str(out)])
     assert res.exit_code == 2 and "--out" in res.output and "link" in res.output
     assert list(outside.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- CFA convergence (issue 14.2)
+
+
+class _NotConverged:
+    """A CFA result as validity.cfa returns it when the optimiser stopped early (converged=False)."""
+
+    converged = False
+
+    def __init__(self, res):
+        self._res = res
+
+    def __getattr__(self, name):
+        return getattr(self._res, name)
+
+
+def test_cfa_that_did_not_converge_is_not_interpretable_and_drives_nothing(monkeypatch, tmp_path):
+    import metaeval.validity as vd
+
+    real = vd.cfa
+    monkeypatch.setattr(vd, "cfa", lambda *a, **k: _NotConverged(real(*a, **k)))
+    ds = tiny_dataset()
+    doc = write(build(ds, ReportConfig(**{**TINY, "n_resamples": 20, "splits": 10}, text=False)), str(tmp_path))
+    val = _section(doc, "validity")
+    assert val["status"] == "partial"
+    assert any("concurrent validity not computed: the CFA did not converge" in r for r in val["skipped"])
+    assert "val-concurrent" not in {t["id"] for t in val["tables"]}
+    assert "metaeval.concurrent_validity" not in val["functions"]
+    assert "NOT INTERPRETABLE" in _table(doc, "val-cfa-fit")["title"]
+    cfa_readings = [r["text"] for r in val["readings"] if r["rule"] == "val-cfa"]
+    assert cfa_readings and all(t.startswith("Not interpretable: the CFA did not converge") for t in cfa_readings)
+    assert not any("Hu and Bentler" in t or "meets" in t for t in cfa_readings)
+    summary = [r["text"] for r in _section(doc, "recommendation")["readings"] if r["rule"] == "rec-validity"]
+    assert summary and "not interpretable" in summary[0]

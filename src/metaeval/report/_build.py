@@ -157,6 +157,23 @@ class Progress:
 # ----------------------------------------------------------------------------- helpers
 
 
+def cfa_problem(fa):
+    """Why a CFA result is not interpretable ("" when it is): it did not converge, or its solution
+    is not admissible (a negative residual variance or a factor correlation beyond 1).  Read with
+    ``getattr`` so results without the flags count as converged and admissible."""
+    bad = []
+    if not getattr(fa, "converged", True):
+        bad.append("the CFA did not converge")
+    if not getattr(fa, "admissible", True):
+        bad.append("the CFA solution is not admissible (Heywood case)")
+    return " and ".join(bad)
+
+
+def cfa_interpretable(fa):
+    return not cfa_problem(fa)
+
+
+
 def _rated(ds, cols):
     return [c for c in cols if ds.ratings(c).shape[0] >= 2]
 
@@ -627,7 +644,11 @@ class _Builder:
             s.functions.append("metaeval.cfa")
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:  # MetaevalError is a ValueError
             s.skip(f"CFA skipped: {type(exc).__name__}: {str(exc).splitlines()[0]}", part=True)
-        if "cfa" in results:
+        cfa_ok = "cfa" in results and cfa_interpretable(results["cfa"])
+        if "cfa" in results and not cfa_ok:
+            s.skip(f"concurrent validity not computed: {cfa_problem(results['cfa'])}, so its factor scores are "
+                   "not interpretable and drive no further analysis", part=True)
+        if cfa_ok:
             try:
                 results["concurrent_validity"] = self._timed(s, lambda: vd.concurrent_validity(
                     ds, results["cfa"], metrics=self.metrics, level="system", method=self.cfg.method))
@@ -665,13 +686,14 @@ class _Builder:
             keep = ["chi2", "df", "pvalue", "chi2_scaled", "cfi", "tli", "rmsea", "rmsea_ci_low", "rmsea_ci_high",
                     "srmr", "cfi_scaled", "tli_scaled", "rmsea_scaled"]
             ff = ff[ff.measure.isin(keep)]
+            flag = "" if cfa_ok else f" [NOT INTERPRETABLE: {cfa_problem(fa)}]"
             s.tables.append(Table("val-cfa-fit", f"CFA fit ({fa.estimator}; one factor per trait, its raters "
-                                  "as indicators)", [
+                                  f"as indicators){flag}", [
                 Column("measure", "measure", "text"), Column("lavaan", "lavaan name", "text"),
                 Column("value", "value", "num")], ff[["measure", "lavaan", "value"]].values.tolist(),
                 [fa.signature]))
             fc = fa.correlation_matrix()
-            s.tables.append(Table("val-cfa-corr", "CFA factor correlations", [
+            s.tables.append(Table("val-cfa-corr", f"CFA factor correlations{flag}", [
                 Column("factor", "factor", "text"), *[Column(c, c, "num") for c in fc.columns]],
                 [[i, *row] for i, row in zip(fc.index, fc.values.tolist())], [fa.signature]))
         if "concurrent_validity" in results:
