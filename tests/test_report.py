@@ -43,6 +43,7 @@ class _Tables(HTMLParser):
     def __init__(self):
         super().__init__()
         self.tables, self.images, self.links, self.sections = {}, [], [], []
+        self.figure_src = {}
         self._t = self._row = self._cell = None
 
     def handle_starttag(self, tag, attrs):
@@ -57,6 +58,7 @@ class _Tables(HTMLParser):
             self._cell = [a["data-v"], ""]
         elif tag == "img":
             self.images.append(a["src"])
+            self.figure_src[a.get("data-figure")] = a["src"]
         elif tag == "a" and "href" in a:
             self.links.append(a["href"])
         elif tag == "section" and "data-section" in a:
@@ -104,7 +106,7 @@ def check_structure(out, doc):
         csv = pd.read_csv(out / t["files"]["csv"], keep_default_na=False, na_values=[""])
         assert len(csv) == len(t["rows"])
         tex = (out / t["files"]["latex"]).read_text()
-        assert ("tabular" in tex or "longtable" in tex) and f"tab:{tid}" in tex
+        assert ("tabular" in tex or "longtable" in tex) and f"tab:{t['anchor']}" in tex
         for c in t["columns"]:
             if c["kind"] == "num":  # CSV keeps the raw values
                 vals = [r[t["columns"].index(c)] for r in t["rows"]]
@@ -119,7 +121,14 @@ def check_structure(out, doc):
             assert path.stat().st_size > 1000, path
         assert (out / f["files"]["png"]).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         assert (out / f["files"]["svg"]).read_text()[:200].lstrip().startswith(("<?xml", "<svg"))
-        assert f["files"]["png"] in html.images
+        assert f["files"]["png"] not in html.images  # embedded, not referenced
+    embedded = [src for src in html.images if src.startswith("data:image/png;base64,")]
+    assert len(embedded) == len(html.images) == len(figures)
+    import base64
+
+    for f in figures:  # the embedded image is the PNG written beside the report
+        src = html.figure_src[f["id"]]
+        assert base64.b64decode(src.split(",", 1)[1]) == (out / f["files"]["png"]).read_bytes()
     for link in html.links:  # every relative link resolves (files) or is an anchor on the page
         if link.startswith("#"):
             continue
@@ -415,19 +424,150 @@ def test_template_is_package_data():
     assert "jinja2" in deps and "matplotlib" in deps
 
 
-def test_stale_files_of_a_previous_report_are_removed(tmp_path):
-    from metaeval.report._render import _remove_previous
+# ----------------------------------------------------------------------------- files (issue 18.6)
 
-    (tmp_path / "figures").mkdir()
-    (tmp_path / "tables").mkdir()
-    for name in ("figures/fig-old.png", "figures/fig-old.svg", "tables/t-old.csv", "figures/mine.png"):
-        (tmp_path / name).write_text("x")
-    (tmp_path / "results.json").write_text(json.dumps({"sections": [{
-        "tables": [{"files": {"csv": "tables/t-old.csv", "latex": "tables/t-old.tex"}}],
-        "figures": [{"files": {"png": "figures/fig-old.png", "svg": "figures/fig-old.svg"}},
-                    {"files": {"png": "../outside.png"}}]}]}))
-    (tmp_path.parent / "outside.png").write_text("keep")
-    _remove_previous(str(tmp_path))
-    assert sorted(p.name for p in (tmp_path / "figures").iterdir()) == ["mine.png"]
-    assert list((tmp_path / "tables").iterdir()) == []
-    assert (tmp_path.parent / "outside.png").exists()
+LONG = "m/" + "x" * 260  # a metric name with a slash, longer than a file name may be
+
+
+def small_dataset(human="h", metrics=("a", "b", "c"), seed=0):
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((5, 30))
+    scores = {human: np.clip(np.rint(3 + q), 1, 5)}
+    for k, m in enumerate(metrics):
+        scores[m] = q + (0.5 + k) * rng.standard_normal((5, 30))
+    return metaeval.Dataset.from_arrays(scores, human=[human])
+
+
+SMALL = dict(quick=True, seed=0, n_resamples=30, splits=20, levels=("system", "global"))
+
+
+def test_report_with_slash_and_long_column_names_writes_everything(tmp_path):
+    human = "quality/overall (1-5)"
+    ds = small_dataset(human=human, metrics=("a", LONG, "Ünïcode metric"))
+    out = tmp_path / "out"
+    doc = write(build(ds, ReportConfig(**SMALL)), str(out))
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert all(len(p.name) <= 80 and p.resolve().is_relative_to(out.resolve()) for p in files)
+    assert all(p.name.isascii() for p in files)
+    t = _table(doc, f"corr-{human}")  # tables and JSON keep the real names
+    assert {r[0] for r in t["rows"]} == {"a", LONG, "Ünïcode metric"}
+    assert (out / t["files"]["csv"]).exists() and "/" not in t["files"]["csv"].split("/", 1)[1]
+    stems = {pathlib.Path(f["files"]["png"]).stem for s in doc["sections"] for f in s["figures"]}
+    assert len(stems) == len([f for s in doc["sections"] for f in s["figures"]])  # no two figures share a file
+    html = (out / "report.html").read_text(encoding="utf8")
+    assert escape(human) in html and escape(LONG) in html
+    check_structure(out, doc)
+
+
+def test_slug_is_safe_short_and_distinct():
+    from metaeval.report._model import slug
+
+    assert slug("corr-coherence") == "corr-coherence"  # safe ids are kept
+    names = ["a/b", "a_b", "a b", "a\\b", "..", "", LONG, LONG + "y", "é", "e"]
+    slugs = [slug(n) for n in names]
+    assert len(set(slugs)) == len(names)
+    for s_ in slugs:
+        assert s_ and len(s_) <= 64 and s_.isascii() and "/" not in s_ and "\\" not in s_
+        assert not s_.startswith((".", "-"))
+
+
+def test_failing_section_is_recorded_and_the_rest_is_written(tmp_path, monkeypatch):
+    import metaeval.reliability as rl
+
+    def boom(*a, **k):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setattr(rl, "consistency", boom)
+    ds = small_dataset()
+    doc = write(build(ds, ReportConfig(**SMALL)), str(tmp_path))
+    rel = _section(doc, "reliability")
+    assert rel["status"] in ("skipped", "partial")
+    assert any("reliability failed (RuntimeError: simulated failure)" in r for r in rel["skipped"])
+    assert doc["failures"] == [{"step": "reliability", "section": "reliability", "error": "RuntimeError",
+                                "message": "simulated failure"}]
+    assert _section(doc, "diagnostics")["status"] != "skipped" and _table(doc, "corr-h")["rows"]
+    assert "simulated failure" in (tmp_path / "report.html").read_text()
+
+
+def test_finished_sections_are_on_disk_before_a_later_crash(tmp_path, monkeypatch):
+    import metaeval.diagnostics as dg
+    from metaeval.report import Writer
+
+    def crash(*a, **k):
+        raise KeyboardInterrupt  # not an analysis error: the run stops here
+
+    monkeypatch.setattr(dg, "ks_score", crash)
+    with pytest.raises(KeyboardInterrupt):
+        build(small_dataset(), ReportConfig(**SMALL), writer=Writer(str(tmp_path)))
+    assert (tmp_path / "tables" / "corr-h.csv").exists() and (tmp_path / "figures" / "fig-corr-h.png").exists()
+    assert (tmp_path / "tables" / "rel-consistency.csv").exists()
+
+
+def test_planted_results_json_and_symlinks_never_touch_files_outside_out(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victims = {name: f"keep {name}" for name in ("victim.csv", "victim.png", "victim.html", "victim.json")}
+    for name, text in victims.items():
+        (outside / name).write_text(text)
+    out = tmp_path / "out"
+    (out / "tables").mkdir(parents=True)
+    (out / "figures").mkdir()
+    (out / "results.json").write_text(json.dumps({"sections": [{
+        "tables": [{"files": {"csv": "../outside/victim.csv", "latex": str(outside / "victim.json")}}],
+        "figures": [{"files": {"png": "../outside/victim.png", "svg": "figures/../../outside/victim.png"}}]}]}))
+    (out / "tables" / "corr-h.csv").symlink_to(outside / "victim.csv")     # a file the report writes
+    (out / "figures" / "fig-corr-h.png").symlink_to(outside / "victim.png")
+    (out / "report.html").symlink_to(outside / "victim.html")
+    (out / "mine.txt").write_text("the user's own file")
+    write(build(small_dataset(), ReportConfig(**SMALL)), str(out))
+    for name, text in victims.items():  # nothing outside --out was written or deleted
+        assert (outside / name).read_text() == text
+    assert (out / "mine.txt").read_text() == "the user's own file"  # nor any file the run did not create
+    assert not (out / "report.html").is_symlink() and "<html" in (out / "report.html").read_text()
+    assert not (out / "tables" / "corr-h.csv").is_symlink()
+
+
+def test_linked_output_subfolder_is_a_clear_error(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "figures").symlink_to(outside, target_is_directory=True)
+    res = CliRunner().invoke(main, ["report", "--quick", "--metrics", "BLEU,ROUGE.1", "--out", str(out)])
+    assert res.exit_code == 2 and "--out" in res.output and "link" in res.output
+    assert list(outside.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- CFA convergence (issue 14.2)
+
+
+class _NotConverged:
+    """A CFA result as validity.cfa returns it when the optimiser stopped early (converged=False)."""
+
+    converged = False
+
+    def __init__(self, res):
+        self._res = res
+
+    def __getattr__(self, name):
+        return getattr(self._res, name)
+
+
+def test_cfa_that_did_not_converge_is_not_interpretable_and_drives_nothing(monkeypatch, tmp_path):
+    import metaeval.validity as vd
+
+    real = vd.cfa
+    monkeypatch.setattr(vd, "cfa", lambda *a, **k: _NotConverged(real(*a, **k)))
+    ds = tiny_dataset()
+    doc = write(build(ds, ReportConfig(**{**TINY, "n_resamples": 20, "splits": 10}, text=False)), str(tmp_path))
+    val = _section(doc, "validity")
+    assert val["status"] == "partial"
+    assert any("concurrent validity not computed: the CFA did not converge" in r for r in val["skipped"])
+    assert "val-concurrent" not in {t["id"] for t in val["tables"]}
+    assert "metaeval.concurrent_validity" not in val["functions"]
+    assert "NOT INTERPRETABLE" in _table(doc, "val-cfa-fit")["title"]
+    cfa_readings = [r["text"] for r in val["readings"] if r["rule"] == "val-cfa"]
+    assert cfa_readings and all(t.startswith("Not interpretable: the CFA did not converge") for t in cfa_readings)
+    assert not any("Hu and Bentler" in t or "meets" in t for t in cfa_readings)
+    summary = [r["text"] for r in _section(doc, "recommendation")["readings"] if r["rule"] == "rec-validity"]
+    assert summary and "not interpretable" in summary[0]

@@ -1531,7 +1531,7 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     LaTeX, and results.json; the report says which sections were skipped and why.
     """
     from .data import list_datasets
-    from .report import ReportConfig, build, write
+    from .report import ReportConfig, Writer, build, write
 
     bundled = data in {d["name"] for d in list_datasets()}
     if not bundled and os.path.isfile(data) and not human:
@@ -1566,8 +1566,9 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     if rp is not None:
         rp.start()
     try:
-        rep = build(ds, cfg, ds_runs=ds_runs, progress=prog, command=command)
-        doc = write(rep, out, progress=prog)
+        writer = Writer(out)  # finished sections are written as the run goes
+        rep = build(ds, cfg, ds_runs=ds_runs, progress=prog, command=command, writer=writer)
+        doc = write(rep, out, progress=prog, writer=writer)
     finally:
         if rp is not None:
             rp.stop()

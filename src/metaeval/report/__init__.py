@@ -8,6 +8,6 @@ report is written.
 """
 
 from ._build import MODES, Progress, Report, ReportConfig, build, pairwise_subset
-from ._render import render_html, write
+from ._render import Writer, render_html, write
 
-__all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "pairwise_subset", "render_html", "write"]
+__all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "pairwise_subset", "render_html", "write", "Writer"]

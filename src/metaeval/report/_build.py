@@ -59,6 +59,16 @@ MODES = {
 ALPHA_GOOD, ALPHA_OK = 0.9, 0.7
 
 
+#: section titles (for a section whose step failed before it was created)
+_TITLES = {"data": "Data", "correlations": "Correlations with the human scores",
+           "clusters": "Significance clusters",
+           "measures": "Which correlation measure to trust: discriminative power and ranking consistency",
+           "reliability": "Reliability of metrics and human ratings",
+           "validity": "Validity: multitrait-multimethod table and factor analysis",
+           "diagnostics": "Diagnostics beyond one correlation", "text": "Text diagnostics: perturbation detection",
+           "local": "Local metric accuracy across contexts", "recommendation": "Summary and recommendation"}
+
+
 @dataclass(frozen=True)
 class ReportConfig:
     """What the report runs.  ``None`` means: the mode's default (:data:`MODES`).
@@ -145,6 +155,23 @@ class Progress:
 
 
 # ----------------------------------------------------------------------------- helpers
+
+
+def cfa_problem(fa):
+    """Why a CFA result is not interpretable ("" when it is): it did not converge, or its solution
+    is not admissible (a negative residual variance or a factor correlation beyond 1).  Read with
+    ``getattr`` so results without the flags count as converged and admissible."""
+    bad = []
+    if not getattr(fa, "converged", True):
+        bad.append("the CFA did not converge")
+    if not getattr(fa, "admissible", True):
+        bad.append("the CFA solution is not admissible (Heywood case)")
+    return " and ".join(bad)
+
+
+def cfa_interpretable(fa):
+    return not cfa_problem(fa)
+
 
 
 def _rated(ds, cols):
@@ -260,6 +287,7 @@ class _Builder:
         self.results = {}
         self.state = {"corr": {}, "clusters": {}, "dp": {}, "rc": {}, "subset": {}}
         self.sections = {}
+        self.failures = []
 
     # -- infrastructure
     def sec(self, sid, title, intro=""):
@@ -268,32 +296,52 @@ class _Builder:
         return self.sections[sid]
 
     def steps(self):
-        """The run as (label, units, function) steps, in order."""
-        out = [("data overview", None, self.overview)]
+        """The run as (label, units, function, section id) steps, in order."""
+        out = [("data overview", None, self.overview, "data")]
         for h in self.humans:
             out.append((f"correlations with {h}", len(self.metrics) * len(self.levels),
-                        lambda bar, h=h: self.correlations(h, bar)))
+                        lambda bar, h=h: self.correlations(h, bar), "correlations"))
         for h in self.humans:
-            out.append((f"significance clusters for {h}", None, lambda bar, h=h: self.clusters(h, bar)))
+            out.append((f"significance clusters for {h}", None, lambda bar, h=h: self.clusters(h, bar), "clusters"))
         for h in self.humans:
-            out.append((f"correlation measures (DP, RC) for {h}", None, lambda bar, h=h: self.measures(h, bar)))
-        out += [("reliability", None, self.reliability), ("validity", None, self.validity),
-                ("diagnostics", None, self.diagnostics), ("text diagnostics", None, self.text_diagnostics),
-                ("local accuracy", None, self.local), ("recommendation", None, self.recommendation)]
+            out.append((f"correlation measures (DP, RC) for {h}", None, lambda bar, h=h: self.measures(h, bar),
+                        "measures"))
+        out += [("reliability", None, self.reliability, "reliability"),
+                ("validity", None, self.validity, "validity"),
+                ("diagnostics", None, self.diagnostics, "diagnostics"),
+                ("text diagnostics", None, self.text_diagnostics, "text"),
+                ("local accuracy", None, self.local, "local"),
+                ("recommendation", None, self.recommendation, "recommendation")]
         return out
 
-    def run(self):
+    def run(self, writer=None):
+        """Run the steps; a step that fails is recorded (its section skipped, or partial when it had
+        finished tables) and the others run.  After every step the finished tables and figures are
+        written by ``writer`` (a :class:`._render.Writer`), so nothing computed is lost."""
         steps = self.steps()
         self.progress.start(len(steps))
-        for label, units, fn in steps:
+        for label, units, fn, sid in steps:
             with self.progress.step(label, units) as bar:
-                fn(bar)
+                try:
+                    fn(bar)
+                except (KeyboardInterrupt, SystemExit):
+                    raise
+                except Exception as exc:  # one failing analysis must not lose the others
+                    s = self.sections.get(sid) or self.sec(sid, _TITLES.get(sid, label))
+                    msg = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+                    s.skip(f"{label} failed ({type(exc).__name__}: {msg}); the rest of the report is complete",
+                           part=bool(s.tables or s.figures))
+                    self.failures.append({"step": label, "section": sid, "error": type(exc).__name__,
+                                          "message": msg})
+                if writer is not None:
+                    for s in self.sections.values():
+                        writer.flush(s)
         order = ["data", "correlations", "clusters", "measures", "reliability", "validity", "diagnostics",
                  "text", "local", "recommendation"]
         sections = [self.sections[k] for k in order if k in self.sections]
         for s in sections:
             seen = getattr(s, "_warnings", {})
-            s.warnings = [{"warning": k, "count": v} for k, v in seen.items()]
+            s.warnings = [*s.warnings, *({"warning": k, "count": v} for k, v in seen.items())]
         return sections
 
     def _timed(self, section, fn):
@@ -596,7 +644,11 @@ class _Builder:
             s.functions.append("metaeval.cfa")
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:  # MetaevalError is a ValueError
             s.skip(f"CFA skipped: {type(exc).__name__}: {str(exc).splitlines()[0]}", part=True)
-        if "cfa" in results:
+        cfa_ok = "cfa" in results and cfa_interpretable(results["cfa"])
+        if "cfa" in results and not cfa_ok:
+            s.skip(f"concurrent validity not computed: {cfa_problem(results['cfa'])}, so its factor scores are "
+                   "not interpretable and drive no further analysis", part=True)
+        if cfa_ok:
             try:
                 results["concurrent_validity"] = self._timed(s, lambda: vd.concurrent_validity(
                     ds, results["cfa"], metrics=self.metrics, level="system", method=self.cfg.method))
@@ -634,13 +686,14 @@ class _Builder:
             keep = ["chi2", "df", "pvalue", "chi2_scaled", "cfi", "tli", "rmsea", "rmsea_ci_low", "rmsea_ci_high",
                     "srmr", "cfi_scaled", "tli_scaled", "rmsea_scaled"]
             ff = ff[ff.measure.isin(keep)]
+            flag = "" if cfa_ok else f" [NOT INTERPRETABLE: {cfa_problem(fa)}]"
             s.tables.append(Table("val-cfa-fit", f"CFA fit ({fa.estimator}; one factor per trait, its raters "
-                                  "as indicators)", [
+                                  f"as indicators){flag}", [
                 Column("measure", "measure", "text"), Column("lavaan", "lavaan name", "text"),
                 Column("value", "value", "num")], ff[["measure", "lavaan", "value"]].values.tolist(),
                 [fa.signature]))
             fc = fa.correlation_matrix()
-            s.tables.append(Table("val-cfa-corr", "CFA factor correlations", [
+            s.tables.append(Table("val-cfa-corr", f"CFA factor correlations{flag}", [
                 Column("factor", "factor", "text"), *[Column(c, c, "num") for c in fc.columns]],
                 [[i, *row] for i, row in zip(fc.index, fc.values.tolist())], [fa.signature]))
         if "concurrent_validity" in results:
@@ -867,15 +920,20 @@ class _Builder:
         self.results["recommendation"] = rec["data"]
 
 
-def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None) -> Report:
+def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, writer=None) -> Report:
     """Run every analysis that applies to ``ds`` and collect the report.
 
     ``ds_runs`` is the same data with the metrics' repeated runs (for
-    stability; default ``ds``); ``progress`` a :class:`Progress`.
+    stability; default ``ds``); ``progress`` a :class:`Progress`;
+    ``writer`` a :class:`metaeval.report._render.Writer` that writes each
+    section's tables and figures as soon as they are finished (pass the
+    same writer to :func:`~metaeval.report.write`).  An analysis that fails
+    is recorded as a skipped (or partial) section with the error, and the
+    others run.
     """
     t0 = time.perf_counter()
     b = _Builder(ds, cfg, ds_runs, progress)
-    sections = b.run()
+    sections = b.run(writer)
     seconds = time.perf_counter() - t0
     meta = {
         "metaeval": __version__,
@@ -887,6 +945,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None) -
                    "levels": list(b.levels)},
         "data": b.data_info,
         "seconds_analyses": seconds,
+        "failures": b.failures,
         "rules": rd.rules_table(),
     }
     return Report(sections=sections, meta=meta, results=b.results)

@@ -7,7 +7,9 @@ readings alike, so that a number reads the same everywhere.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,6 +55,27 @@ def fmt(value, kind="num", digits=DIGITS):
     if s.startswith("-") and float(s) == 0:
         s = s[1:]
     return s
+
+
+_SAFE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
+def slug(name):
+    """A file-name-safe form of ``name`` (a table or figure id, which may hold
+    a raw column name with ``/``, spaces, non-ASCII or hundreds of characters).
+
+    Names of up to 64 ASCII letters, digits, ``.``, ``_`` and ``-`` (not
+    starting with a dot or a dash) are kept as they are; any other name
+    becomes an ASCII stem of at most 40 characters plus ``-`` and the first
+    10 hex digits of the SHA-1 of the full name, so two different names
+    never share a file.  Display names (tables, JSON) keep the real name.
+    """
+    name = str(name)
+    if _SAFE.fullmatch(name) and not name.endswith("."):
+        return name
+    stem = re.sub(r"[^A-Za-z0-9._-]+", "_", name.encode("ascii", "ignore").decode()).strip("._-")[:40]
+    digest = hashlib.sha1(name.encode("utf8")).hexdigest()[:10]
+    return f"{stem}-{digest}" if stem else f"x-{digest}"
 
 
 def plain(v):
@@ -132,7 +155,8 @@ class Table:
             "signatures": list(self.signatures),
             "columns": [c.to_dict() for c in self.columns],
             "rows": self.rows,
-            "files": {"csv": f"tables/{self.id}.csv", "latex": f"tables/{self.id}.tex"},
+            "anchor": slug(self.id),
+            "files": {"csv": f"tables/{slug(self.id)}.csv", "latex": f"tables/{slug(self.id)}.tex"},
         }
 
 
@@ -147,8 +171,9 @@ class Figure:
     group: str | None = None
 
     def to_dict(self):
-        return {"id": self.id, "title": self.title, "alt": self.alt or self.title, "group": self.group,
-                "files": {"png": f"figures/{self.id}.png", "svg": f"figures/{self.id}.svg"}}
+        return {"id": self.id, "anchor": slug(self.id), "title": self.title, "alt": self.alt or self.title,
+                "group": self.group,
+                "files": {"png": f"figures/{slug(self.id)}.png", "svg": f"figures/{slug(self.id)}.svg"}}
 
 
 @dataclass

@@ -59,8 +59,11 @@ RULES = {
                  "between .7 and .9 (below seed paper 002's .9), by name; the count at or above .9.",
     "val-mtmm": "The shares of Campbell-Fiske comparisons where a convergent value (same trait, two raters) "
                 "exceeds the heterotrait-heteromethod and the heterotrait-monomethod values.",
-    "val-cfa": "CFA fit against Hu and Bentler's (1999) cut-offs (CFI >= .95, TLI >= .95, RMSEA <= .06, "
-               "SRMR <= .08), and factor correlations above .85 (Brown 2015: traits not empirically distinct).",
+    "val-cfa": "A CFA that did not converge or is not admissible is marked not interpretable (nothing else is "
+               "read from it); otherwise its fit against Hu and Bentler's (1999) cut-offs (CFI >= .95, TLI >= .95, "
+               "RMSEA <= .06, SRMR <= .08), and factor correlations above .85 (Brown 2015: traits not empirically distinct).",
+    "rec-validity": "A warning in the summary when the CFA did not converge or is not admissible: the factor "
+                    "analysis supports no conclusion.",
     "val-concurrent": "For each factor: the metric with the highest validity coefficient against its "
                       "factor scores.",
     "diag-ks": "For each human column: the metric with the highest KS score, and metrics whose gap has the "
@@ -327,6 +330,12 @@ def reliability_readings(results, humans, metrics):
     return out
 
 
+def _cfa_problem(fa):
+    from ._build import cfa_problem
+
+    return cfa_problem(fa)
+
+
 def validity_readings(results):
     out = []
     if "mtmm" in results:
@@ -337,7 +346,11 @@ def validity_readings(results):
             f"{fmt(100 * m.share_convergent_above_htmm, 'int')}% of the Campbell-Fiske comparisons (mean "
             f"convergent {fmt(m.mean_convergent)}, heterotrait-monomethod {fmt(m.mean_htmm)}, "
             f"heterotrait-heteromethod {fmt(m.mean_hthm)}).", "val-mtmm", ["val-campbell-fiske", "val-mtmm"]))
-    if "cfa" in results:
+    if "cfa" in results and _cfa_problem(results["cfa"]):
+        out.append(Reading(f"Not interpretable: {_cfa_problem(results['cfa'])}; its fit indices, loadings and "
+                           "factor correlations are shown for diagnosis only and no reading, recommendation or "
+                           "further analysis uses them.", "val-cfa", ["val-cfa-fit", "val-cfa-corr"]))
+    elif "cfa" in results:
         fa = results["cfa"]
         fit = fa.fit_frame().set_index("measure")["value"]
         ok, bad = [], []
@@ -563,6 +576,11 @@ def recommend(state, humans, levels, metrics):
             Column("caution", "trusted but unreliable (alpha < .7 or stability < .9)", "text")], trows, [],
             note="From the tables clusters-<human column> and corr-<human column>, whose captions carry the "
                  "signatures, and rel-consistency / rel-stability for the flags (rule rec-trust)."))
+    fa = state.get("validity", {}).get("cfa")
+    if fa is not None and _cfa_problem(fa):
+        readings.append(Reading(f"Validity: {_cfa_problem(fa)}; the factor analysis is not interpretable and "
+                                "supports no conclusion about the human traits (no concurrent validity was "
+                                "computed from it).", "rec-validity", ["val-cfa-fit"]))
     rel = state.get("reliability", {})
     if "agreement" in rel:
         f = rel["agreement"].to_frame()

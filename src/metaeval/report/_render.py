@@ -1,12 +1,15 @@
 """Writing the report: results.json first, then every view rendered from it.
 
-:func:`write` draws the figures (PNG and SVG) from the result objects,
-exports every table as CSV (raw values) and LaTeX (rounded as displayed),
-writes ``results.json`` (NaN as null), and renders ``report.html`` from the
-JSON document it has just written, so the HTML shows exactly the numbers
-of results.json, rounded only by :func:`._model.fmt`.  The HTML is one
-file with inline CSS and no script; figures and tables are files next to
-it, referenced by relative paths (it opens offline, from disk).
+:class:`Writer` draws the figures (PNG and SVG) from the result objects
+and exports every table as CSV (raw values) and LaTeX (rounded as
+displayed) as soon as their section is finished (file names are slugs of
+the ids, :func:`._model.slug`); :func:`write` then writes ``results.json``
+(NaN as null) and renders ``report.html`` from the JSON document it has
+just written, so the HTML shows exactly the numbers of results.json,
+rounded only by :func:`._model.fmt`.  The HTML is one self-contained file
+(inline CSS, figures embedded as PNG data URIs, no script); the figures and
+tables are also files beside it.  Nothing is written outside the output
+folder and nothing is deleted.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import json
 import os
 import time
 
-from ._model import fmt, plain
+from ._model import fmt, plain, slug
 
 _ORDER = ["recommendation", "data", "correlations", "clusters", "measures", "reliability", "validity",
           "diagnostics", "text", "local"]
@@ -44,26 +47,123 @@ def table_latex(table):
         caption += ". Signatures: " + "; ".join(r"\texttt{" + _tex_escape(s).replace("|", r"|\allowbreak{}") + "}"
                                                 for s in table.signatures)
     align = "".join("l" if c.kind in ("text", "bool") else "r" for c in table.columns)
-    return df.to_latex(index=False, escape=False, caption=(caption, short), label=f"tab:{table.id}",
+    return df.to_latex(index=False, escape=False, caption=(caption, short), label=f"tab:{slug(table.id)}",
                        longtable=len(table.rows) > 40, column_format=align)
 
 
-def _draw_figures(report, out, progress):
-    from .figures import save_both
+class Writer:
+    """Writes the report's files into ``out`` as they are finished, never outside it.
 
-    figs = [(s, f) for s in report.sections for f in s.figures]
-    with progress.step("figures (PNG and SVG)", len(figs)) as bar:
-        for s, f in figs:
+    :meth:`flush` writes a section's tables (CSV, LaTeX) and figures (PNG,
+    SVG) that are not written yet, so the builder calls it after every step
+    and a later failure loses nothing; :meth:`finish` writes
+    ``results.json`` and ``report.html``.  Every file is written to a
+    temporary file in its folder and renamed onto its name, so an existing
+    symbolic link is replaced (never followed); ``figures/`` and ``tables/``
+    must resolve inside ``out``.  Nothing is ever deleted: files of an earlier
+    report that this run does not write are left as they are (results.json
+    lists this run's files).
+    """
+
+    def __init__(self, out, *, progress=None):
+        from ..errors import ParameterError
+
+        self.out = os.path.abspath(out)
+        os.makedirs(self.out, exist_ok=True)
+        self.real = os.path.realpath(self.out)
+        for sub in ("figures", "tables"):
+            p = os.path.join(self.out, sub)
+            if os.path.islink(p) or (os.path.exists(p) and not self._inside(os.path.realpath(p))):
+                raise ParameterError(f"--out: {p} is a link (to {os.path.realpath(p)}); the report writes only "
+                                     "inside its folder: remove the link or choose another --out")
+            os.makedirs(p, exist_ok=True)
+        self.progress = progress
+        self.done = set()     # ids of the tables and figures written
+        self.images = {}      # figure id -> PNG bytes (embedded in report.html)
+        self.files = []       # every file written by this run (relative to out)
+
+    def _inside(self, real):
+        return real == self.real or real.startswith(self.real + os.sep)
+
+    def put(self, rel, data):
+        """Write ``data`` (bytes or str) to ``out/rel``, replacing (never following) what is there."""
+        import tempfile
+
+        from ..errors import ParameterError
+
+        path = os.path.join(self.out, rel)
+        folder = os.path.dirname(path)
+        if not self._inside(os.path.realpath(folder)) or os.path.normpath(rel).startswith(".."):
+            raise ParameterError(f"--out: {rel} would be written outside {self.out}")
+        if isinstance(data, str):
+            data = data.encode("utf8")
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".metaeval-")
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, path)  # renames onto the name: a link there is replaced, not followed
+        except BaseException:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+            raise
+        self.files.append(rel)
+
+    def _figure(self, s, f):
+        import io
+
+        from .figures import _pyplot
+
+        d = f.to_dict()["files"]
+        fig = f.make()
+        try:
+            bufs = {}
+            for kind, kw in (("png", {"dpi": 110}), ("svg", {})):
+                bufs[kind] = io.BytesIO()
+                fig.savefig(bufs[kind], format=kind, **kw)
+        finally:
+            _pyplot().close(fig)
+        for kind, b in bufs.items():
+            self.put(d[kind], b.getvalue())
+        self.images[f.id] = bufs["png"].getvalue()
+
+    def flush(self, s):
+        """Write the tables and figures of section ``s`` not written yet."""
+        for t in s.tables:
+            if ("t", t.id) in self.done:
+                continue
+            self.done.add(("t", t.id))
+            files = t.to_dict()["files"]
+            try:
+                self.put(files["csv"], t.frame().to_csv(index=False))
+                self.put(files["latex"], table_latex(t))
+            except Exception as exc:  # a view failing must not lose the computed report
+                s.warnings.append({"warning": f"table {t.id!r} not exported: {type(exc).__name__}: {exc}",
+                                   "count": 1})
+        for f in list(s.figures):
+            if ("f", f.id) in self.done:
+                continue
+            self.done.add(("f", f.id))
             t = time.perf_counter()
             try:
-                save_both(f.make(), os.path.join(out, "figures", f.id))
+                self._figure(s, f)
             except Exception as exc:  # a view failing must not lose the computed report
                 s.figures.remove(f)
                 s.warnings.append({"warning": f"figure {f.id!r} not drawn: {type(exc).__name__}: {exc}",
                                    "count": 1})
             s.seconds += time.perf_counter() - t
-            if bar is not None:
-                bar(1)
+
+    def finish(self, report, seconds_views=0.0):
+        """Write results.json and report.html (rendered from exactly what results.json holds)."""
+        from ._methods import describe
+
+        functions = [fn for s in report.sections for fn in s.functions]
+        report.meta["seconds_views"] = seconds_views
+        doc = document(report, describe(functions))
+        self.put("results.json", json.dumps(doc, indent=1, allow_nan=False))
+        with open(os.path.join(self.out, "results.json"), encoding="utf8") as f:
+            written = json.load(f)
+        self.put("report.html", render_html(written, images=self.images))
+        return written
 
 
 def document(report, methods):
@@ -76,8 +176,15 @@ def document(report, methods):
     return plain(doc)
 
 
-def render_html(doc):
-    """The HTML page of a results.json document (jinja2, autoescaped)."""
+def render_html(doc, images=None):
+    """The HTML page of a results.json document (jinja2, autoescaped).
+
+    ``images`` maps figure ids to PNG bytes, embedded as data URIs so that
+    report.html alone is the whole report; without it (or for a figure it
+    lacks) the page refers to the PNG file beside it.
+    """
+    import base64
+
     import jinja2
 
     env = jinja2.Environment(
@@ -85,58 +192,30 @@ def render_html(doc):
         autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
         trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
     env.filters["fmt"] = fmt
+    env.filters["anchor"] = slug
     env.filters["jsonv"] = lambda v: json.dumps(v, allow_nan=False)
     env.globals["fmt"] = fmt
-    return env.get_template("report.html.j2").render(doc=doc)
+    uris = {k: "data:image/png;base64," + base64.b64encode(v).decode("ascii") for k, v in (images or {}).items()}
+    return env.get_template("report.html.j2").render(doc=doc, images=uris)
 
 
-def _remove_previous(out):
-    """Delete the files a previous report wrote in ``out`` (listed in its results.json), so that
-    no stale table or figure is left beside the new report; nothing else is touched."""
-    path = os.path.join(out, "results.json")
-    try:
-        with open(path, encoding="utf8") as f:
-            old = json.load(f)
-        files = [v for s in old.get("sections", []) for x in s.get("tables", []) + s.get("figures", [])
-                 for v in x.get("files", {}).values()]
-    except (OSError, ValueError, AttributeError, TypeError):
-        return
-    for rel in files:
-        p = os.path.normpath(os.path.join(out, rel))
-        if os.path.dirname(os.path.dirname(p)) == os.path.normpath(out) and os.path.isfile(p):
-            os.remove(p)
-
-
-def write(report, out, *, progress=None):
+def write(report, out, *, progress=None, writer=None):
     """Write ``report`` to the folder ``out``; returns the results.json document.
 
-    Files: ``report.html``, ``results.json``, ``figures/<id>.png`` and
-    ``.svg``, ``tables/<id>.csv`` and ``.tex``.
+    Files: ``report.html`` (self-contained: figures embedded as PNG),
+    ``results.json``, ``figures/<name>.png`` and ``.svg``,
+    ``tables/<name>.csv`` and ``.tex`` (``<name>``: the id, or a slug of it,
+    :func:`._model.slug`).  ``writer`` is the :class:`Writer` the builder
+    already wrote finished sections with (default: a new one).
     """
     from ._build import Progress
-    from ._methods import describe
 
     progress = progress or Progress()
     progress.start(2)  # two more steps for the whole run's progress: figures; tables, JSON and HTML
     t0 = time.perf_counter()
-    _remove_previous(out)
-    os.makedirs(os.path.join(out, "figures"), exist_ok=True)
-    os.makedirs(os.path.join(out, "tables"), exist_ok=True)
-    _draw_figures(report, out, progress)
-    with progress.step("tables, results.json and HTML", None):
+    w = writer if writer is not None else Writer(out)
+    with progress.step("figures and tables not written yet", None):
         for s in report.sections:
-            for t in s.tables:
-                t.frame().to_csv(os.path.join(out, "tables", f"{t.id}.csv"), index=False)
-                with open(os.path.join(out, "tables", f"{t.id}.tex"), "w", encoding="utf8") as f:
-                    f.write(table_latex(t))
-        functions = [fn for s in report.sections for fn in s.functions]
-        report.meta["seconds_views"] = time.perf_counter() - t0
-        doc = document(report, describe(functions))
-        path = os.path.join(out, "results.json")
-        with open(path, "w", encoding="utf8") as f:
-            json.dump(doc, f, indent=1, allow_nan=False)
-        with open(path, encoding="utf8") as f:
-            written = json.load(f)  # the HTML is rendered from exactly what results.json holds
-        with open(os.path.join(out, "report.html"), "w", encoding="utf8") as f:
-            f.write(render_html(written))
-    return written
+            w.flush(s)
+    with progress.step("results.json and HTML", None):
+        return w.finish(report, time.perf_counter() - t0)
