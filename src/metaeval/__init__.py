@@ -17,7 +17,7 @@ light: no plotting or deep-learning library is imported.
 from ._version import __version__
 from .compare import Comparison, Comparisons, compare, compare_all
 from .correlation import Correlation, Correlations, correlate
-from .data import Dataset, list_datasets, load_dataset, read_dataset
+from .data import Dataset, list_datasets, load_dataset, read_dataset, read_mtme, mtme_info
 from .measures import (
     DiscriminativePower,
     RankingConsistency,
@@ -92,6 +92,8 @@ __all__ = [
     "load_dataset",
     "list_datasets",
     "read_dataset",
+    "read_mtme",
+    "mtme_info",
     "correlate",
     "Correlation",
     "Correlations",
