@@ -36,3 +36,29 @@ def mtme(module: str = "stats"):
     import importlib
 
     return importlib.import_module(f"mt_metrics_eval.{module}")
+
+
+def mtme_function(module: str, name: str, namespace: dict | None = None):
+    """One top-level function of ``mt_metrics_eval/<module>.py`` run as the oracle,
+    without importing the module (data.py and tasks.py import apache_beam).
+
+    The function's source is taken from the file with :mod:`ast` and executed
+    in ``namespace`` (default: ``np`` = numpy); it is not copied into the
+    project.  Skips when the anchor is absent.
+    """
+    import ast
+
+    import numpy as np
+
+    d = anchor_dir()
+    if d is None:
+        pytest.skip(f"mt-metrics-eval oracle not found in {', '.join(map(str, CANDIDATES))} "
+                    "(../shared is absent)")
+    path = d / "mt_metrics_eval" / f"{module}.py"
+    tree = ast.parse(path.read_text())
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and node.name == name:
+            ns = {"np": np} if namespace is None else dict(namespace)
+            exec(compile(ast.Module([node], []), str(path), "exec"), ns)
+            return ns[name]
+    raise LookupError(f"{name} not found in {path}")
