@@ -164,3 +164,108 @@ def test_validation():
         significance_clusters([1, 2], np.array([[0, 2.0], [0, 0]]))
     with pytest.raises(ParameterError, match=r"strict"):
         significance_clusters([1, 2], np.zeros((2, 2)), strict="no")
+
+
+# ---- mt-metrics-eval's exact AssignRanks and its p-values (issue 16.2) --------
+
+from _mtme_anchor import mtme, mtme_function  # noqa: E402
+
+from metaeval.stats.clusters import assign_ranks, mtme_pvalue  # noqa: E402
+
+
+def _adversarial_matrices(rng):
+    """Random upper-triangular p-value matrices with ties at alpha, NaN, 0 and 1."""
+    for k in (1, 2, 3, 5, 8, 28):
+        for _ in range(40):
+            P = rng.choice([0.0, 0.01, 0.049, 0.05, 0.0501, 0.2, 1.0, np.nan], size=(k, k))
+            yield k, P
+            yield k, rng.random((k, k)) * 0.1
+    yield 4, np.zeros((4, 4))
+    yield 4, np.full((4, 4), np.nan)
+
+
+def test_assign_ranks_equals_mtme_assignranks():
+    """Same ranks as mt-metrics-eval data.py, function AssignRanks, commit 68a481a
+    (run from its source; data.py itself imports apache_beam) on random and
+    adversarial p-value matrices (p exactly alpha, NaN, 0, 1, one metric)."""
+    AssignRanks = mtme_function("data", "AssignRanks")
+    rng = np.random.default_rng(16)
+    n = 0
+    for k, P in _adversarial_matrices(rng):
+        for alpha in (0.05, 0.0, 1.0):
+            exp = AssignRanks(P, alpha)
+            np.testing.assert_array_equal(assign_ranks(P, alpha), exp)
+            n += 1
+    assert n > 1000
+
+
+def test_mtme_pvalue_equals_permutation_sig_diff():
+    """mtme_pvalue on the draws of mt-metrics-eval stats.py PermutationSigDiff
+    (commit 68a481a) gives its p-value: count(delta* >= delta) / k."""
+    stats = mtme("stats")
+    gold = [1, 2, 3, 4, 5, 5, 7, 8]
+    m1 = [1, 2, 3, 3, 7, 3, 5, 5]
+    m2 = [2, 1, 2, 6, 8, 8, 7, 6]
+    c1, c2 = stats.Correlation(4, gold, m1), stats.Correlation(4, gold, m2)
+    import scipy.stats
+
+    np.random.seed(3)
+    p, delta, k, draws = stats.PermutationSigDiff(c1, c2, scipy.stats.pearsonr, "sys", 1000)
+    null = np.array([a - b for a, b in draws])
+    assert mtme_pvalue(null, delta) == p
+    assert mtme_pvalue(null, delta) <= (np.count_nonzero(null >= delta) + 1) / (k + 1)
+    assert np.isnan(mtme_pvalue([], 0.1)) and np.isnan(mtme_pvalue([0.1], np.nan))
+    assert mtme_pvalue([np.nan, 1.0], 0.5) == 0.5  # a NaN draw counts, never exceeds
+
+
+def test_regression_wmt21_tail_merged_by_plus_one_estimator():
+    """Issue 16.2 (WMT21 zh-en MQM, 28 metrics: 7 clusters in mt-metrics-eval,
+    6 in metaeval, tail merged).  With the same draws, a pair with exactly
+    alpha * k = 50 exceedances out of k = 1000 is significant under
+    mt-metrics-eval's count / k (0.05 <= 0.05) and not under (count + 1) /
+    (k + 1) (0.0509): the last cluster boundary disappears."""
+    from metaeval.correlation import resampling_pvalue
+
+    k, stats_ = 1000, np.array([0.9, 0.8, 0.7])
+    delta = 0.1
+    nulls = {}
+    for (i, j), c in {(0, 1): 400, (0, 2): 300, (1, 2): 50}.items():
+        null = np.linspace(-1, 0.09, k)  # all below delta ...
+        null[:c] = 0.2  # ... except exactly c exceedances
+        nulls[i, j] = null
+    mt = np.full((3, 3), np.nan)
+    me = np.full((3, 3), np.nan)
+    for (i, j), null in nulls.items():
+        mt[i, j] = mtme_pvalue(null, delta)
+        me[i, j] = resampling_pvalue(null, delta, "greater")
+    assert mt[1, 2] == 0.05 and me[1, 2] == pytest.approx(51 / 1001)
+    np.testing.assert_array_equal(significance_clusters(stats_, mt), [1, 1, 2])
+    np.testing.assert_array_equal(assign_ranks(mt, 0.05), [1, 1, 2])
+    np.testing.assert_array_equal(significance_clusters(stats_, me), [1, 1, 1])
+
+
+def test_compare_all_clusters_mtme_uses_count_over_n():
+    import metaeval
+
+    rng = np.random.default_rng(5)
+    N = 12
+    h = rng.standard_normal((N, 1))
+    cols = {"h": h}
+    for j, noise in enumerate([0.1, 0.3, 0.6, 1.0, 2.0]):
+        cols[f"m{j}"] = h + noise * rng.standard_normal((N, 1))
+    ds = metaeval.Dataset.from_arrays(cols, human="h")
+    a = metaeval.compare_all(ds, "h", n_resamples=200, rng=1, clusters="mtme")
+    b = metaeval.compare_all(ds, "h", n_resamples=200, rng=1)
+    K = len(a.metrics)
+    for i in range(K):
+        for j in range(i + 1, K):
+            c = next(p for p in a.pairs if (p.metric_a, p.metric_b) == (a.metrics[i], a.metrics[j]))
+            null = c.null_distribution
+            assert a.better[i, j] == np.count_nonzero(null >= c.statistic) / null.size
+            assert b.better[i, j] == c.pvalue_greater
+    np.testing.assert_array_equal(a.clusters, assign_ranks(a.better, 0.05))
+    assert ":mtme" in a.signature
+    with pytest.raises(metaeval.ParameterError, match="clusters='mtme' needs a permutation test"):
+        metaeval.compare_all(ds, "h", test="williams", clusters="mtme")
+    with pytest.raises(metaeval.ParameterError, match="clusters"):
+        metaeval.compare_all(ds, "h", clusters="wmt")

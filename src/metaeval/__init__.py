@@ -37,7 +37,7 @@ from .errors import (
 _LAZY = {
     ".compare": ("Comparison", "Comparisons", "compare", "compare_all"),
     ".correlation": ("Correlation", "Correlations", "correlate"),
-    ".data": ("Dataset", "list_datasets", "load_dataset", "read_dataset"),
+    ".data": ("Dataset", "list_datasets", "load_dataset", "read_dataset", "read_mtme", "mtme_info"),
     ".measures": (
         "DiscriminativePower",
         "RankingConsistency",
@@ -122,6 +122,8 @@ __all__ = [
     "load_dataset",
     "list_datasets",
     "read_dataset",
+    "read_mtme",
+    "mtme_info",
     "correlate",
     "Correlation",
     "Correlations",

@@ -1579,5 +1579,72 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
         click.echo(f"skipped ({k['section']}): {k['reason']}")
 
 
+
+# --------------------------------------------------------------------------
+# read-mtme: mt-metrics-eval's WMT data layout into a long file
+
+@main.command("read-mtme")
+@click.argument("root", type=click.Path(exists=True, file_okay=False))
+@click.argument("testset")
+@click.argument("lp")
+@click.option("--human", default="mqm", show_default=True,
+              help="Human score name (human-scores/LP.NAME.LEVEL.score): mqm, wmt-z, da-sqm, ...")
+@click.option("--level", type=click.Choice(["seg", "doc", "sys"]), default="seg", show_default=True,
+              help="Which files to read: segments, documents, or system-level scores.")
+@click.option("--refs", default=None, help="Comma-separated references in use (e.g. refA): other metric "
+              "variants are dropped and these human translations are never systems.")
+@click.option("--include-human", is_flag=True, help="Keep human translations (reference names) as systems.")
+@click.option("--exclude-systems", default=None, help="Comma-separated systems to drop (e.g. outliers).")
+@click.option("--metrics", default=None, help="Comma-separated metric columns or base names (default: all).")
+@click.option("--primary", default=None, help="Comma-separated base names of the primary metrics.")
+@click.option("--primary-only", is_flag=True, help="Keep only the --primary metrics.")
+@click.option("--segments", type=click.Choice(["all", "rated"]), default="all", show_default=True,
+              help="System level: metric means over all segments (the .sys.score files) or over the "
+              "human-rated ones (the '.true' convention).")
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Long table to write (.csv, .tsv, .jsonl, .parquet): system, input, contexts, scores.")
+@click.option("--texts-out", default=None, type=click.Path(dir_okay=False),
+              help="JSONL of the texts (system, input, source, reference, hypothesis) for --texts.")
+def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_systems, metrics,
+                  primary, primary_only, segments, out, texts_out):
+    """Read mt-metrics-eval data (ROOT/TESTSET/..., language pair LP) into a long file.
+
+    The file has one row per system x input with the human column, one column
+    per metric variant (BLEU-refA, COMETKiwi-src, ...) and the context columns
+    doc and domain; other commands read it with --human NAME (and
+    --contexts doc,domain).  See docs/mt.md.
+    """
+    from .data._mtme import read_mtme
+
+    ds = read_mtme(root, testset, lp, human=human, level=level, refs=_split(refs),
+                   include_human=include_human, exclude_systems=_split(exclude_systems) or (),
+                   metrics=_split(metrics), primary=_split(primary), primary_only=primary_only,
+                   segments=segments, texts=texts_out is not None)
+    frame = ds.to_frame()
+    if ds.contexts is not None:
+        ctx = ds.contexts
+        frame = frame.merge(ctx, on=[k for k in ("system", "input") if k in ctx.columns], how="left")
+        cols = ["system", "input"] + [c for c in ctx.columns if c not in ("system", "input")]
+        frame = frame[cols + [c for c in frame.columns if c not in cols]]
+    suffix = os.path.splitext(out)[1].lower()
+    if suffix == ".csv":
+        frame.to_csv(out, index=False)
+    elif suffix == ".tsv":
+        frame.to_csv(out, index=False, sep="\t")
+    elif suffix == ".jsonl":
+        frame.to_json(out, orient="records", lines=True)
+    elif suffix == ".parquet":
+        frame.to_parquet(out, index=False)
+    else:
+        raise click.BadParameter(f"unknown suffix {suffix!r}: use .csv, .tsv, .jsonl or .parquet",
+                                 param_hint="--out")
+    if texts_out is not None:
+        if ds.texts is None:
+            _fail(f"no texts for level {level!r}: texts are per segment (use --level seg)")
+        ds.texts.to_json(texts_out, orient="records", lines=True, force_ascii=False)
+    n, m = ds.shape
+    click.echo(f"{out}: {n} systems x {m} inputs, human {human!r}, {len(ds.metrics)} metrics")
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

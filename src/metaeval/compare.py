@@ -60,6 +60,7 @@ from .correlation import (
 )
 from .errors import DataError, InsufficientResamplesWarning, ParameterError
 from .stats import resampling as _rs
+from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
 from .stats.coefficients import get_coefficient
 from .stats.levels import arrange, check_average, check_level, grouped_values
@@ -452,8 +453,16 @@ def compare_all(
     rng=None,
     n_jobs: int = 1,
     progress=None,
+    clusters: str = "metaeval",
 ) -> Comparisons:
     """Compare every pair of metrics; p-value matrix, correction and clusters.
+
+    ``clusters="mtme"`` forms the clusters (and ``better``) from
+    mt-metrics-eval's one-sided permutation p-value ``count / n``
+    (:func:`metaeval.stats.clusters.mtme_pvalue`) instead of
+    ``(count + 1) / (n + 1)``, which reproduces mt-metrics-eval's
+    ``AssignRanks`` on the same draws (permutation tests only); see
+    :mod:`metaeval.stats.clusters` for why the two can differ.
 
     Metrics are ordered by their statistic (descending, ties by name); each
     pair i < j is tested once (:func:`compare`), giving the two-sided and both
@@ -477,6 +486,12 @@ def compare_all(
     )
     _check_choice(correction, "correction", CORRECTIONS)
     _check_choice(cluster_correction, "cluster_correction", CORRECTIONS)
+    _check_choice(clusters, "clusters", ("metaeval", "mtme"))
+    if clusters == "mtme" and not test.startswith("perm-"):
+        raise ParameterError(
+            f"clusters='mtme' needs a permutation test (mt-metrics-eval's count/n p-value); "
+            f"test={test!r} is not one (use test='perm-both')"
+        )
     if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
         raise ParameterError(f"alpha={alpha!r} must be in (0, 1)")
     check_n_jobs(n_jobs)
@@ -509,13 +524,17 @@ def compare_all(
         else:
             P[i, j] = c.pvalue
             P[j, i] = c.pvalue_less if alternative == "greater" else c.pvalue_greater
-        better[i, j] = c.pvalue_greater
-        better[j, i] = c.pvalue_less
+        if clusters == "mtme":
+            better[i, j] = _mtme_pvalue(c.null_distribution, c.statistic)
+            better[j, i] = _mtme_pvalue(-np.asarray(c.null_distribution), -c.statistic)
+        else:
+            better[i, j] = c.pvalue_greater
+            better[j, i] = c.pvalue_less
     P_adj = adjust_pairwise_matrix(P, method=correction) if alternative == "two-sided" else _adjust_full(P, correction)
     better_adj = _adjust_full(better, cluster_correction)
     if test != "williams":
         _warn_resolution(n_resamples, K * (K - 1) // 2, alpha, correction, cluster_correction)
-    clusters = significance_clusters(
+    ranks = significance_clusters(
         np.array([own[m] for m in order]), better_adj, alpha=alpha, names=list(order)
     )
     sig = make_signature(
@@ -529,7 +548,7 @@ def compare_all(
         alt=alternative,
         n=n_resamples if test != "williams" else None,
         correction=correction,
-        clusters=cluster_correction,
+        clusters=cluster_correction if clusters == "metaeval" else f"{cluster_correction}:mtme",
         alpha=alpha,
         seed=tag if test != "williams" else None,
     )
@@ -539,7 +558,7 @@ def compare_all(
         pvalues=P,
         pvalues_adjusted=P_adj,
         better=better,
-        clusters=np.asarray(clusters),
+        clusters=np.asarray(ranks),
         correction=correction,
         cluster_correction=cluster_correction,
         alpha=float(alpha),

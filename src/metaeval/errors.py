@@ -161,7 +161,14 @@ class MissingLogprobsWarning(MetaevalWarning):
     """
 
 
+class MtmeWarning(MetaevalWarning):
+    """mt-metrics-eval data that is read with a gap: a metric without scores for
+    some systems (their cells are NaN) or without a file at the requested
+    level (left out).  The message names the file."""
+
+
 __all__ = [
+    "MtmeWarning",
     "JudgeRequestError",
     "ParseFailureWarning",
     "MissingLogprobsWarning",

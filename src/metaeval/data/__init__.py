@@ -13,6 +13,8 @@ read_dataset
     Read a CSV, TSV, JSONL or Parquet file.
 load_dataset, list_datasets
     Bundled datasets (``"summeval"``) with provenance.
+read_mtme, mtme_info
+    mt-metrics-eval's WMT data layout (test set / language pair folders).
 read_transcripts, read_kaldi_transcripts, read_kaldi_text
     Speech-recognition transcripts (tables, Kaldi/sclite files), scored with
     WER, MER, WIL, WIP, CER into a metric-only dataset with contexts.
@@ -22,12 +24,16 @@ from ._asr import read_kaldi_text, read_kaldi_transcripts, read_transcripts
 from ._bundled import list_datasets, load_dataset
 from ._dataset import Dataset
 from ._io import read_dataset
+from ._mtme import MtmeInfo, mtme_info, read_mtme
 
 __all__ = [
     "Dataset",
     "load_dataset",
     "list_datasets",
     "read_dataset",
+    "read_mtme",
+    "mtme_info",
+    "MtmeInfo",
     "read_transcripts",
     "read_kaldi_transcripts",
     "read_kaldi_text",

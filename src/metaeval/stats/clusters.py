@@ -3,6 +3,36 @@ significant difference separates a metric from its current cluster.
 
 This is mt-metrics-eval's greedy ``AssignRanks`` rule (used for the WMT
 metrics task rankings), written for a p-value matrix in the caller's order.
+
+Why metaeval and mt-metrics-eval can give different cluster counts
+------------------------------------------------------------------
+Both use the same greedy rule (``p <= alpha``, one-sided "the higher-ranked
+metric is better", only members of the current cluster consulted), so on
+the *same* p-value matrix they agree (tested against
+``mt_metrics_eval.data.AssignRanks``).  The p-values differ:
+
+1. estimator: mt-metrics-eval's ``PermutationSigDiff`` returns
+   ``count / k`` (count of draws with ``delta* >= delta``); metaeval's
+   resampling p-values are ``(count + 1) / (k + 1)``.  The latter is larger,
+   by up to ``1 / (k + 1)``: with ``k = 1000`` and ``alpha = 0.05`` a pair
+   with exactly 50 exceedances is significant for mt-metrics-eval (0.0500)
+   and not for metaeval (0.0509), so a cluster boundary can disappear and
+   the tail merges;
+2. ties: metaeval counts null values within a relative tolerance of the
+   observed difference as exceedances; mt-metrics-eval compares exactly;
+3. draws: both are Monte Carlo; mt-metrics-eval draws from NumPy's global
+   state (unseeded), and its tasks stop early (``block_size=100``: stop at a
+   block boundary when ``p < 0.02`` or ``p > 0.5``), so borderline pairs
+   (p within about two binomial standard errors of ``alpha``, +-0.014 at
+   ``k = 1000``) flip between runs of either tool;
+4. permutation unit: at system level mt-metrics-eval swaps whole systems of
+   the system-score files, while metaeval's ``perm-both`` on a segment-level
+   dataset swaps cells (read the data with ``read_mtme(level="sys")`` to
+   swap systems).
+
+:func:`mtme_pvalue` is mt-metrics-eval's estimator on a stored null
+distribution, and :func:`assign_ranks` its ranking of a p-value matrix in
+ranked order; ``compare_all(..., clusters="mtme")`` uses both.
 """
 
 from __future__ import annotations
@@ -179,4 +209,67 @@ def significance_clusters(
     return ranks
 
 
-__all__ = ["ranking_order", "significance_clusters"]
+def assign_ranks(sig_matrix, alpha: float = 0.05) -> np.ndarray:
+    """Cluster ranks of metrics already sorted best first (mt-metrics-eval's rule).
+
+    Parameters
+    ----------
+    sig_matrix : array_like, shape (k, k)
+        ``sig_matrix[i, j]`` (i < j) is the p-value of the null hypothesis
+        that metric j is at least as good as metric i, rows and columns in
+        decreasing order of the statistic.  Only the strict upper triangle is
+        read; NaN counts as not significant.
+    alpha : float
+        A p-value ``<= alpha`` is significant.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (k,)
+        Rank of each metric in the given order: metric i opens a new cluster
+        when ``sig_matrix[c, i] <= alpha`` for a member c of the current
+        cluster (mt-metrics-eval data.py, ``AssignRanks``).
+
+    Examples
+    --------
+    >>> from metaeval.stats.clusters import assign_ranks
+    >>> assign_ranks([[0, 0.3, 0.01], [0, 0, 0.2], [0, 0, 0]], 0.05)
+    array([1, 1, 2])
+    """
+    try:
+        P = np.asarray(sig_matrix, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ParameterError(f"sig_matrix must be a numeric (k, k) matrix: {exc}") from exc
+    if P.ndim != 2 or P.shape[0] != P.shape[1]:
+        raise ParameterError(f"sig_matrix must be square (k, k); got shape {P.shape}")
+    k = P.shape[0]
+    return significance_clusters(-np.arange(k, dtype=float), P, alpha=alpha)
+
+
+def mtme_pvalue(null, observed) -> float:
+    """mt-metrics-eval's one-sided permutation p-value: ``count / n``.
+
+    Parameters
+    ----------
+    null : array_like
+        Resampled differences ``statistic_a* - statistic_b*`` (one per draw).
+    observed : float
+        The observed difference ``statistic_a - statistic_b``.
+
+    Returns
+    -------
+    float
+        The share of draws with ``null >= observed`` (exact comparison, no
+        tolerance), over *all* draws: a NaN draw counts as not exceeding, as
+        mt-metrics-eval's ``PermutationSigDiff`` (stats.py) never counts a
+        NaN difference.  It can be exactly 0; prefer metaeval's
+        ``(count + 1) / (n + 1)`` except to reproduce WMT rankings.  NaN if
+        ``observed`` is NaN or there are no draws.
+    """
+    d = np.asarray(null, dtype=float).ravel()
+    if d.size == 0 or not np.isfinite(observed):
+        return float("nan")
+    with np.errstate(invalid="ignore"):
+        return float(np.count_nonzero(d >= observed) / d.size)
+
+
+__all__ = ["ranking_order", "significance_clusters", "assign_ranks", "mtme_pvalue"]

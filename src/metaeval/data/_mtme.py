@@ -1,0 +1,670 @@
+"""Reader for mt-metrics-eval's data layout (WMT metrics shared task data).
+
+mt-metrics-eval (github.com/google-research/mt-metrics-eval, README section
+"File organization and naming convention") stores one directory per test set
+with, for each language pair ``LP``::
+
+    <root>/<testset>/sources/LP.txt                      one source segment per line
+    <root>/<testset>/references/LP.REF.txt               one reference per line
+    <root>/<testset>/system-outputs/LP/SYS.txt           one output per line
+    <root>/<testset>/documents/LP.docs                   "DOMAIN DOCNAME" per segment
+    <root>/<testset>/domains/LP.domains                  (older layout) one domain per segment
+    <root>/<testset>/human-scores/LP.NAME.LEVEL.score    "SYS SCORE" lines, None = unrated
+    <root>/<testset>/metric-scores/LP/METRIC-REF.LEVEL.score
+
+``LEVEL`` is ``sys`` (one line per system), ``doc`` (a block of one line per
+document for each system) or ``seg`` (a block of one line per segment for
+each system).  ``REF`` is a reference name, several joined by ``.``, ``src``
+(no reference) or ``all``.  A system whose name is also a reference name is a
+human translation.
+
+:func:`read_mtme` turns one (test set, language pair) into a
+:class:`~metaeval.data.Dataset`; :func:`mtme_info` lists what a directory
+holds (systems, references, human scores, metric variants, primary flags).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import warnings
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from metaeval.errors import DataError, MtmeWarning, ParameterError
+
+from ._dataset import Dataset
+from ._validate import fmt_items
+
+#: mt-metrics-eval's marker of a missing translation in a text file
+#: (data.py, ``NO_TRANSLATION``); read as a missing text.
+NO_TRANSLATION = "[No translation supplied]"
+
+MTME_LEVELS = ("sys", "doc", "seg")
+SEGMENTS = ("all", "rated")
+_CLI_HINT = "metaeval read-mtme"
+
+
+@dataclass(frozen=True)
+class MtmeMetric:
+    """One metric variant: ``name`` is ``basename-refs`` as in mt-metrics-eval."""
+
+    name: str
+    basename: str
+    refs: tuple[str, ...]  # () for a source-based metric ("src")
+    levels: tuple[str, ...]
+    primary: bool | None  # None: no primary list given
+
+
+@dataclass(frozen=True)
+class MtmeInfo:
+    """What one mt-metrics-eval (test set, language pair) directory holds.
+
+    Attributes
+    ----------
+    testset, lp : str
+    systems : tuple of str
+        Every system with an output file (human translations included).
+    human_systems : tuple of str
+        Systems whose name is a reference name (human translations).
+    references : tuple of str
+        Reference names.
+    human_scores : dict of str to tuple of str
+        Human score name -> levels available.
+    metrics : tuple of MtmeMetric
+        Metric variants, sorted by name.
+    n_segments : int
+    """
+
+    testset: str
+    lp: str
+    systems: tuple[str, ...]
+    human_systems: tuple[str, ...]
+    references: tuple[str, ...]
+    human_scores: dict = field(default_factory=dict)
+    metrics: tuple[MtmeMetric, ...] = ()
+    n_segments: int = 0
+
+    def metric_frame(self) -> pd.DataFrame:
+        """One row per metric variant: ``metric, basename, refs, levels, primary``."""
+        return pd.DataFrame(
+            {
+                "metric": [m.name for m in self.metrics],
+                "basename": [m.basename for m in self.metrics],
+                "refs": [".".join(m.refs) if m.refs else "src" for m in self.metrics],
+                "levels": [",".join(m.levels) for m in self.metrics],
+                "primary": [m.primary for m in self.metrics],
+            }
+        )
+
+
+def _read_lines(path: Path) -> list[str | None]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = [line.rstrip("\n").rstrip("\r") for line in f]
+    except UnicodeDecodeError as exc:
+        raise DataError(f"{path}: not UTF-8 text ({exc})") from exc
+    return [None if line.strip() == NO_TRANSLATION else line for line in lines]
+
+
+def _read_jsonl_field(path: Path, key: str) -> list[str | None]:
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for k, line in enumerate(f, 1):
+            try:
+                out.append(json.loads(line)[key])
+            except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                raise DataError(f"{path}, line {k}: expected a JSON object with {key!r} ({exc})") from exc
+    return out
+
+
+def _read_text(path: Path, key: str) -> list[str | None]:
+    return _read_jsonl_field(path, key) if path.suffix == ".jsonl" else _read_lines(path)
+
+
+def _parse_score(token: str, path: Path, lineno: int, *, allow_none: bool) -> float:
+    if token == "None":
+        if not allow_none:
+            raise DataError(
+                f"{path}, line {lineno}: metric score is 'None'; metric files must score every "
+                "segment (only human score files may hold None)"
+            )
+        return math.nan
+    try:
+        value = float(token)
+    except ValueError:
+        raise DataError(f"{path}, line {lineno}: score {token!r} is not a number") from None
+    if not math.isfinite(value):
+        raise DataError(f"{path}, line {lineno}: score {token!r} is not finite")
+    return value
+
+
+def read_score_file(path, *, allow_none: bool, domain_column: bool = False) -> dict[str, list[float]]:
+    """Read a ``SYS SCORE`` file into ``{system: [scores in file order]}``.
+
+    ``None`` scores become NaN when ``allow_none`` (human scores), else they
+    are an error.  Every error names the file and the line.
+    """
+    path = Path(path)
+    scores: dict[str, list[float]] = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            toks = line.split()
+            if not toks:
+                raise DataError(f"{path}, line {lineno}: empty line; expected 'SYSTEM SCORE'")
+            want = 3 if domain_column else 2
+            if len(toks) != want:
+                raise DataError(
+                    f"{path}, line {lineno}: expected {want} whitespace-separated fields "
+                    f"({'DOMAIN ' if domain_column else ''}SYSTEM SCORE), got {len(toks)}: {line.strip()!r}"
+                )
+            sysname, token = toks[-2], toks[-1]
+            scores.setdefault(sysname, []).append(_parse_score(token, path, lineno, allow_none=allow_none))
+    return scores
+
+
+def _parse_metric_filename(path: Path) -> tuple[str, str, str, tuple[str, ...]]:
+    """``METRIC-REF.LEVEL.score`` -> (name, level, basename, refs)."""
+    parts = path.name.rsplit(".", 2)
+    if len(parts) != 3 or parts[2] != "score" or "-" not in parts[0]:
+        raise DataError(
+            f"{path}: metric file name is not NAME-REF.LEVEL.score (mt-metrics-eval README, "
+            "'metric scores')"
+        )
+    name, level = parts[0], parts[1]
+    basename, refs = name.rsplit("-", 1)
+    return name, level, basename, tuple(refs.split("."))
+
+
+class _Layout:
+    """Paths and parsed structure of one (testset, lp)."""
+
+    def __init__(self, root, testset: str, lp: str):
+        for what, value in (("testset", testset), ("lp", lp)):
+            if not isinstance(value, str) or not value:
+                raise ParameterError(f"{what}={value!r} must be a non-empty string")
+        self.root = Path(root)
+        self.dir = self.root / testset
+        self.testset, self.lp = testset, lp
+        if not self.dir.is_dir():
+            raise DataError(
+                f"{self.dir} is not a directory: ROOT must hold one folder per test set "
+                f"(mt-metrics-eval layout), e.g. ROOT/{testset}/human-scores"
+            )
+        hs = self.dir / "human-scores"
+        if not hs.is_dir():
+            raise DataError(f"{hs} is missing: a test set needs human-scores/{lp}.NAME.LEVEL.score files")
+        # human scores: name -> {level: path}
+        self.human: dict[str, dict[str, Path]] = {}
+        for p in sorted(hs.glob(f"{lp}.*.score")):
+            toks = p.name.split(".")
+            if len(toks) < 4:
+                raise DataError(f"{p}: human score file name is not LP.NAME.LEVEL.score")
+            name, level = ".".join(toks[1:-2]), toks[-2]
+            self.human.setdefault(name, {})[level] = p
+        if not self.human:
+            raise DataError(f"{hs} has no {lp}.NAME.LEVEL.score file: wrong language pair {lp!r}?")
+        # references
+        self.refs: dict[str, Path] = {}
+        rd = self.dir / "references"
+        for p in sorted(rd.glob(f"{lp}.*.*")) if rd.is_dir() else []:
+            if p.suffix not in (".txt", ".jsonl"):
+                continue
+            ref = p.name[len(lp) + 1 : -len(p.suffix)]
+            if "-" in ref or "." in ref or ref in ("all", "src"):
+                raise DataError(
+                    f"{p}: reference name {ref!r} must not contain '-' or '.' nor be 'all' or 'src'"
+                )
+            if ref in self.refs:
+                raise DataError(f"{p}: duplicate reference name {ref!r} ({self.refs[ref].name})")
+            self.refs[ref] = p
+        # system outputs
+        self.outputs: dict[str, Path] = {}
+        od = self.dir / "system-outputs" / lp
+        for p in sorted(od.glob("*.*")) if od.is_dir() else []:
+            if p.suffix in (".txt", ".jsonl"):
+                self.outputs[p.name[: -len(p.suffix)]] = p
+        # metrics: name -> (basename, refs, {level: path})
+        self.metrics: dict[str, tuple[str, tuple[str, ...], dict[str, Path]]] = {}
+        md = self.dir / "metric-scores" / lp
+        for p in sorted(md.glob("*.score")) if md.is_dir() else []:
+            name, level, basename, refs = _parse_metric_filename(p)
+            if level not in ("sys", "domain", "doc", "seg"):
+                raise DataError(f"{p}: level {level!r} is not one of sys, domain, doc, seg")
+            entry = self.metrics.setdefault(name, (basename, refs, {}))
+            entry[2][level] = p
+        for name, (_, refs, levels) in self.metrics.items():
+            bad = [r for r in refs if r not in ("src", "all") and r not in self.refs]
+            if bad:
+                raise DataError(
+                    f"{next(iter(levels.values()))}: metric {name!r} names unknown reference(s) "
+                    f"{fmt_items(bad)}; known: {fmt_items(sorted(self.refs))}"
+                )
+
+    def metric_refs(self, name: str) -> tuple[str, ...]:
+        refs = self.metrics[name][1]
+        if refs == ("src",):
+            return ()
+        if refs == ("all",):
+            return tuple(sorted(self.refs))
+        return refs
+
+    def documents(self) -> tuple[list[str] | None, list[str | None] | None]:
+        """(doc per segment, domain per segment), None where absent."""
+        docs = domains = None
+        p = self.dir / "documents" / f"{self.lp}.docs"
+        if p.is_file():
+            docs, domains = [], []
+            for k, line in enumerate(_read_lines(p), 1):
+                toks = (line or "").split()
+                if len(toks) == 2:
+                    domains.append(toks[0])
+                    docs.append(toks[1])
+                elif len(toks) == 1:
+                    domains.append(None)
+                    docs.append(toks[0])
+                else:
+                    raise DataError(f"{p}, line {k}: expected 'DOMAIN DOCNAME', got {line!r}")
+            seen, prev = set(), None
+            for k, d in enumerate(docs, 1):
+                if d != prev and d in seen:
+                    raise DataError(
+                        f"{p}, line {k}: document {d!r} is not one contiguous block of segments"
+                    )
+                seen.add(d)
+                prev = d
+        q = self.dir / "domains" / f"{self.lp}.domains"
+        if q.is_file():
+            dom = [(line or "").strip() or None for line in _read_lines(q)]
+            if docs is not None and len(dom) != len(docs):
+                raise DataError(f"{q}: {len(dom)} lines but {p} has {len(docs)}")
+            domains = dom
+        if domains is not None and all(d is None for d in domains):
+            domains = None
+        return docs, domains
+
+
+def mtme_info(root, testset: str, lp: str, *, primary: Iterable[str] | None = None) -> MtmeInfo:
+    """List what an mt-metrics-eval (test set, language pair) directory holds.
+
+    Parameters
+    ----------
+    root : path
+        The folder holding one folder per test set (mt-metrics-eval's
+        ``mt-metrics-eval-v2``).
+    testset, lp : str
+        E.g. ``"wmt22"`` and ``"en-de"``.
+    primary : iterable of str, optional
+        Base names of the primary metrics (mt-metrics-eval keeps these in
+        ``meta_info.py``, not in the data folder); sets each metric's
+        ``primary`` flag.
+
+    Returns
+    -------
+    MtmeInfo
+    """
+    lay = _Layout(root, testset, lp)
+    prim = None if primary is None else set(_names(primary, "primary"))
+    src = lay.dir / "sources" / f"{lp}.txt"
+    n_seg = len(_read_lines(src)) if src.is_file() else 0
+    metrics = tuple(
+        MtmeMetric(
+            name=n,
+            basename=b,
+            refs=lay.metric_refs(n),
+            levels=tuple(lv for lv in ("sys", "domain", "doc", "seg") if lv in paths),
+            primary=None if prim is None else b in prim,
+        )
+        for n, (b, _, paths) in sorted(lay.metrics.items())
+    )
+    return MtmeInfo(
+        testset=testset,
+        lp=lp,
+        systems=tuple(lay.outputs),
+        human_systems=tuple(s for s in lay.outputs if s in lay.refs),
+        references=tuple(lay.refs),
+        human_scores={k: tuple(v) for k, v in lay.human.items()},
+        metrics=metrics,
+        n_segments=n_seg,
+    )
+
+
+def _names(value, what: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    try:
+        out = list(value)
+    except TypeError:
+        raise ParameterError(f"{what} must be a string or a sequence of strings, got {value!r}") from None
+    bad = [v for v in out if not isinstance(v, str)]
+    if bad:
+        raise ParameterError(f"{what} must hold strings; got {bad[0]!r}")
+    return out
+
+
+def _blocks(scores: dict[str, list[float]], per_sys: int, path: Path, systems_known) -> dict:
+    """Check that every system has ``per_sys`` scores and is a known system."""
+    for s, v in scores.items():
+        if systems_known is not None and s not in systems_known:
+            raise DataError(
+                f"{path}: system {s!r} has no output file in system-outputs/ (known: "
+                f"{fmt_items(sorted(systems_known))})"
+            )
+        if len(v) != per_sys:
+            raise DataError(f"{path}: system {s!r} has {len(v)} scores; expected {per_sys} (one per item)")
+    return scores
+
+
+def read_mtme(
+    root,
+    testset: str,
+    lp: str,
+    *,
+    human: str = "mqm",
+    level: str = "seg",
+    refs: str | Iterable[str] | None = None,
+    include_human: bool = False,
+    exclude_systems: Iterable[str] = (),
+    metrics: Iterable[str] | None = None,
+    primary: Iterable[str] | None = None,
+    primary_only: bool = False,
+    segments: str = "all",
+    texts: bool = True,
+) -> Dataset:
+    """Read one mt-metrics-eval (test set, language pair) into a Dataset.
+
+    Parameters
+    ----------
+    root : path
+        The folder holding one folder per test set (mt-metrics-eval's
+        ``mt-metrics-eval-v2``; see the module docstring for the layout).
+    testset, lp : str
+        E.g. ``"wmt22"`` and ``"en-de"``.
+    human : str
+        The human score name (``human-scores/LP.<human>.LEVEL.score``):
+        ``"mqm"``, ``"wmt-z"``, ``"da-sqm"``, ...  It becomes the human column.
+    level : {"seg", "doc", "sys"}
+        Which files to read.  ``seg``: inputs are the segments (labels
+        ``"0"``, ``"1"``, ...); ``doc``: inputs are the documents; ``sys``:
+        one input named ``"sys"`` holding the system-level scores, so
+        metaeval's ``system`` level correlates exactly the scores in the
+        files, as mt-metrics-eval's system-level correlations do.
+    refs : str or sequence of str, optional
+        The references in use (mt-metrics-eval's ``main_refs``, usually the
+        standard reference, e.g. ``"refA"``).  Metric variants that use a
+        reference outside this set are dropped, and human translations named
+        in it are never systems.  Default: keep every metric variant.
+    include_human : bool
+        Keep human translations (systems named like a reference, other than
+        those in ``refs``) as systems.  Default False, as in mt-metrics-eval
+        tasks.  A metric has no score for the reference it uses: that row is
+        NaN.
+    exclude_systems : sequence of str
+        Systems to drop (e.g. mt-metrics-eval's outlier systems).
+    metrics : sequence of str, optional
+        Metric column names (``basename-refs``) or base names to keep.
+    primary : sequence of str, optional
+        Base names of the primary metrics (kept in mt-metrics-eval's
+        ``meta_info.py``, not in the data).  Listed in the provenance text.
+    primary_only : bool
+        Keep only the metrics whose base name is in ``primary``.
+    segments : {"all", "rated"}
+        Which segments a system-level metric score averages (mt-metrics-eval
+        issues #3 and #4).  ``"all"`` (mt-metrics-eval's default): with
+        ``level="sys"``, the metric's own ``.sys.score`` file, i.e. the mean
+        over every segment, while the human score covers only the rated
+        ones.  ``"rated"``: the mean of the metric's segment scores over the
+        segments the human score rates for that system (the ``.true``
+        convention of the WMT21 MQM tables; the human system score is still
+        read from its ``.sys.score`` file).  At ``seg`` and ``doc`` level
+        the two are the same: metric cells of unrated items are dropped (set
+        to NaN), as mt-metrics-eval's ``Correlation`` drops gold ``None``
+        entries; metaeval's ``system`` level on such a dataset is then the
+        ``rated`` convention.
+    texts : bool
+        Attach sources, references (``reference`` for the single reference
+        in ``refs``, and ``reference:<name>`` for each) and system outputs
+        (``hypothesis``) as texts, when the files are there.
+
+    Returns
+    -------
+    Dataset
+        Human column ``human``; one metric column per metric variant, named
+        as in mt-metrics-eval (``BLEU-refA``, ``COMETKiwi-src``); systems
+        with at least one human score (others are dropped, as in
+        mt-metrics-eval's ``GetCorrelations``); contexts ``domain`` and
+        ``doc`` per segment at ``seg`` level and ``domain`` per document at
+        ``doc`` level, when the documents file is there.
+
+    Raises
+    ------
+    DataError
+        A file is missing or malformed: the message names the file (and
+        line).
+    ParameterError
+        An option is invalid (unknown human score, level, reference ...).
+    """
+    lay = _Layout(root, testset, lp)
+    if level not in MTME_LEVELS:
+        raise ParameterError(
+            f"level={level!r}: choose one of {', '.join(MTME_LEVELS)} (mt-metrics-eval file "
+            "granularities; the correlation level is chosen later, in correlate())"
+        )
+    if segments not in SEGMENTS:
+        raise ParameterError(f"segments={segments!r}: choose 'all' or 'rated' (option --segments)")
+    if human not in lay.human:
+        raise ParameterError(
+            f"human={human!r}: no human-scores/{lp}.{human}.*.score file; available: "
+            f"{fmt_items(sorted(lay.human))} (option --human)"
+        )
+    if level not in lay.human[human]:
+        raise ParameterError(
+            f"human={human!r} has no {level!r} file (human-scores/{lp}.{human}.{level}.score); "
+            f"levels available: {fmt_items(sorted(lay.human[human]))} (option --level)"
+        )
+    main_refs = None if refs is None else _names(refs, "refs")
+    if main_refs is not None:
+        unknown = [r for r in main_refs if r not in lay.refs]
+        if unknown:
+            raise ParameterError(
+                f"refs: unknown reference(s) {fmt_items(unknown)}; available: "
+                f"{fmt_items(sorted(lay.refs))} (option --refs)"
+            )
+    excl = set(_names(exclude_systems, "exclude_systems"))
+    prim = None if primary is None else set(_names(primary, "primary"))
+    if primary_only and prim is None:
+        raise ParameterError("primary_only=True needs primary= (the primary base names) (option --primary)")
+
+    # ---- segments, documents, texts -------------------------------------
+    src_path = lay.dir / "sources" / f"{lp}.txt"
+    src_jsonl = lay.dir / "sources" / f"{lp}.jsonl"
+    source = None
+    if src_path.is_file():
+        source = _read_lines(src_path)
+    elif src_jsonl.is_file():
+        source = _read_jsonl_field(src_jsonl, "source")
+    docs, domains = lay.documents()
+    n_seg = len(source) if source is not None else (len(docs) if docs is not None else None)
+    if docs is not None and n_seg != len(docs):
+        raise DataError(
+            f"{lay.dir / 'documents' / (lp + '.docs')}: {len(docs)} lines but the source has {n_seg} segments"
+        )
+    doc_names = list(dict.fromkeys(docs)) if docs is not None else None
+    if level == "doc" and doc_names is None:
+        raise DataError(f"level='doc' needs {lay.dir / 'documents' / (lp + '.docs')}")
+
+    known = set(lay.outputs) if lay.outputs else None
+    hpath = lay.human[human][level]
+    hscores = read_score_file(hpath, allow_none=True)
+    if n_seg is None and level == "seg":
+        n_seg = len(next(iter(hscores.values())))
+    per_sys = {"sys": 1, "doc": len(doc_names or []), "seg": n_seg}[level]
+    _blocks(hscores, per_sys, hpath, known)
+
+    # ---- systems ----------------------------------------------------------
+    all_systems = list(lay.outputs) if lay.outputs else sorted(hscores)
+    human_sys = {s for s in all_systems if s in lay.refs}
+    systems = [s for s in all_systems if s not in excl]
+    if main_refs is not None:
+        systems = [s for s in systems if s not in main_refs]
+    if not include_human:
+        systems = [s for s in systems if s not in human_sys]
+    rated = [s for s in systems if s in hscores and not np.isnan(hscores[s]).all()]
+    if not rated:
+        raise DataError(f"{hpath}: no system left with a human score (check --exclude-systems/--include-human)")
+    systems = rated
+
+    # human seg scores for the "rated" system-level convention
+    hseg = None
+    if level == "sys" and segments == "rated":
+        if "seg" not in lay.human[human]:
+            raise ParameterError(
+                f"segments='rated' needs the segment-level human scores "
+                f"human-scores/{lp}.{human}.seg.score, which is missing (option --segments)"
+            )
+        hp = lay.human[human]["seg"]
+        hseg = read_score_file(hp, allow_none=True)
+        n_seg_h = n_seg if n_seg is not None else len(next(iter(hseg.values())))
+        _blocks(hseg, n_seg_h, hp, known)
+
+    # ---- metrics ----------------------------------------------------------
+    wanted = None if metrics is None else _names(metrics, "metrics")
+    if wanted is not None:
+        avail = set(lay.metrics) | {b for b, _, _ in lay.metrics.values()}
+        unknown = [m for m in wanted if m not in avail]
+        if unknown:
+            raise ParameterError(
+                f"metrics: unknown metric(s) {fmt_items(unknown)}; available: "
+                f"{fmt_items(sorted(lay.metrics))} (option --metrics)"
+            )
+    file_level = "seg" if (level == "sys" and segments == "rated") else level
+    shape = (len(systems), per_sys)
+    H = np.array([hscores.get(s, [math.nan] * per_sys) for s in systems], dtype=float).reshape(shape)
+    columns: dict[str, np.ndarray] = {human: H}
+    skipped = []
+    for name, (basename, _, paths) in sorted(lay.metrics.items()):
+        if wanted is not None and name not in wanted and basename not in wanted:
+            continue
+        if primary_only and basename not in prim:
+            continue
+        mrefs = lay.metric_refs(name)
+        if main_refs is not None and not set(mrefs) <= set(main_refs):
+            continue
+        if name == human or name in columns:
+            raise DataError(f"{paths[next(iter(paths))]}: metric name {name!r} collides with another column")
+        if file_level not in paths:
+            skipped.append(name)
+            continue
+        mp = paths[file_level]
+        ms = _blocks(read_score_file(mp, allow_none=False), n_seg if file_level == "seg" else per_sys, mp, known)
+        missing = [s for s in systems if s not in ms and s not in mrefs]
+        if missing:
+            warnings.warn(
+                f"{mp}: no scores for system(s) {fmt_items(missing)}; their cells are missing (NaN)",
+                MtmeWarning,
+                stacklevel=2,
+            )
+        if file_level == "seg" and level == "sys":
+            vals = []
+            for s in systems:
+                if s not in ms:
+                    vals.append([math.nan])
+                    continue
+                g = np.asarray(hseg.get(s, [math.nan] * n_seg), float)
+                ok = ~np.isnan(g)
+                m = np.asarray(ms[s], float)
+                vals.append([float(m[ok].mean()) if ok.any() else math.nan])
+            X = np.array(vals, dtype=float)
+        else:
+            X = np.array([ms.get(s, [math.nan] * per_sys) for s in systems], dtype=float).reshape(shape)
+            X[np.isnan(H)] = np.nan  # unrated items are dropped, as in mt-metrics-eval
+        columns[name] = X
+    if skipped:
+        warnings.warn(
+            f"metric(s) {fmt_items(skipped)} have no {file_level}-level file in "
+            f"{lay.dir / 'metric-scores' / lp}; left out",
+            MtmeWarning,
+            stacklevel=2,
+        )
+    if len(columns) == 1:
+        raise DataError(
+            f"no metric left for {testset}/{lp} at level {level!r} (check --refs, --metrics, --primary-only)"
+        )
+
+    # ---- labels, contexts, texts ------------------------------------------
+    if level == "seg":
+        inputs = [str(j) for j in range(n_seg)]
+    elif level == "doc":
+        inputs = list(doc_names)
+    else:
+        inputs = ["sys"]
+    # inputs that no system rated would make metric cells without human scores
+    keep_inp = ~np.isnan(H).all(axis=0)
+    contexts = None
+    if level == "seg" and docs is not None:
+        ctx = {"input": inputs, "doc": docs}
+        if domains is not None:
+            ctx["domain"] = domains
+        contexts = pd.DataFrame(ctx)
+    elif level == "doc" and domains is not None:
+        first = {}
+        for d, dm in zip(docs, domains):
+            first.setdefault(d, dm)
+        contexts = pd.DataFrame({"input": inputs, "domain": [first[d] for d in inputs]})
+    text_frame = None
+    if texts and level == "seg":
+        rows = {"system": np.repeat(systems, n_seg), "input": np.tile(inputs, len(systems))}
+        have = False
+        if source is not None:
+            rows["source"] = np.tile(np.array(source, dtype=object), len(systems))
+            have = True
+        ref_list = sorted(lay.refs)
+        for r in ref_list:
+            rt = _read_text(lay.refs[r], "target")
+            if len(rt) != n_seg:
+                raise DataError(f"{lay.refs[r]}: {len(rt)} lines but the source has {n_seg} segments")
+            rows[f"reference:{r}"] = np.tile(np.array(rt, dtype=object), len(systems))
+            have = True
+        single = main_refs[0] if main_refs is not None and len(main_refs) == 1 else (
+            ref_list[0] if len(ref_list) == 1 else None)
+        if single is not None:
+            rows["reference"] = rows[f"reference:{single}"]
+        if lay.outputs:
+            hyp = []
+            for s in systems:
+                t = _read_text(lay.outputs[s], "hypothesis")
+                if len(t) != n_seg:
+                    raise DataError(f"{lay.outputs[s]}: {len(t)} lines but the source has {n_seg} segments")
+                hyp.extend(t)
+            rows["hypothesis"] = np.array(hyp, dtype=object)
+            have = True
+        if have:
+            text_frame = pd.DataFrame(rows)
+    sel_inputs = [inputs[j] for j in np.flatnonzero(keep_inp)]
+    prov = [
+        f"mt-metrics-eval layout: {lay.dir} lp={lp} human={human} level={level} segments={segments}",
+        f"refs={','.join(main_refs) if main_refs else 'any'} include_human={include_human}",
+    ]
+    if prim is not None:
+        flagged = sorted(c for c in columns if c != human and c.rsplit("-", 1)[0] in prim)
+        prov.append(f"primary metrics: {', '.join(flagged) if flagged else '(none)'}")
+    ds = Dataset.from_arrays(
+        columns,
+        human=human,
+        systems=systems,
+        inputs=inputs,
+        name=f"{testset}:{lp}",
+        texts=text_frame,
+        provenance="\n".join(prov),
+        contexts=contexts,
+    )
+    if len(sel_inputs) < len(inputs):
+        ds = ds.subset(inputs=sel_inputs)
+    return ds
+
+
+__all__ = ["read_mtme", "mtme_info", "MtmeInfo", "MtmeMetric", "read_score_file", "NO_TRANSLATION"]
