@@ -68,6 +68,15 @@ from .validity import (
     mtmm,
     residual_pca,
 )
+from .preferences import (
+    PreferenceData,
+    bradley_terry,
+    compare_judges,
+    length_bias,
+    position_consistency,
+    preference_agreement,
+    read_preferences,
+)
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -137,6 +146,13 @@ __all__ = [
     "ConcurrentValidity",
     "residual_pca",
     "ResidualPCA",
+    "PreferenceData",
+    "read_preferences",
+    "preference_agreement",
+    "compare_judges",
+    "position_consistency",
+    "length_bias",
+    "bradley_terry",
     "LEVELS",
     "METHODS",
     "MetaevalError",
