@@ -556,3 +556,31 @@ def test_bradley_terry_without_mle_is_nan_with_warning():
     with pytest.warns(NonConvergenceWarning, match="strongly connected"):
         bt = bradley_terry(PreferenceData.from_frames(h))
     assert np.isnan(bt.get(HUMAN).log_strength).all()
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_weighted_acc_eq_sweep_equals_slow_sweep_on_replicated_pairs(seed):
+    """The bootstrap fast path (pair weights) against the slow sweep on the resampled data
+    (each pair repeated as often as its input is drawn), with ties in |d| and a zero margin."""
+    from metaeval.preferences import _acc_eq_sweep, _boot_weights, _human_counts
+
+    data = _random_data(seed, n_inputs=6)
+    d = np.array(data.margin("disc"))
+    d[0] = 0.0
+    has = ~np.isnan(d)
+    Hc = _human_counts(data.human)
+    W = _boot_weights(np.random.default_rng(seed), 5, len(data.inputs))
+    acc, eps = _acc_eq_sweep(np.where(has, d, 0.0), Hc, W[:, data.pair_input] * has)
+    for b in range(5):
+        reps = W[b, data.pair_input].astype(int) * has
+        cells = []
+        for i in np.flatnonzero(reps):
+            cells += [(i, r) for r in range(len(data.raters)) if not np.isnan(data.human[r, i])] * reps[i]
+        cands = sorted({0.0} | set(np.abs(d[reps > 0]).tolist()))
+
+        def acc_at(e):
+            return np.mean([(1.0 if d[i] > e else 0.0 if d[i] < -e else 0.5) == data.human[r, i] for i, r in cells])
+
+        vals = [acc_at(e) for e in cands]
+        assert acc[b] == pytest.approx(max(vals), abs=1e-12)
+        assert acc_at(eps[b]) == pytest.approx(max(vals), abs=1e-12)

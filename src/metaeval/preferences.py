@@ -92,7 +92,6 @@ from .stats import resampling as _rs
 MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
 #: Formats of :func:`read_preferences`.
 FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
-#: Tests of :func:`compare_judges`.
 #: The annotator name of the human rows (the human-human ceiling).
 HUMAN = "human"
 #: Tolerance of resampling p-value comparisons.
@@ -135,6 +134,11 @@ def _str_col(df, col, what):
     if bad.any():
         raise DataError(f"{what}: column {col!r} is empty in rows {_shown(np.flatnonzero(bad.to_numpy()))}")
     return v.astype(str).to_numpy()
+
+
+def _text(series):
+    """Strings with NaN/None as "" (without a fill value of the wrong dtype)."""
+    return series.astype(object).where(series.notna(), "").astype(str)
 
 
 def _numeric(df, col, what):
@@ -349,7 +353,7 @@ class PreferenceData:
             except Exception:  # noqa: BLE001 - no texts: no lengths
                 t = None
             if t is not None and "hypothesis" in getattr(t, "columns", ()):
-                words = t["hypothesis"].fillna("").astype(str).str.split().str.len().to_numpy(float)
+                words = _text(t["hypothesis"]).str.split().str.len().to_numpy(float)
                 W = pd.Series(words, index=pd.MultiIndex.from_arrays([t["system"], t["input"]]))
                 W = W[~W.index.duplicated()]
                 grid = W.reindex(pd.MultiIndex.from_product([systems, inputs])).to_numpy().reshape(N, M)
@@ -368,8 +372,8 @@ def _lengths(h, pair_idx, flip, P):
         la = _numeric(h, "length_a", "human preferences")
         lb = _numeric(h, "length_b", "human preferences")
     elif {"output_a", "output_b"} <= set(h.columns):
-        la = h["output_a"].fillna("").astype(str).str.split().str.len().to_numpy(float)
-        lb = h["output_b"].fillna("").astype(str).str.split().str.len().to_numpy(float)
+        la = _text(h["output_a"]).str.split().str.len().to_numpy(float)
+        lb = _text(h["output_b"]).str.split().str.len().to_numpy(float)
     else:
         return None
     la, lb = np.where(flip, lb, la), np.where(flip, la, lb)
@@ -410,7 +414,7 @@ def _judge_rows(judges, canon):
         if bad.any():
             raise DataError(f"judge margins are infinite in rows {_shown(np.flatnonzero(bad))}")
     if "order" in j.columns:
-        order = j["order"].fillna("").astype(str).str.strip().str.lower().to_numpy()
+        order = _text(j["order"]).str.strip().str.lower().to_numpy()
         bad = ~np.isin(order, ("ab", "ba", ""))
         if bad.any():
             raise DataError(f"judge outputs: order must be 'ab' or 'ba'; got {_shown(np.unique(order[bad]))} "
@@ -570,7 +574,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
                         f"in records {_shown(np.flatnonzero(bad))}")
     instr = df["instruction"].astype(str)
     if "input" in df.columns:
-        extra = df["input"].fillna("").astype(str)
+        extra = _text(df["input"])
         instr = instr.where(extra == "", instr + "\n\n" + extra)
     g1 = df["generator_1"].astype(str) if "generator_1" in df.columns else "output_1"
     g2 = df["generator_2"].astype(str) if "generator_2" in df.columns else "output_2"
@@ -588,8 +592,8 @@ def _from_long(df, name):
     for c in ("rater", "judge"):
         if c not in df.columns:
             df[c] = np.nan
-    r = df["rater"].fillna("").astype(str).str.strip()
-    j = df["judge"].fillna("").astype(str).str.strip()
+    r = _text(df["rater"]).str.strip()
+    j = _text(df["judge"]).str.strip()
     both = (r != "") & (j != "")
     neither = (r == "") & (j == "")
     if both.any() or neither.any():
@@ -977,15 +981,13 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
         Sin = _per_input(S, codes, M)
         point = _measures(Sin.sum(0))
         reps = {k: [] for k in MEASURES}
+        # acc_eq is the accuracy at the judge's threshold (calibrated or fixed); humans: as given
+        point["acc_eq"] = point["acc"]
         if who != HUMAN:
             S0in = _per_input(S0, codes, M)
             point["acc_23"] = _measures(S0in.sum(0))["acc"]
-            if epsilon is None:
-                point["acc_eq"] = point["acc"]
-            else:
-                point["acc_eq"] = point["acc"]
         else:
-            point["acc_23"] = point["acc_eq"] = point["acc"]
+            point["acc_23"] = point["acc"]
         for Wb in W_blocks:
             mb = _measures(Wb @ Sin)
             for k in ("kappa_raters", "kappa_majority", "fleiss_kappa", "alpha"):
