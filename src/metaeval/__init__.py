@@ -35,6 +35,15 @@ from .errors import (
 # they are imported on first use (PEP 562), so `import metaeval` and
 # `metaeval --help` stay fast.  `from metaeval import correlate` works as usual.
 _LAZY = {
+    ".preferences": (
+        "PreferenceData",
+        "bradley_terry",
+        "compare_judges",
+        "length_bias",
+        "position_consistency",
+        "preference_agreement",
+        "read_preferences",
+    ),
     ".compare": ("Comparison", "Comparisons", "compare", "compare_all"),
     ".correlation": ("Correlation", "Correlations", "correlate"),
     ".data": ("Dataset", "list_datasets", "load_dataset", "read_dataset", "read_mtme", "mtme_info"),
@@ -169,6 +178,13 @@ __all__ = [
     "ConcurrentValidity",
     "residual_pca",
     "ResidualPCA",
+    "PreferenceData",
+    "read_preferences",
+    "preference_agreement",
+    "compare_judges",
+    "position_consistency",
+    "length_bias",
+    "bradley_terry",
     "LEVELS",
     "METHODS",
     "MetaevalError",

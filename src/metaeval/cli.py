@@ -1646,5 +1646,145 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     click.echo(f"{out}: {n} systems x {m} inputs, human {human!r}, {len(ds.metrics)} metrics")
 
 
+# ---------------------------------------------------------------- preferences (issue 17.1)
+
+
+@main.command()
+@click.argument("data")
+@click.option("--input-format", "input_format", default="auto", show_default=True,
+              help="auto|csv|jsonl|mt-bench|alpacaeval (files only).")
+@click.option("--judges", default=None,
+              help="Comma-separated judges (default: all). mt-bench/alpacaeval files: the annotators that are "
+                   "judges (the others are human raters). Bundled datasets: metric columns.")
+@click.option("--human", default=None, help="Bundled datasets: the human column whose raters give the preferences.")
+@click.option("--epsilon", type=float, default=None,
+              help="Fixed tie threshold of judge margins (default: tie-calibrated, acc_eq).")
+@click.option("--compare", "compare_", default=None, help="Two judges 'A,B': paired test of their agreement.")
+@click.option("--measure", default="acc_eq", show_default=True,
+              help="--compare statistic: acc_23|acc_eq|kappa_raters|kappa_majority.")
+@click.option("--no-ceiling", is_flag=True, help="Leave out the human-human ceiling rows.")
+@click.option("--length-per", type=float, default=100.0, show_default=True,
+              help="Length-bias slope per this many words of length difference.")
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--confidence-level", type=float, default=0.95, show_default=True)
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def preferences(data, input_format, judges, human, epsilon, compare_, measure, no_ceiling, length_per,
+                n_resamples, confidence_level, seed, fmt):
+    """Pairwise-preference meta-evaluation of judges against human raters.
+
+    DATA is a preference file (plain CSV/JSONL, MT-Bench human judgments JSONL, AlpacaEval
+    annotation JSON) or a bundled dataset (pairs of system outputs, --human raters,
+    metrics as judges).  Prints agreement (acc_23, acc_eq, kappas, alpha) with the
+    human-human ceiling, position consistency, length bias and the Bradley-Terry rankings.
+    """
+    import warnings
+
+    from . import preferences as pf
+    from .data import list_datasets, load_dataset
+
+    if n_resamples < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--n-resamples")
+    bundled = data in {d["name"] for d in list_datasets()}
+    if bundled:
+        if not human:
+            raise click.BadParameter("a bundled dataset needs --human (a human column with raters)",
+                                     param_hint="--human")
+        ds = load_dataset(data)
+        prefs = pf.PreferenceData.from_dataset(ds, human, metrics=_split(judges))
+        judge_list = None
+    else:
+        if human:
+            raise click.BadParameter("--human applies to bundled datasets; files carry their raters",
+                                     param_hint="--human")
+        fmt_in = input_format.strip().lower()
+        if fmt_in not in ("auto",) + pf.FORMATS:
+            raise click.BadParameter(f"{input_format!r}; choose one of auto, {', '.join(pf.FORMATS)}",
+                                     param_hint="--input-format")
+        judge_list = _split(judges)
+        annot = judge_list if fmt_in in ("mt-bench", "alpacaeval", "auto") else None
+        try:
+            prefs = pf.read_preferences(data, format=fmt_in, judges=annot)
+        except DataError as exc:
+            if fmt_in == "auto" and annot and "do not occur" in str(exc):
+                prefs = pf.read_preferences(data, format=fmt_in)
+            else:
+                raise
+        judge_list = [j for j in (judge_list or []) if j in prefs.judges] or None
+    results = {}
+    results["agreement"] = pf.preference_agreement(prefs, judge_list, epsilon=epsilon,
+                                                   ceiling=not no_ceiling and len(prefs.raters) > 1,
+                                                   n_resamples=n_resamples, confidence_level=confidence_level,
+                                                   rng=seed)
+    if compare_:
+        pair = _split(compare_)
+        if len(pair) != 2:
+            raise click.BadParameter("give two judges 'A,B'", param_hint="--compare")
+        results["compare"] = pf.compare_judges(prefs, pair[0], pair[1], measure=measure, epsilon=epsilon,
+                                               n_resamples=max(n_resamples, 1),
+                                               confidence_level=confidence_level, rng=seed)
+    if (prefs.judge_rows["order"] != "").any():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", pf.UndefinedStatisticWarning)  # judges without orders: left out
+            pc = pf.position_consistency(prefs, judge_list, n_resamples=n_resamples,
+                                         confidence_level=confidence_level, rng=seed)
+        results["position"] = pf.PositionConsistencies(tuple(r for r in pc if r.n > 0))
+    if prefs.lengths is not None:
+        results["length"] = pf.length_bias(prefs, judge_list, per=length_per, confidence_level=confidence_level)
+    results["bradley_terry"] = pf.bradley_terry(prefs, judge_list)
+    if fmt == "json":
+        doc = {k: _clean(v.to_frame().to_dict(orient="records")) for k, v in results.items()
+               if k != "compare"}
+        if "compare" in results:
+            doc["compare"] = _clean([results["compare"].to_dict()])
+        doc["ranking"] = _clean(results["bradley_terry"].ranking().reset_index().to_dict(orient="records"))
+        _emit_json(doc)
+        return
+    if fmt == "csv":
+        _emit_csv_by_analysis(results)
+        return
+    click.echo(repr(prefs))
+    ag = results["agreement"]
+    f = ag.to_frame()
+    who = list(dict.fromkeys(f["judge"]))
+    rows = []
+    for w in who:
+        row = [w]
+        for m in pf.MEASURES:
+            r = ag.get(w, measure=m)
+            row.append(f"{_num(r.statistic, 3)} [{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]"
+                       if not math.isnan(r.ci_low) else _num(r.statistic, 3))
+        row.append(_num(ag.get(w, measure="acc_eq").epsilon, 3))
+        row.append(str(ag.get(w, measure="acc_23").n))
+        rows.append(row)
+    _table("agreement with the human raters (human = the human-human ceiling, leave-one-rater-out)",
+           ["judge", *pf.MEASURES, "epsilon", "pairs"], rows, caption="\n".join(dict.fromkeys(f["signature"])))
+    if "compare" in results:
+        c = results["compare"]
+        _table(f"paired comparison: {c.judge_a} - {c.judge_b}", ["measure", "difference", "CI", "p", "pairs"],
+               [[c.measure, _num(c.statistic, 4), f"[{_num(c.ci_low, 4)}, {_num(c.ci_high, 4)}]",
+                 _num(c.pvalue, 4), str(c.n)]], caption=c.signature)
+    if "position" in results and len(results["position"]):
+        pc = results["position"]
+        _table("position-swap consistency (A/B vs B/A)",
+               ["judge", "pairs", "consistent", "CI", "first won both", "second won both"],
+               [[r.judge, str(r.n), _num(r.consistency, 3), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
+                 _num(r.first_position, 3), _num(r.second_position, 3)] for r in pc],
+               caption=pc[0].signature)
+    if "length" in results:
+        lb = results["length"]
+        _table(f"length bias: log-odds of preferring A per {length_per:g} words of length difference (A - B)",
+               ["judge", "labels", "slope", "CI (Wald)", "odds ratio", "p"],
+               [[r.judge, str(r.n), _num(r.slope, 3), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
+                 _num(r.odds_ratio, 3), _num(r.pvalue, 3)] for r in lb], caption=lb[0].signature)
+    bt = results["bradley_terry"]
+    rk = bt.ranking()
+    _table("Bradley-Terry log-strengths (MM; ties as half wins); tau_b vs human in the last row",
+           ["system", *map(str, rk.columns)],
+           [[str(s), *[_num(float(v), 3) for v in row]] for s, row in zip(rk.index, rk.values)]
+           + [["tau_b", *[_num(r.tau_b, 3) for r in bt]]],
+           caption=bt[0].signature)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,1531 @@
+r"""Pairwise-preference meta-evaluation: how well a judge agrees with human preferences.
+
+Most validation of LLM judges uses *pairwise preferences* (which of two outputs of the
+same input is better, ties allowed), as in the MT-Bench and Chatbot Arena human
+judgments (Zheng et al. 2023) and AlpacaEval's evaluator analysis (Dubois et al. 2023).
+This module holds such data and the statistics to read it:
+
+=====================================  ==================================================
+:class:`PreferenceData`                pairs (input, system A, system B), the preference
+                                       of every human rater, the output of every judge
+                                       (each sample and A/B order), validated once
+:func:`read_preferences`               plain CSV/JSONL, MT-Bench human judgments JSONL,
+                                       AlpacaEval annotation JSON
+:func:`preference_agreement`           acc_23, tie-calibrated acc_eq, Cohen's kappa (vs
+                                       the raters and vs the leave-one-out majority),
+                                       Fleiss' kappa and Krippendorff's alpha with the
+                                       judge among the raters; the human-human ceiling
+                                       computed the same way; bootstrap CIs over inputs
+:func:`compare_judges`                 two judges on the same pairs: paired bootstrap CI
+                                       of the difference, permutation p-value
+:func:`position_consistency`           A/B versus B/A: share of consistent verdicts,
+                                       first/second-position wins, CI
+:func:`length_bias`                    logistic regression of the preference on the
+                                       length difference, Wald CI (humans and judges)
+:func:`bradley_terry`                  Bradley-Terry strengths of the systems from human
+                                       and judge preferences (MM algorithm, ties as half
+                                       wins) and Kendall tau-b between the rankings
+=====================================  ==================================================
+
+Preferences and margins
+-----------------------
+A human preference is 1.0 (A better), 0.5 (tie) or 0.0 (B better); NaN is missing.
+A judge gives per pair, sample and A/B order either a ``preference`` in [0, 1] in terms
+of the original A/B (the layout of :mod:`metaeval.judge`'s pairwise prompt: 1.0 A
+better, 0.5 tie, 0.0 B better, a probability of "A better" allowed, NaN a failure) or a
+``margin``, any real number, positive when A is better (e.g. the difference of a
+metric's scores, s_A - s_B).  Internally a preference p is the margin p - 1/2.  A
+judge's margin for a pair is the **mean margin over its samples and orders** (so an
+"A" in one order and a "B" in the other average to a tie).
+
+Labels and the tie threshold epsilon
+------------------------------------
+With a tie threshold :math:`\varepsilon \ge 0` a margin :math:`d` gives the label
+A if :math:`d > \varepsilon`, B if :math:`d < -\varepsilon` and tie if
+:math:`|d| \le \varepsilon`.  Discrete outputs (margins -1/2, 0, 1/2) at
+:math:`\varepsilon = 0` are scored exactly as the judge said them.
+
+**acc_23** is the pairwise accuracy with ties of Deutsch, Foster and Freitag (2023,
+"Ties Matter", Eq. for acc_eq, and mt-metrics-eval's ``KendallVariants`` variant
+``acc23``) carried over to preferences: the share of (pair, rater) cells in which the
+judge's label at :math:`\varepsilon = 0` equals the rater's label, a tie counting as a
+label of its own (a judge tie against a rater preference is wrong, and vice versa):
+
+.. math:: \mathrm{acc} = \frac{\sum_i \sum_r [\ell_i = h_{ri}]}{\sum_i \sum_r [h_{ri}\ \mathrm{present}]}
+
+over pairs the judge labelled.  **acc_eq** is the same accuracy at the *tie-calibrated*
+:math:`\varepsilon^*` (Deutsch et al. 2023, Section 5, "tie calibration"): the smallest
+:math:`\varepsilon \in \{0\} \cup \{|d_i|\}` that maximizes the accuracy, found by one
+sweep over the sorted :math:`|d_i|`.  Calibrating on the data that are scored favours
+the judge (an optimistic bias Deutsch et al. acknowledge); pass ``epsilon=`` a value
+chosen on held-out data to avoid it.  Bootstrap replicates of acc_eq re-calibrate
+:math:`\varepsilon` in every resample.
+
+Degenerate cases (a kappa whose chance agreement is 1, no complete pair for Fleiss'
+kappa, a logistic fit with separation) give NaN and a typed warning; nothing is filled.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _st
+
+from ._results import _ARR, _Collection, _Result
+from ._signature import make_signature
+from .errors import (
+    DataError,
+    NonConvergenceWarning,
+    ParameterError,
+    UndefinedStatisticWarning,
+)
+from .stats import resampling as _rs
+
+#: The statistics of :func:`preference_agreement` (``measure`` column).
+MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
+#: Formats of :func:`read_preferences`.
+FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
+#: The annotator name of the human rows (the human-human ceiling).
+HUMAN = "human"
+#: Tolerance of resampling p-value comparisons.
+RESAMPLING_TOL = 1e-12
+#: Bootstrap/permutation replicates drawn per block (memory bound: block x pairs floats).
+_BLOCK = 128
+#: MT-Bench ``winner`` values -> preference for A.
+MT_BENCH_WINNERS = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
+
+_KEY = ["input", "system_a", "system_b"]
+
+
+# --------------------------------------------------------------------------
+# validation helpers
+
+
+def _check_confidence(cl):
+    if isinstance(cl, bool) or not isinstance(cl, (int, float)) or not 0 < cl < 1:
+        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1) (CLI: --confidence-level)")
+    return float(cl)
+
+
+def _check_epsilon(eps):
+    if eps is None:
+        return None
+    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (eps >= 0) or math.isinf(eps):
+        raise ParameterError(f"epsilon={eps!r} must be None (calibrate) or a finite number >= 0 (CLI: --epsilon)")
+    return float(eps)
+
+
+def _shown(labels, k=5):
+    labels = list(labels)
+    s = ", ".join(map(str, labels[:k]))
+    return s + (f", ... ({len(labels)} in all)" if len(labels) > k else "")
+
+
+def _str_col(df, col, what):
+    v = df[col]
+    bad = v.isna() | (v.astype(str).str.strip() == "")
+    if bad.any():
+        raise DataError(f"{what}: column {col!r} is empty in rows {_shown(np.flatnonzero(bad.to_numpy()))}")
+    return v.astype(str).to_numpy()
+
+
+def _text(series):
+    """Strings with NaN/None as "" (without a fill value of the wrong dtype)."""
+    return series.astype(object).where(series.notna(), "").astype(str)
+
+
+def _numeric(df, col, what):
+    raw = df[col]
+    num = pd.to_numeric(raw, errors="coerce")
+    bad = num.isna() & raw.notna()
+    if bad.any():
+        rows = np.flatnonzero(bad.to_numpy())
+        raise DataError(
+            f"{what}: column {col!r} has non-numeric values {_shown(raw[bad].astype(str).unique())} "
+            f"(rows {_shown(rows)})"
+        )
+    return num.to_numpy(dtype=float)
+
+
+# --------------------------------------------------------------------------
+# the data
+
+
+class PreferenceData:
+    """Pairwise preferences of human raters and of judges, validated at construction.
+
+    Build it with :meth:`from_frames`, :meth:`from_dataset` or :func:`read_preferences`.
+
+    Attributes
+    ----------
+    pairs : pandas.DataFrame
+        One row per pair: ``input``, ``system_a``, ``system_b`` (P rows, in order of first
+        appearance).  A pair given as (B, A) elsewhere is flipped to the first orientation.
+    raters : tuple of str
+        Human rater labels (R).
+    human : numpy.ndarray
+        Read-only (R, P) array of preferences (1.0, 0.5, 0.0) with NaN where a rater did
+        not rate a pair.
+    judges : tuple of str
+        Judge names.
+    judge_rows : pandas.DataFrame
+        Every judge output: ``pair`` (row of ``pairs``), ``judge``, ``order`` ("ab", "ba"
+        or "" when not given), ``margin`` (NaN = failed).
+    lengths : numpy.ndarray or None
+        (P, 2) lengths of outputs A and B (words of ``output_a``/``output_b`` or the given
+        ``length_a``/``length_b``), None when unknown.
+    """
+
+    def __init__(self, pairs, raters, human, judge_rows, lengths=None, name="preferences"):
+        self.pairs = pairs.reset_index(drop=True)
+        self.raters = tuple(raters)
+        h = np.array(human, dtype=float)
+        h.setflags(write=False)
+        self.human = h
+        self.judge_rows = judge_rows.reset_index(drop=True)
+        self.judges = tuple(dict.fromkeys(self.judge_rows["judge"]))
+        if lengths is not None:
+            lengths = np.array(lengths, dtype=float)
+            lengths.setflags(write=False)
+        self.lengths = lengths
+        self.name = name
+        codes, uniq = pd.factorize(self.pairs["input"], sort=False)
+        self.inputs = tuple(uniq)
+        self.pair_input = codes.astype(np.intp)
+        self._margins = {}
+
+    def __repr__(self):
+        return (f"PreferenceData(name={self.name!r}, {len(self.pairs)} pairs of {len(self.inputs)} inputs, "
+                f"{len(self.raters)} raters, {len(self.judges)} judges)")
+
+    @property
+    def systems(self) -> tuple:
+        """System labels, in order of first appearance."""
+        return tuple(dict.fromkeys(np.concatenate([self.pairs["system_a"], self.pairs["system_b"]])))
+
+    def margin(self, judge: str) -> np.ndarray:
+        """The judge's margin per pair: the mean over its samples and orders (NaN if none)."""
+        if judge not in self.judges:
+            raise DataError(f"judge {judge!r} is unknown; judges: {_shown(self.judges, 20)} (CLI: --judges)")
+        if judge not in self._margins:
+            r = self.judge_rows[(self.judge_rows["judge"] == judge) & self.judge_rows["margin"].notna()]
+            P = len(self.pairs)
+            s = np.bincount(r["pair"].to_numpy(), weights=r["margin"].to_numpy(), minlength=P)
+            c = np.bincount(r["pair"].to_numpy(), minlength=P)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                m = np.where(c > 0, s / np.maximum(c, 1), np.nan)
+            m.setflags(write=False)
+            self._margins[judge] = m
+        return self._margins[judge]
+
+    # ---------------------------------------------------------------- builders
+
+    @classmethod
+    def from_frames(cls, human: pd.DataFrame, judges: pd.DataFrame | None = None, *,
+                    name: str = "preferences") -> "PreferenceData":
+        """Build from long tables.
+
+        Parameters
+        ----------
+        human : pandas.DataFrame
+            One row per (pair, rater): ``input``, ``system_a``, ``system_b``, ``rater``,
+            ``preference`` (1.0 A better, 0.5 tie, 0.0 B better, NaN missing); optional
+            ``output_a``, ``output_b`` (texts) or ``length_a``, ``length_b``.
+        judges : pandas.DataFrame, optional
+            One row per judge output: ``input``, ``system_a``, ``system_b``, ``judge`` and
+            either ``preference`` (in [0, 1], NaN = failed) or ``margin`` (any real, positive
+            = A better); optional ``order`` ("ab"/"ba"), other columns (``raw``, ...) are
+            ignored.  This is the layout of the pairwise LLM-judge prompt.  Several rows
+            of one (pair, judge, order) are samples and are averaged.
+
+        Raises
+        ------
+        DataError
+            Missing columns, empty labels, system_a == system_b, preferences outside
+            {0, 0.5, 1} (human) or [0, 1] (judge), a rater rating a pair twice, bad
+            ``order`` values; the message names the culprits.  Pairs that only judges
+            rated are kept (no human label: agreement statistics skip them, Bradley-Terry
+            uses them).
+        """
+        if not isinstance(human, pd.DataFrame):
+            raise DataError(f"human must be a pandas DataFrame, got {type(human).__name__}")
+        need = _KEY + ["rater", "preference"]
+        miss = [c for c in need if c not in human.columns]
+        if miss:
+            raise DataError(f"human preferences lack columns {miss}; they need {need} "
+                            f"(CLI: --format, or rename the columns)")
+        if len(human) == 0:
+            raise DataError("human preferences are empty")
+        h = human.reset_index(drop=True)
+        inp, sa, sb = (_str_col(h, c, "human preferences") for c in _KEY)
+        rater = _str_col(h, "rater", "human preferences")
+        pref = _numeric(h, "preference", "human preferences")
+        same = sa == sb
+        if same.any():
+            raise DataError(f"human preferences: system_a equals system_b in rows {_shown(np.flatnonzero(same))}")
+        ok = np.isnan(pref) | np.isin(pref, (0.0, 0.5, 1.0))
+        if not ok.all():
+            raise DataError(
+                f"human preferences must be 1.0 (A better), 0.5 (tie) or 0.0 (B better); got "
+                f"{_shown(np.unique(pref[~ok]))} in rows {_shown(np.flatnonzero(~ok))}"
+            )
+        # canonical orientation: the first one seen
+        canon = {}
+        flip = np.zeros(len(h), dtype=bool)
+        pair_idx = np.empty(len(h), dtype=np.intp)
+        for k, (i, a, b) in enumerate(zip(inp, sa, sb)):
+            key = (i, a, b)
+            if key in canon:
+                pair_idx[k] = canon[key]
+            elif (i, b, a) in canon:
+                pair_idx[k] = canon[(i, b, a)]
+                flip[k] = True
+            else:
+                canon[key] = len(canon)
+                pair_idx[k] = canon[key]
+        pref = np.where(flip, 1.0 - pref, pref)
+        raters = tuple(dict.fromkeys(rater))
+        r_idx = pd.Index(raters).get_indexer(rater)
+        dup = pd.Series(list(zip(pair_idx, r_idx))).duplicated(keep=False).to_numpy()
+        if dup.any():
+            rows = np.flatnonzero(dup)
+            ex = [f"({inp[k]}, {sa[k]}, {sb[k]}, rater {rater[k]})" for k in rows[:3]]
+            raise DataError(f"human preferences: a rater rates a pair more than once: {', '.join(ex)} "
+                            f"(rows {_shown(rows)})")
+        jr = _judge_rows(judges, canon)  # may add pairs that only judges rated
+        pairs = pd.DataFrame(list(canon), columns=_KEY)
+        H = np.full((len(raters), len(pairs)), np.nan)
+        H[r_idx, pair_idx] = pref
+        lengths = _lengths(h, pair_idx, flip, len(pairs))
+        return cls(pairs, raters, H, jr, lengths=lengths, name=name)
+
+    @classmethod
+    def from_dataset(cls, dataset, human: str, *, metrics: Sequence[str] | None = None,
+                     lengths: bool = True) -> "PreferenceData":
+        """Pairs of system outputs of a :class:`~metaeval.Dataset`, metrics as judges.
+
+        Every unordered pair of systems (A before B in the dataset's system order) of every
+        input is a pair.  Rater r prefers A when its ``human`` score of A is higher (1.0),
+        B when lower (0.0), and ties on equal scores (0.5); a missing score gives NaN.  A
+        metric is a judge with margin s_A - s_B.  Lengths are the words (whitespace
+        split) of the hypotheses when the dataset has texts.
+        """
+        if human not in dataset.human:
+            raise DataError(f"human={human!r} is not a human column of {dataset.name}; "
+                            f"choose one of {_shown(dataset.human, 20)} (CLI: --human)")
+        metrics = list(dataset.metrics if metrics is None else metrics)
+        unknown = [m for m in metrics if m not in dataset.metrics]
+        if unknown:
+            raise DataError(f"metrics {unknown} are not metric columns of {dataset.name} (CLI: --judges)")
+        R = dataset.ratings(human)  # (R, N, M)
+        N, M = R.shape[1:]
+        a, b = np.triu_indices(N, 1)
+        A = R[:, a, :]  # (R, K, M)
+        B = R[:, b, :]
+        with np.errstate(invalid="ignore"):
+            H = np.where(np.isnan(A) | np.isnan(B), np.nan, 0.5 + 0.5 * np.sign(A - B))
+        # pair order: input-major
+        H = H.transpose(0, 2, 1).reshape(R.shape[0], -1)
+        systems, inputs = dataset.systems, dataset.inputs
+        pairs = pd.DataFrame({
+            "input": np.repeat(np.asarray(inputs, dtype=object), len(a)),
+            "system_a": np.tile(np.asarray(systems, dtype=object)[a], M),
+            "system_b": np.tile(np.asarray(systems, dtype=object)[b], M),
+        })
+        P = len(pairs)
+        rows = []
+        for m in metrics:
+            S = dataset.scores(m)
+            d = (S[a, :] - S[b, :]).T.reshape(-1)
+            rows.append(pd.DataFrame({"pair": np.arange(P), "judge": m, "order": "", "margin": d}))
+        jr = pd.concat(rows, ignore_index=True) if rows else _empty_judge_rows()
+        L = None
+        if lengths:
+            try:
+                t = dataset.texts
+            except Exception:  # noqa: BLE001 - no texts: no lengths
+                t = None
+            if t is not None and "hypothesis" in getattr(t, "columns", ()):
+                words = _text(t["hypothesis"]).str.split().str.len().to_numpy(float)
+                W = pd.Series(words, index=pd.MultiIndex.from_arrays([t["system"], t["input"]]))
+                W = W[~W.index.duplicated()]
+                grid = W.reindex(pd.MultiIndex.from_product([systems, inputs])).to_numpy().reshape(N, M)
+                L = np.stack([grid[a, :].T.reshape(-1), grid[b, :].T.reshape(-1)], axis=1)
+        raters = [f"{r}" for r in dataset.rater_labels(human)] if R.shape[0] > 1 else [human]
+        return cls(pairs, raters, H, jr, lengths=L, name=f"{dataset.name}:{human}")
+
+
+def _empty_judge_rows():
+    return pd.DataFrame({"pair": np.array([], dtype=np.intp), "judge": np.array([], dtype=object),
+                         "order": np.array([], dtype=object), "margin": np.array([], dtype=float)})
+
+
+def _lengths(h, pair_idx, flip, P):
+    if {"length_a", "length_b"} <= set(h.columns):
+        la = _numeric(h, "length_a", "human preferences")
+        lb = _numeric(h, "length_b", "human preferences")
+    elif {"output_a", "output_b"} <= set(h.columns):
+        la = _text(h["output_a"]).str.split().str.len().to_numpy(float)
+        lb = _text(h["output_b"]).str.split().str.len().to_numpy(float)
+    else:
+        return None
+    la, lb = np.where(flip, lb, la), np.where(flip, la, lb)
+    L = np.full((P, 2), np.nan)
+    L[pair_idx, 0] = la
+    L[pair_idx, 1] = lb
+    return L
+
+
+def _judge_rows(judges, canon):
+    if judges is None:
+        return _empty_judge_rows()
+    if not isinstance(judges, pd.DataFrame):
+        raise DataError(f"judges must be a pandas DataFrame, got {type(judges).__name__}")
+    j = judges.reset_index(drop=True)
+    need = _KEY + ["judge"]
+    miss = [c for c in need if c not in j.columns]
+    has_p, has_m = "preference" in j.columns, "margin" in j.columns
+    if miss or has_p == has_m:
+        raise DataError(f"judge outputs need columns {need} and exactly one of 'preference', 'margin'; "
+                        f"missing {miss or ['preference or margin']}" if not (has_p and has_m)
+                        else "judge outputs have both 'preference' and 'margin'; keep one")
+    if len(j) == 0:
+        return _empty_judge_rows()
+    inp, sa, sb = (_str_col(j, c, "judge outputs") for c in _KEY)
+    judge = _str_col(j, "judge", "judge outputs")
+    if has_p:
+        p = _numeric(j, "preference", "judge outputs")
+        bad = ~np.isnan(p) & ((p < 0) | (p > 1))
+        if bad.any():
+            raise DataError(f"judge preferences must lie in [0, 1] (1.0 A better, 0.5 tie, 0.0 B better); got "
+                            f"{_shown(np.unique(p[bad]))} in rows {_shown(np.flatnonzero(bad))}; "
+                            f"give a 'margin' column for unbounded scores")
+        margin = p - 0.5
+    else:
+        margin = _numeric(j, "margin", "judge outputs")
+        bad = np.isinf(margin)
+        if bad.any():
+            raise DataError(f"judge margins are infinite in rows {_shown(np.flatnonzero(bad))}")
+    if "order" in j.columns:
+        order = _text(j["order"]).str.strip().str.lower().to_numpy()
+        bad = ~np.isin(order, ("ab", "ba", ""))
+        if bad.any():
+            raise DataError(f"judge outputs: order must be 'ab' or 'ba'; got {_shown(np.unique(order[bad]))} "
+                            f"in rows {_shown(np.flatnonzero(bad))}")
+    else:
+        order = np.full(len(j), "", dtype=object)
+    pair = np.empty(len(j), dtype=np.intp)
+    unknown = []
+    for k, (i, a, b) in enumerate(zip(inp, sa, sb)):
+        if (i, a, b) in canon:
+            pair[k] = canon[(i, a, b)]
+        elif (i, b, a) in canon:
+            pair[k] = canon[(i, b, a)]
+            margin[k] = -margin[k]
+            order[k] = {"ab": "ba", "ba": "ab"}.get(order[k], "")
+        else:  # a pair only judges rated: kept (Bradley-Terry uses it), no human label
+            canon[(i, a, b)] = len(canon)
+            pair[k] = canon[(i, a, b)]
+    return pd.DataFrame({"pair": pair, "judge": judge, "order": order, "margin": margin})
+
+
+# --------------------------------------------------------------------------
+# readers
+
+
+def _read_records(path):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    s = text.lstrip()
+    if s.startswith("["):
+        return json.loads(s)
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if line.strip():
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise DataError(f"{path}: line {n} is not JSON ({exc.msg})") from None
+    return out
+
+
+def _conversation_text(conv):
+    if isinstance(conv, list):
+        return "\n".join(str(t.get("content", "")) for t in conv
+                         if isinstance(t, dict) and t.get("role") in ("assistant", "gpt"))
+    return "" if conv is None else str(conv)
+
+
+def _annotator(v):
+    if isinstance(v, (list, tuple)):
+        return "/".join(map(str, v))
+    return str(v)
+
+
+def _split_judges(df, judges, who):
+    """Rows whose annotator is in ``judges`` become judge rows; the others rater rows."""
+    judges = set(judges or ())
+    unknown = judges - set(df[who])
+    if unknown:
+        raise DataError(f"judges {sorted(unknown)} do not occur in the file's {who!r} column "
+                        f"(it has {_shown(sorted(set(df[who])), 10)}) (CLI: --judges)")
+    is_j = df[who].isin(judges).to_numpy()
+    h = df[~is_j].rename(columns={who: "rater"})
+    j = df[is_j].rename(columns={who: "judge"})
+    return h, (j if len(j) else None)
+
+
+def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None = None,
+                     name: str | None = None) -> PreferenceData:
+    """Read pairwise preferences from a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    format : {"auto", "csv", "jsonl", "mt-bench", "alpacaeval"}
+        ``csv`` / ``jsonl``: the long layout of :meth:`PreferenceData.from_frames` in one
+        table: rows with a non-empty ``rater`` are human, rows with a non-empty ``judge``
+        are judge outputs (``preference`` or ``margin``, optional ``order``).
+        ``mt-bench``: the ``lmsys/mt_bench_human_judgments`` JSONL (``question_id``,
+        ``model_a``, ``model_b``, ``winner`` in {model_a, model_b, tie, tie (bothbad)},
+        ``judge``, ``turn``, ``conversation_a``/``conversation_b``); the input is
+        ``question_id:turn``; annotators named in ``judges`` (e.g. the ``gpt4_pair``
+        split's judge, a list joined with "/") are judges, the others raters.
+        ``alpacaeval``: AlpacaEval annotation JSON (a list of records with
+        ``instruction``, ``output_1``, ``output_2``, ``preference`` in [1, 2]: 1 =
+        output_1 better, 2 = output_2 better, 1.5 = tie, and ``annotator``); systems are
+        ``generator_1``/``generator_2`` when present, else "output_1"/"output_2"; the
+        input is the instruction (plus ``input`` when present); A = output_1 and the
+        preference for A is 2 - preference.
+        ``auto`` picks from the extension and the fields.
+    judges : sequence of str, optional
+        ``mt-bench`` and ``alpacaeval``: annotators to treat as judges.
+
+    Raises
+    ------
+    DataError
+        Unknown format, missing fields, values outside the format's set (named).
+    """
+    path = os.fspath(path)
+    if format not in ("auto",) + FORMATS:
+        raise ParameterError(f"format={format!r}; choose one of auto, {', '.join(FORMATS)} (CLI: --format)")
+    name = name or os.path.basename(path)
+    if format == "auto":
+        if path.lower().endswith((".csv", ".tsv")):
+            format = "csv"
+        else:
+            recs = _read_records(path)
+            first = recs[0] if recs else {}
+            if "winner" in first and "model_a" in first:
+                format = "mt-bench"
+            elif "output_1" in first and "instruction" in first:
+                format = "alpacaeval"
+            else:
+                format = "jsonl"
+    if format == "csv":
+        sep = "\t" if path.lower().endswith(".tsv") else ","
+        return _from_long(pd.read_csv(path, sep=sep, dtype={"input": str, "rater": str, "judge": str}), name)
+    recs = _read_records(path)
+    if not recs:
+        raise DataError(f"{path} has no records")
+    df = pd.DataFrame.from_records(recs)
+    if format == "jsonl":
+        return _from_long(df, name)
+    if format == "mt-bench":
+        need = ["question_id", "model_a", "model_b", "winner", "judge"]
+        miss = [c for c in need if c not in df.columns]
+        if miss:
+            raise DataError(f"{path}: MT-Bench judgments lack fields {miss} (CLI: --format)")
+        w = df["winner"].astype(str).str.strip()
+        bad = ~w.isin(list(MT_BENCH_WINNERS))
+        if bad.any():
+            raise DataError(f"{path}: winner must be one of {list(MT_BENCH_WINNERS)}; got "
+                            f"{_shown(w[bad].unique())} in records {_shown(np.flatnonzero(bad.to_numpy()))}")
+        turn = df["turn"].astype(str) if "turn" in df.columns else "1"
+        out = pd.DataFrame({
+            "input": df["question_id"].astype(str) + ":" + turn,
+            "system_a": df["model_a"].astype(str), "system_b": df["model_b"].astype(str),
+            "annotator": df["judge"].map(_annotator), "preference": w.map(MT_BENCH_WINNERS).astype(float),
+        })
+        if "conversation_a" in df.columns and "conversation_b" in df.columns:
+            out["output_a"] = df["conversation_a"].map(_conversation_text)
+            out["output_b"] = df["conversation_b"].map(_conversation_text)
+        h, j = _split_judges(out, judges, "annotator")
+        if j is not None:
+            j = j.drop(columns=[c for c in ("output_a", "output_b") if c in j.columns])
+        return PreferenceData.from_frames(h, j, name=name)
+    # alpacaeval
+    need = ["instruction", "output_1", "output_2", "preference"]
+    miss = [c for c in need if c not in df.columns]
+    if miss:
+        raise DataError(f"{path}: AlpacaEval annotations lack fields {miss} (CLI: --format)")
+    p = pd.to_numeric(df["preference"], errors="coerce").to_numpy(float)
+    bad = (~np.isnan(p) & ((p < 1) | (p > 2))) | (np.isnan(p) & df["preference"].notna().to_numpy())
+    if bad.any():
+        raise DataError(f"{path}: AlpacaEval preference must lie in [1, 2] (1 = output_1 better, 2 = output_2, "
+                        f"1.5 = tie); got {_shown(df['preference'][bad].astype(str).unique())} "
+                        f"in records {_shown(np.flatnonzero(bad))}")
+    instr = df["instruction"].astype(str)
+    if "input" in df.columns:
+        extra = _text(df["input"])
+        instr = instr.where(extra == "", instr + "\n\n" + extra)
+    g1 = df["generator_1"].astype(str) if "generator_1" in df.columns else "output_1"
+    g2 = df["generator_2"].astype(str) if "generator_2" in df.columns else "output_2"
+    ann = df["annotator"].map(_annotator) if "annotator" in df.columns else "annotator"
+    out = pd.DataFrame({"input": instr, "system_a": g1, "system_b": g2, "annotator": ann,
+                        "preference": 2.0 - p, "output_a": df["output_1"].astype(str),
+                        "output_b": df["output_2"].astype(str)})
+    h, j = _split_judges(out, judges, "annotator")
+    if j is not None:
+        j = j.drop(columns=["output_a", "output_b"])
+    return PreferenceData.from_frames(h, j, name=name)
+
+
+def _from_long(df, name):
+    for c in ("rater", "judge"):
+        if c not in df.columns:
+            df[c] = np.nan
+    r = _text(df["rater"]).str.strip()
+    j = _text(df["judge"]).str.strip()
+    both = (r != "") & (j != "")
+    neither = (r == "") & (j == "")
+    if both.any() or neither.any():
+        rows = np.flatnonzero((both | neither).to_numpy())
+        raise DataError(f"{name}: each row needs exactly one of 'rater' (human) and 'judge'; rows {_shown(rows)}")
+    h = df[(r != "").to_numpy()].drop(columns=["judge"])
+    jd = df[(j != "").to_numpy()].drop(columns=["rater"])
+    for c in ("output_a", "output_b", "length_a", "length_b"):
+        if c in jd.columns:
+            jd = jd.drop(columns=[c])
+    if "margin" in jd.columns and "preference" in jd.columns:
+        has_m = jd["margin"].notna()
+        has_p = jd["preference"].notna()
+        if (has_m & has_p).any():
+            raise DataError(f"{name}: judge rows give both 'preference' and 'margin'; keep one per judge")
+        if has_m.any() and has_p.any():
+            raise DataError(f"{name}: mixing 'preference' and 'margin' judge rows is not supported; "
+                            "convert preferences to margins (preference - 0.5)")
+        jd = jd.drop(columns=["preference"] if has_m.any() else ["margin"])
+    if "margin" in h.columns:
+        h = h.drop(columns=["margin"])
+    return PreferenceData.from_frames(h, jd if len(jd) else None, name=name)
+
+
+# --------------------------------------------------------------------------
+# labels and sufficient statistics
+
+
+def labels(margin, epsilon: float = 0.0) -> np.ndarray:
+    """Category codes of margins: 2 = A better (d > eps), 1 = tie (|d| <= eps),
+    0 = B better (d < -eps), -1 = missing (NaN)."""
+    d = np.asarray(margin, dtype=float)
+    out = np.full(d.shape, -1, dtype=np.intp)
+    ok = ~np.isnan(d)
+    out[ok] = np.where(d[ok] > epsilon, 2, np.where(d[ok] < -epsilon, 0, 1))
+    return out
+
+
+def _human_counts(H):
+    """(P, 3) numbers of raters with label B, tie, A."""
+    c = np.zeros((H.shape[1], 3))
+    for k, v in enumerate((0.0, 0.5, 1.0)):
+        c[:, k] = (H == v).sum(0)
+    return c
+
+
+def _majority_others(Hc):
+    """For each pair and each label c of a rater, the majority label of the *other* raters.
+
+    Returns (P, 3) codes (0, 1, 2; -1 when no other rater).  The majority is the most
+    frequent label; when several labels share the top count it is a tie (1).
+    """
+    P = Hc.shape[0]
+    out = np.full((P, 3), -1, dtype=np.intp)
+    for c in range(3):
+        o = Hc.copy()
+        o[:, c] -= 1
+        valid = (Hc[:, c] > 0) & (o.sum(1) > 0)
+        top = o.max(1, keepdims=True)
+        n_top = (o == top).sum(1)
+        maj = np.where(n_top > 1, 1, o.argmax(1))
+        out[:, c] = np.where(valid, maj, -1)
+    return out
+
+
+_EYE = np.eye(3)
+
+
+def _pair_stats(lab, Hc, maj, kmax):
+    """Per-pair sufficient statistics (P, 32) of one annotator against the raters.
+
+    ``lab``: (P,) codes of the annotator (-1 missing), or None for the human-human
+    statistics.  Columns: 0-8 the pooled (annotator, rater) confusion; 9-17 the
+    (annotator, leave-one-out majority) confusion; 18-26 Krippendorff's coincidences with
+    the annotator among the raters; 27-31 Fleiss' (count, sum P_i, category sums) on
+    pairs with ``kmax`` human labels (and the annotator's).
+    """
+    P = Hc.shape[0]
+    S = np.zeros((P, 32))
+    nh = Hc.sum(1)
+    if lab is None:
+        conf = Hc[:, :, None] * Hc[:, None, :] - Hc[:, :, None] * _EYE[None]
+        S[:, 0:9] = conf.reshape(P, 9)
+        cm = np.zeros((P, 3, 3))
+        for c in range(3):
+            ok = maj[:, c] >= 0
+            cm[ok, c, maj[ok, c]] += Hc[ok, c]
+        S[:, 9:18] = cm.reshape(P, 9)
+        v = Hc
+        include = nh == kmax
+    else:
+        present = lab >= 0
+        oh = np.zeros((P, 3))
+        oh[present, lab[present]] = 1.0
+        S[:, 0:9] = (oh[:, :, None] * Hc[:, None, :]).reshape(P, 9)
+        cm = np.zeros((P, 3, 3))
+        for c in range(3):
+            ok = present & (maj[:, c] >= 0)
+            np.add.at(cm, (np.flatnonzero(ok), lab[ok], maj[ok, c]), Hc[ok, c])
+        S[:, 9:18] = cm.reshape(P, 9)
+        v = Hc + oh
+        include = present & (nh == kmax)
+    m = v.sum(1)
+    pairable = m >= 2
+    if lab is not None:
+        pairable &= present  # the judge's alpha: only pairs it labelled
+    with np.errstate(invalid="ignore", divide="ignore"):
+        o = (v[:, :, None] * v[:, None, :] - v[:, :, None] * _EYE[None]) / np.where(pairable, m - 1, 1)[:, None, None]
+    o[~pairable] = 0.0
+    S[:, 18:27] = o.reshape(P, 9)
+    n = m
+    with np.errstate(invalid="ignore", divide="ignore"):
+        Pi = ((v * v).sum(1) - n) / (n * (n - 1))
+    inc = include & (n >= 2)
+    S[inc, 27] = 1.0
+    S[inc, 28] = Pi[inc]
+    S[inc, 29:32] = v[inc]
+    return S
+
+
+def _kappa(conf):
+    """Cohen's kappa of (..., 9) flattened 3x3 confusion counts."""
+    c = conf.reshape(conf.shape[:-1] + (3, 3))
+    n = c.sum((-1, -2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        po = np.trace(c, axis1=-2, axis2=-1) / n
+        pe = (c.sum(-1) * c.sum(-2)).sum(-1) / (n * n)
+        k = (po - pe) / (1 - pe)
+    return np.where((n > 0) & (pe < 1), k, np.nan)
+
+
+def _measures(S):
+    """Statistics from summed sufficient statistics (..., 32): acc, kappa_raters,
+    kappa_majority, fleiss, alpha."""
+    conf = S[..., 0:9]
+    n = conf.sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(n > 0, conf[..., [0, 4, 8]].sum(-1) / n, np.nan)
+    kr = _kappa(conf)
+    km = _kappa(S[..., 9:18])
+    o = S[..., 18:27]
+    no = o.sum(-1)
+    nc = o.reshape(o.shape[:-1] + (3, 3)).sum(-1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        de = no * no - (nc * nc).sum(-1)
+        alpha = 1 - (no - 1) * (no - o[..., [0, 4, 8]].sum(-1)) / de
+    alpha = np.where((no > 1) & (de > 0), alpha, np.nan)
+    N = S[..., 27]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        pbar = S[..., 28] / N
+        tot = S[..., 29:32].sum(-1)
+        pj = S[..., 29:32] / tot[..., None]
+        pe = (pj * pj).sum(-1)
+        fk = (pbar - pe) / (1 - pe)
+    fk = np.where((N > 0) & (pe < 1), fk, np.nan)
+    return {"acc": acc, "kappa_raters": kr, "kappa_majority": km, "fleiss_kappa": fk, "alpha": alpha}
+
+
+def _calibration_order(d):
+    """Pairs sorted by |d| and the positions closing each group of equal |d|."""
+    a = np.abs(d)
+    order = np.argsort(a, kind="stable")
+    s = a[order]
+    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
+    return order, s, ends
+
+
+def _acc_eq_sweep(d, Hc, weights):
+    """Tie-calibrated accuracy for each row of ``weights`` (B, P) (pairs with a margin).
+
+    Returns (acc (B,), epsilon (B,)).  acc(eps) = [sum_i w_i g_i(label_i(eps))] / sum_i w_i n_i,
+    g_i(c) the raters of pair i with label c; the smallest maximizing eps of {0} U {|d_i|}.
+    """
+    base_lab = labels(d, 0.0)
+    P = d.size
+    g_base = Hc[np.arange(P), base_lab]
+    delta = Hc[:, 1] - g_base  # gain of turning pair i into a tie
+    order, s, ends = _calibration_order(d)
+    nh = Hc.sum(1)
+    W = np.atleast_2d(weights)
+    den = W @ nh
+    num0 = W @ g_base
+    cum = np.cumsum(W[:, order] * delta[order], axis=1)[:, ends]  # (B, G)
+    eps_cand = s[ends]
+    # eps = 0 is the group with |d| == 0 when present (delta 0 there), else "no pair tied"
+    if eps_cand[0] == 0:
+        cand = num0[:, None] + cum
+        eps_all = eps_cand
+    else:
+        cand = np.concatenate([num0[:, None], num0[:, None] + cum], axis=1)
+        eps_all = np.r_[0.0, eps_cand]
+    # the first maximum (smallest eps); values within 1e-12 relative count as equal
+    best = cand.max(1, keepdims=True)
+    k = np.argmax(cand >= best - 1e-12 * np.maximum(1.0, np.abs(best)), axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        acc = np.where(den > 0, cand[np.arange(W.shape[0]), k] / den, np.nan)
+    return acc, eps_all[k]
+
+
+def _boot_weights(gen, B, M):
+    """(B, M) counts of each input in B bootstrap resamples of M inputs."""
+    idx = gen.integers(0, M, size=(B, M))
+    W = np.zeros((B, M))
+    np.add.at(W, (np.repeat(np.arange(B), M), idx.ravel()), 1.0)
+    return W
+
+
+def _percentile_ci(reps, cl):
+    reps = np.asarray(reps, dtype=float)
+    ok = reps[np.isfinite(reps)]
+    if ok.size < max(2, 0.5 * reps.size):
+        return np.nan, np.nan
+    lo, hi = np.quantile(ok, [(1 - cl) / 2, (1 + cl) / 2])
+    return float(lo), float(hi)
+
+
+# --------------------------------------------------------------------------
+# agreement
+
+
+@dataclass(frozen=True)
+class PreferenceAgreement(_Result):
+    """One agreement statistic of one annotator (a judge, or ``human`` for the ceiling).
+
+    Frame columns: ``judge``, ``measure`` (one of :data:`MEASURES`), ``statistic``,
+    ``ci_low``, ``ci_high`` (percentile bootstrap over inputs), ``n`` (pairs used),
+    ``epsilon`` (the tie threshold of the judge's labels; 0 for humans), ``signature``.
+    """
+
+    judge: str
+    measure: str
+    statistic: float
+    ci_low: float
+    ci_high: float
+    n: int
+    epsilon: float
+    signature: str
+    bootstrap: np.ndarray = field(**_ARR)
+
+
+@dataclass(frozen=True)
+class PreferenceAgreements(_Collection):
+    """The results of :func:`preference_agreement`, keyed by ``judge``; see
+    :class:`PreferenceAgreement` for the frame columns."""
+
+    _item = PreferenceAgreement
+    _key = "judge"
+
+    def table(self) -> pd.DataFrame:
+        """Wide view: one row per annotator, one column per measure (statistics only)."""
+        f = self.to_frame()
+        t = f.pivot(index="judge", columns="measure", values="statistic")
+        cols = [m for m in MEASURES if m in t.columns]
+        order = list(dict.fromkeys(f["judge"]))
+        return t.loc[order, cols]
+
+
+def _prep(data):
+    if not isinstance(data, PreferenceData):
+        raise ParameterError(f"data must be a PreferenceData (see read_preferences), got {type(data).__name__}")
+    Hc = _human_counts(data.human)
+    maj = _majority_others(Hc)
+    kmax = int(Hc.sum(1).max()) if Hc.size else 0
+    return Hc, maj, kmax
+
+
+def _judge_list(data, judges):
+    if judges is None:
+        return list(data.judges)
+    if isinstance(judges, str):
+        judges = [judges]
+    judges = list(judges)
+    for j in judges:
+        data.margin(j)  # raises for unknown
+    return judges
+
+
+def _per_input(S, codes, M):
+    out = np.zeros((M, S.shape[1]))
+    np.add.at(out, codes, S)
+    return out
+
+
+def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = None, *,
+                         epsilon: float | None = None, ceiling: bool = True,
+                         n_resamples: int = 1000, confidence_level: float = 0.95,
+                         rng=None) -> PreferenceAgreements:
+    r"""Agreement of each judge with the human raters, and the human-human ceiling.
+
+    Measures (``measure`` column), all on the three labels A / tie / B:
+
+    ``acc_23``
+        Accuracy with ties at :math:`\varepsilon = 0` (module docstring): the share of
+        (pair, rater) cells where the judge's label equals the rater's.
+    ``acc_eq``
+        The same at the tie-calibrated :math:`\varepsilon^*` (or at ``epsilon`` when
+        given).  Its ``epsilon`` column holds the threshold used.
+    ``kappa_raters``
+        Cohen's (1960) unweighted kappa of the pooled (judge label, rater label) cells,
+        :math:`(p_o - p_e)/(1 - p_e)` with :math:`p_e` from the pooled marginals (equal to
+        ``sklearn.metrics.cohen_kappa_score`` on the flattened cells).
+    ``kappa_majority``
+        Cohen's kappa of (judge, majority of the *other* raters) over every (pair, rater)
+        cell that has another rater: leave-one-rater-out, so that the ceiling compares
+        rater r with the same majority.  The majority is the most frequent label; a
+        shared top count is a tie.
+    ``fleiss_kappa``
+        Fleiss' (1971) kappa of the raters plus the judge, on pairs with the largest
+        number of human labels (plus the judge's), the others left out.
+    ``alpha``
+        Krippendorff's nominal alpha (coincidence form) of the raters plus the judge.
+
+    Judge labels use ``epsilon`` (default: the calibrated :math:`\varepsilon^*` of acc_eq;
+    0 for ``acc_23``).  The **ceiling** (annotator ``human``) computes the same numbers
+    with each rater in the judge's place: acc and kappa_raters pool every ordered pair of
+    distinct raters of a pair, kappa_majority pools (rater r, majority of the others), and
+    fleiss_kappa/alpha are those of the raters alone (both estimate the same pairwise
+    agreement whatever the number of raters, so a judge that behaves like one more rater
+    leaves them unchanged).  Human labels are used as given, so the ceiling's acc_eq
+    equals its acc_23 (a calibrated judge has an advantage there).
+
+    Confidence intervals are percentile bootstraps over **inputs** (all pairs of an input
+    move together), the same resamples for every annotator; acc_eq re-calibrates
+    :math:`\varepsilon` inside every resample, the other judge measures keep the labels
+    at the full-data threshold.  Memory is bounded by drawing ``n_resamples`` in blocks.
+
+    Parameters
+    ----------
+    data : PreferenceData
+    judges : sequence of str, optional
+        Default: every judge.
+    epsilon : float, optional
+        Fixed tie threshold (e.g. calibrated on held-out data); None calibrates.
+    ceiling : bool
+        Add the human-human rows (``judge == "human"``); needs at least two raters.
+    n_resamples : int
+        Bootstrap resamples (0 for no intervals).
+    confidence_level : float
+    rng : seed or Generator
+
+    Returns
+    -------
+    PreferenceAgreements
+    """
+    Hc, maj, kmax = _prep(data)
+    judges = _judge_list(data, judges)
+    epsilon = _check_epsilon(epsilon)
+    cl = _check_confidence(confidence_level)
+    B = 0 if n_resamples == 0 else _rs.check_n_resamples(n_resamples)
+    ss, seed = _rs.seed_sequence(rng)
+    M = len(data.inputs)
+    codes = data.pair_input
+    sig = dict(nan="pairwise", ci=f"boot-inputs:{B}:{cl}" if B else None,
+               seed=seed if B else None)
+    W_blocks = []
+    if B:
+        gen = _rs.named_generator(ss, "bootstrap")
+        for s in range(0, B, _BLOCK):
+            W_blocks.append(_boot_weights(gen, min(_BLOCK, B - s), M))
+    results = []
+    annotators = ([HUMAN] if ceiling else []) + judges
+    if ceiling and len(data.raters) < 2:
+        raise ParameterError("the human-human ceiling needs at least two raters; pass ceiling=False "
+                             "(CLI: --no-ceiling)")
+    n_undefined = []
+    for who in annotators:
+        if who == HUMAN:
+            S = _pair_stats(None, Hc, maj, kmax)
+            eps_used, d = 0.0, None
+            used = Hc.sum(1) >= 2
+        else:
+            d = np.asarray(data.margin(who))
+            has = ~np.isnan(d) & (Hc.sum(1) > 0)
+            if epsilon is None:
+                w = has.astype(float)
+                _, e = _acc_eq_sweep(np.where(has, d, 0.0), Hc, w[None, :])
+                eps_used = float(e[0])
+            else:
+                eps_used = epsilon
+            lab = np.where(has, labels(d, eps_used), -1)
+            S = _pair_stats(lab, Hc, maj, kmax)
+            lab0 = np.where(has, labels(d, 0.0), -1)
+            S0 = _pair_stats(lab0, Hc, maj, kmax)
+            used = has
+        Sin = _per_input(S, codes, M)
+        point = _measures(Sin.sum(0))
+        reps = {k: [] for k in MEASURES}
+        # acc_eq is the accuracy at the judge's threshold (calibrated or fixed); humans: as given
+        point["acc_eq"] = point["acc"]
+        if who != HUMAN:
+            S0in = _per_input(S0, codes, M)
+            point["acc_23"] = _measures(S0in.sum(0))["acc"]
+        else:
+            point["acc_23"] = point["acc"]
+        for Wb in W_blocks:
+            mb = _measures(Wb @ Sin)
+            for k in ("kappa_raters", "kappa_majority", "fleiss_kappa", "alpha"):
+                reps[k].append(mb[k])
+            if who == HUMAN:
+                reps["acc_23"].append(mb["acc"])
+                reps["acc_eq"].append(mb["acc"])
+            else:
+                reps["acc_23"].append(_measures(Wb @ S0in)["acc"])
+                if epsilon is None:
+                    wp = Wb[:, codes] * used[None, :]
+                    a, _ = _acc_eq_sweep(np.where(used, d, 0.0), Hc, wp)
+                    reps["acc_eq"].append(a)
+                else:
+                    reps["acc_eq"].append(mb["acc"])
+        for k in MEASURES:
+            stat = float(point[k])
+            boot = np.concatenate(reps[k]) if reps[k] else None
+            lo, hi = _percentile_ci(boot, cl) if boot is not None else (np.nan, np.nan)
+            if math.isnan(stat):
+                n_undefined.append(f"{who}:{k}")
+            eps_field = 0.0 if (who == HUMAN or k == "acc_23") else eps_used
+            epsig = ("none" if who == HUMAN else ("calibrated" if epsilon is None else f"fixed:{epsilon}")) \
+                if k != "acc_23" else "0"
+            results.append(PreferenceAgreement(
+                judge=who, measure=k, statistic=stat, ci_low=lo, ci_high=hi, n=int(used.sum()),
+                epsilon=eps_field,
+                signature=make_signature(human="raters", method=k, eps=epsig, **sig),
+                bootstrap=boot))
+    if n_undefined:
+        warnings.warn(f"undefined statistics (no data, constant labels or no complete pair): "
+                      f"{_shown(n_undefined, 8)}", UndefinedStatisticWarning, stacklevel=2)
+    return PreferenceAgreements(tuple(results))
+
+
+# --------------------------------------------------------------------------
+# paired comparison of two judges
+
+
+@dataclass(frozen=True)
+class JudgeComparison(_Result):
+    """Difference of one agreement measure between two judges on the same pairs.
+
+    Frame columns: ``judge_a``, ``judge_b``, ``measure``, ``statistic`` (a - b),
+    ``ci_low``, ``ci_high`` (paired percentile bootstrap over inputs), ``pvalue``
+    (two-sided permutation test swapping the two judges' labels per pair,
+    (count + 1) / (n + 1), ties within 1e-12 counted), ``n`` (pairs both labelled),
+    ``signature``.  Arrays: ``bootstrap``, ``null_distribution``.
+    """
+
+    judge_a: str
+    judge_b: str
+    measure: str
+    statistic: float
+    ci_low: float
+    ci_high: float
+    pvalue: float
+    n: int
+    signature: str
+    bootstrap: np.ndarray = field(**_ARR)
+    null_distribution: np.ndarray = field(**_ARR)
+
+
+_CMP_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority")
+
+
+def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure: str = "acc_eq",
+                   epsilon: float | None = None, n_resamples: int = 1000, confidence_level: float = 0.95,
+                   rng=None) -> JudgeComparison:
+    r"""Is judge A's agreement with the raters different from judge B's?
+
+    Both judges are restricted to the pairs both labelled.  The statistic is
+    :math:`m(A) - m(B)` for ``measure`` in acc_23, acc_eq, kappa_raters, kappa_majority.
+    The CI resamples inputs (the same resample for both judges: paired); acc_eq
+    re-calibrates each judge's :math:`\varepsilon` in every resample.  The permutation
+    test swaps the two judges' *labels* (each at its own full-data threshold, so acc_eq is
+    conditional on the calibrated thresholds) on each pair independently with probability
+    1/2: under the null that the judges are exchangeable per pair.
+    """
+    if measure not in _CMP_MEASURES:
+        raise ParameterError(f"measure={measure!r}; choose one of {', '.join(_CMP_MEASURES)} (CLI: --measure)")
+    if judge_a == judge_b:
+        raise ParameterError(f"judge_a and judge_b are both {judge_a!r}; give two different judges")
+    Hc, maj, kmax = _prep(data)
+    epsilon = _check_epsilon(epsilon)
+    cl = _check_confidence(confidence_level)
+    B = _rs.check_n_resamples(n_resamples)
+    ss, seed = _rs.seed_sequence(rng)
+    da, db = np.asarray(data.margin(judge_a)), np.asarray(data.margin(judge_b))
+    used = ~np.isnan(da) & ~np.isnan(db) & (Hc.sum(1) > 0)
+    if not used.any():
+        raise DataError(f"judges {judge_a!r} and {judge_b!r} have no labelled pair with a human rating in common")
+    codes, M = data.pair_input, len(data.inputs)
+    d = {}
+    labs, Sp = {}, {}
+    for j, dj in ((judge_a, da), (judge_b, db)):
+        dj = np.where(used, dj, 0.0)
+        d[j] = dj
+        if measure == "acc_23":
+            e = 0.0
+        elif epsilon is None:
+            e = float(_acc_eq_sweep(dj, Hc, used[None, :].astype(float))[1][0])
+        else:
+            e = epsilon
+        labs[j] = np.where(used, labels(dj, e), -1)
+        Sp[j] = _pair_stats(labs[j], Hc, maj, kmax)
+    key = "acc" if measure in ("acc_23", "acc_eq") else measure
+
+    def stat_of(S):
+        return _measures(S)[key]
+
+    obs = float(stat_of(Sp[judge_a].sum(0)) - stat_of(Sp[judge_b].sum(0)))
+    # bootstrap (paired, over inputs)
+    gen = _rs.named_generator(ss, "bootstrap")
+    Sa_in, Sb_in = _per_input(Sp[judge_a], codes, M), _per_input(Sp[judge_b], codes, M)
+    boot = []
+    for s in range(0, B, _BLOCK):
+        Wb = _boot_weights(gen, min(_BLOCK, B - s), M)
+        if measure == "acc_eq" and epsilon is None:
+            wp = Wb[:, codes] * used[None, :]
+            boot.append(_acc_eq_sweep(d[judge_a], Hc, wp)[0] - _acc_eq_sweep(d[judge_b], Hc, wp)[0])
+        else:
+            boot.append(stat_of(Wb @ Sa_in) - stat_of(Wb @ Sb_in))
+    boot = np.concatenate(boot)
+    lo, hi = _percentile_ci(boot, cl)
+    # permutation: swap labels per pair
+    genp = _rs.named_generator(ss, "permutation")
+    Sa, Sb = Sp[judge_a][used], Sp[judge_b][used]
+    diff = Sb - Sa
+    base_a, base_b = Sa.sum(0), Sb.sum(0)
+    null = []
+    for s in range(0, B, _BLOCK):
+        mask = genp.random((min(_BLOCK, B - s), Sa.shape[0])) < 0.5
+        shift = mask.astype(float) @ diff
+        null.append(stat_of(base_a + shift) - stat_of(base_b - shift))
+    null = np.concatenate(null)
+    ok = np.isfinite(null)
+    if math.isnan(obs) or not ok.any():
+        p = np.nan
+        warnings.warn(f"compare_judges: the {measure} difference is undefined", UndefinedStatisticWarning,
+                      stacklevel=2)
+    else:
+        cnt = int((np.abs(null[ok]) >= abs(obs) - RESAMPLING_TOL).sum())
+        p = (cnt + 1) / (ok.sum() + 1)
+    sig = make_signature(human="raters", method=measure, test="perm-pairs", n=B,
+                         ci=f"boot-inputs:{B}:{cl}",
+                         eps="0" if measure == "acc_23" else ("calibrated" if epsilon is None else f"fixed:{epsilon}"),
+                         seed=seed)
+    return JudgeComparison(judge_a=judge_a, judge_b=judge_b, measure=measure, statistic=obs, ci_low=lo,
+                           ci_high=hi, pvalue=float(p), n=int(used.sum()), signature=sig,
+                           bootstrap=boot, null_distribution=null)
+
+
+# --------------------------------------------------------------------------
+# position-swap consistency
+
+
+@dataclass(frozen=True)
+class PositionConsistency(_Result):
+    """A/B versus B/A verdicts of one judge.
+
+    Frame columns: ``judge``, ``n`` (pairs judged in both orders), ``consistency`` (share
+    of those pairs whose verdicts in the two orders agree, in terms of the original A/B),
+    ``ci_low``, ``ci_high`` (percentile bootstrap over inputs), ``first_position`` (share
+    of pairs where the output shown first won in both orders), ``second_position`` (the
+    output shown second won in both orders), ``signature``.
+    """
+
+    judge: str
+    n: int
+    consistency: float
+    ci_low: float
+    ci_high: float
+    first_position: float
+    second_position: float
+    signature: str
+    bootstrap: np.ndarray = field(**_ARR)
+
+
+@dataclass(frozen=True)
+class PositionConsistencies(_Collection):
+    """Results of :func:`position_consistency`, keyed by ``judge``."""
+
+    _item = PositionConsistency
+    _key = "judge"
+
+
+def position_consistency(data: PreferenceData, judges: Sequence[str] | None = None, *,
+                         n_resamples: int = 1000, confidence_level: float = 0.95,
+                         rng=None) -> PositionConsistencies:
+    r"""Does the judge's verdict follow the content when A and B swap places?
+
+    For each pair judged in both orders ("ab": A shown first; "ba": B shown first), the
+    verdict of an order is the label (A, tie, B, at :math:`\varepsilon = 0`) of the mean
+    margin of that order's samples, in terms of the original A/B.  The pair is
+    *consistent* when both verdicts agree.  A pair with verdict A in "ab" and B in "ba"
+    is a first-position win (the first-shown output won both times); B then A a
+    second-position win.  Judges without pairs in both orders get NaN and a warning.
+    """
+    _prep(data)
+    judges = _judge_list(data, judges)
+    cl = _check_confidence(confidence_level)
+    B = 0 if n_resamples == 0 else _rs.check_n_resamples(n_resamples)
+    ss, seed = _rs.seed_sequence(rng)
+    M = len(data.inputs)
+    out, none = [], []
+    W_blocks = []
+    if B:
+        gen = _rs.named_generator(ss, "bootstrap")
+        W_blocks = [_boot_weights(gen, min(_BLOCK, B - s), M) for s in range(0, B, _BLOCK)]
+    for j in judges:
+        r = data.judge_rows[(data.judge_rows["judge"] == j) & data.judge_rows["margin"].notna()
+                            & data.judge_rows["order"].isin(["ab", "ba"])]
+        g = r.groupby(["pair", "order"])["margin"].mean().unstack("order")
+        if not {"ab", "ba"} <= set(g.columns):
+            g = pd.DataFrame(columns=["ab", "ba"], dtype=float)
+        g = g.dropna(subset=["ab", "ba"])
+        la, lb = labels(g["ab"].to_numpy()), labels(g["ba"].to_numpy())
+        n = len(g)
+        cons = (la == lb).astype(float)
+        first = ((la == 2) & (lb == 0)).astype(float)
+        second = ((la == 0) & (lb == 2)).astype(float)
+        sig = make_signature(method="position-consistency", eps="0",
+                             ci=f"boot-inputs:{B}:{cl}" if B else None, seed=seed if B else None)
+        if n == 0:
+            none.append(j)
+            out.append(PositionConsistency(j, 0, np.nan, np.nan, np.nan, np.nan, np.nan, sig))
+            continue
+        codes = data.pair_input[g.index.to_numpy(dtype=np.intp)]
+        cnt = np.bincount(codes, minlength=M).astype(float)
+        cin = np.bincount(codes, weights=cons, minlength=M)
+        boot = None
+        lo = hi = np.nan
+        if B:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                boot = np.concatenate([(Wb @ cin) / (Wb @ cnt) for Wb in W_blocks])
+            lo, hi = _percentile_ci(boot, cl)
+        out.append(PositionConsistency(j, n, float(cons.mean()), lo, hi, float(first.mean()),
+                                       float(second.mean()), sig, bootstrap=boot))
+    if none:
+        warnings.warn(f"position_consistency: judges without pairs judged in both orders ('ab' and 'ba'): "
+                      f"{_shown(none)}", UndefinedStatisticWarning, stacklevel=2)
+    return PositionConsistencies(tuple(out))
+
+
+# --------------------------------------------------------------------------
+# length bias
+
+
+def logistic_fit(x, y, *, confidence_level: float = 0.95, max_iter: int = 100, tol: float = 1e-10):
+    r"""Maximum-likelihood logistic regression of binary ``y`` on ``x`` with an intercept.
+
+    Newton-Raphson (equivalently IRLS) on :math:`\mathrm{logit}\,P(y=1) = b_0 + b_1 x`;
+    the Wald interval of :math:`b_1` is :math:`b_1 \pm z\,\mathrm{se}(b_1)` with
+    :math:`\mathrm{se}` from the inverse observed information :math:`(X^T V X)^{-1}`,
+    and the Wald p-value is :math:`2\,\Phi(-|b_1/\mathrm{se}|)`.
+
+    Returns ``(b0, b1, se1, ci_low, ci_high, pvalue, converged)``; NaN (and
+    ``converged=False``) under complete separation or a constant ``x``.
+    """
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    nan7 = (np.nan,) * 6 + (False,)
+    if x.size < 3 or np.ptp(x) == 0 or y.min() == y.max():
+        return nan7
+    X = np.column_stack([np.ones_like(x), x])
+    beta = np.zeros(2)
+    converged = False
+    for _ in range(max_iter):
+        eta = X @ beta
+        p = 1.0 / (1.0 + np.exp(-eta))
+        w = p * (1 - p)
+        info = X.T @ (X * w[:, None])
+        grad = X.T @ (y - p)
+        try:
+            step = np.linalg.solve(info, grad)
+        except np.linalg.LinAlgError:
+            return nan7
+        beta = beta + step
+        if np.max(np.abs(step)) < tol * (1 + np.max(np.abs(beta))):
+            converged = True
+            break
+        if np.max(np.abs(beta)) > 50:  # diverging: (quasi-)complete separation
+            return nan7
+    if not converged:
+        return nan7
+    p = 1.0 / (1.0 + np.exp(-(X @ beta)))
+    info = X.T @ (X * (p * (1 - p))[:, None])
+    cov = np.linalg.inv(info)
+    se = float(np.sqrt(cov[1, 1]))
+    z = _st.norm.ppf((1 + confidence_level) / 2)
+    b1 = float(beta[1])
+    pv = float(2 * _st.norm.sf(abs(b1 / se)))
+    return float(beta[0]), b1, se, b1 - z * se, b1 + z * se, pv, True
+
+
+@dataclass(frozen=True)
+class LengthBias(_Result):
+    """Logistic regression of "A preferred" on the length difference, one annotator.
+
+    Frame columns: ``judge`` (``human`` = every rater label), ``n`` (non-tied labels with
+    both lengths), ``intercept``, ``slope`` (log-odds of preferring A per ``per`` units of
+    length difference A - B), ``se``, ``ci_low``, ``ci_high`` (Wald), ``pvalue`` (Wald),
+    ``odds_ratio`` (exp(slope)), ``per``, ``unit``, ``signature``.
+    """
+
+    judge: str
+    n: int
+    intercept: float
+    slope: float
+    se: float
+    ci_low: float
+    ci_high: float
+    pvalue: float
+    odds_ratio: float
+    per: float
+    unit: str
+    signature: str
+
+
+@dataclass(frozen=True)
+class LengthBiases(_Collection):
+    """Results of :func:`length_bias`, keyed by ``judge``."""
+
+    _item = LengthBias
+    _key = "judge"
+
+
+def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, per: float = 100.0,
+                confidence_level: float = 0.95) -> LengthBiases:
+    r"""Do the preferences favour the longer output?
+
+    For every non-tied label (each rater's label of each pair for ``human``; each judge's
+    label at :math:`\varepsilon = 0` of its mean margin), :math:`y = 1` when A is
+    preferred, and :math:`x = (\mathrm{len}_A - \mathrm{len}_B) / \mathrm{per}` (lengths
+    in the data's unit: words of the outputs, or the given lengths).  The fit is
+    :func:`logistic_fit`; ``slope > 0`` means longer outputs win more often, and comparing a
+    judge's slope with the humans' tells whether the judge's length preference exceeds
+    theirs.  The Wald interval treats labels as independent (several raters of one pair
+    are not), so the human interval is somewhat too narrow.  Ties are left out.
+    """
+    if data.lengths is None:
+        raise DataError("length_bias needs output lengths: give output_a/output_b texts or length_a/length_b "
+                        "columns (CLI: the file's columns)")
+    if isinstance(per, bool) or not isinstance(per, (int, float)) or not per > 0:
+        raise ParameterError(f"per={per!r} must be a positive number (CLI: --length-per)")
+    cl = _check_confidence(confidence_level)
+    judges = _judge_list(data, judges)
+    dl = (data.lengths[:, 0] - data.lengths[:, 1]) / per
+    out, failed = [], []
+    sig = make_signature(method="logit-wald", per=per, ci=f"wald:{cl}")
+    for who in [HUMAN] + judges:
+        if who == HUMAN:
+            H = data.human
+            x = np.broadcast_to(dl, H.shape)
+            ok = np.isin(H, (0.0, 1.0)) & np.isfinite(x)
+            xs, ys = x[ok], H[ok]
+        else:
+            lab = labels(data.margin(who))
+            ok = np.isin(lab, (0, 2)) & np.isfinite(dl)
+            xs, ys = dl[ok], (lab[ok] == 2).astype(float)
+        b0, b1, se, lo, hi, pv, conv = logistic_fit(xs, ys, confidence_level=cl)
+        if not conv:
+            failed.append(who)
+        out.append(LengthBias(who, int(xs.size), b0, b1, se, lo, hi, pv, float(np.exp(b1)), float(per),
+                              "words", sig))
+    if failed:
+        warnings.warn(f"length_bias: no finite maximum-likelihood fit (separation, constant lengths or one "
+                      f"class) for {_shown(failed)}", NonConvergenceWarning, stacklevel=2)
+    return LengthBiases(tuple(out))
+
+
+# --------------------------------------------------------------------------
+# Bradley-Terry
+
+
+def bt_mm(wins, *, max_iter: int = 10000, tol: float = 1e-10):
+    r"""Bradley-Terry strengths by the MM algorithm of Hunter (2004), Eq. (3).
+
+    ``wins[i, j]`` is the (possibly fractional: ties count half a win to each side)
+    number of times i beat j.  With :math:`W_i = \sum_j w_{ij}` and
+    :math:`n_{ij} = w_{ij} + w_{ji}`, the update is
+    :math:`\pi_i \leftarrow W_i / \sum_{j \ne i} n_{ij} / (\pi_i + \pi_j)`, renormalised so
+    that :math:`\sum_i \log \pi_i = 0`.  The MLE exists iff the directed graph with an
+    edge i -> j whenever :math:`w_{ij} > 0` is strongly connected (Hunter 2004,
+    Assumption 1; Zermelo 1929); otherwise NaN.
+
+    Returns ``(log_strengths, iterations, converged)``.
+    """
+    from scipy.sparse.csgraph import connected_components
+
+    w = np.asarray(wins, dtype=float)
+    K = w.shape[0]
+    nan = np.full(K, np.nan)
+    if K < 2:
+        return nan, 0, False
+    ncomp, _ = connected_components(w > 0, directed=True, connection="strong")
+    if ncomp != 1:
+        return nan, 0, False
+    n = w + w.T
+    Wi = w.sum(1)
+    p = np.ones(K)
+    for it in range(1, max_iter + 1):
+        denom = (n / (p[:, None] + p[None, :])).sum(1)
+        new = Wi / denom
+        new = new / np.exp(np.mean(np.log(new)))
+        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
+            p = new
+            return np.log(p), it, True
+        p = new
+    return np.log(p), max_iter, False
+
+
+@dataclass(frozen=True)
+class BradleyTerryFit(_Result):
+    """Bradley-Terry strengths of the systems from one annotator's preferences.
+
+    Frame columns: ``judge`` (``human`` = all rater labels), ``n_comparisons``,
+    ``tau_b`` and ``tau_pvalue`` (Kendall tau-b between this annotator's and the
+    humans' strengths, scipy.stats.kendalltau; NaN for ``human``), ``iterations``,
+    ``converged``, ``signature``.  ``systems`` and ``log_strength`` (sum zero) are in
+    ``to_dict()``; :meth:`BradleyTerry.ranking` tabulates them.
+    """
+
+    judge: str
+    n_comparisons: float
+    tau_b: float
+    tau_pvalue: float
+    iterations: int
+    converged: bool
+    signature: str
+    systems: tuple = field(default=(), metadata={"nofr": True})
+    log_strength: np.ndarray = field(**_ARR)
+
+
+@dataclass(frozen=True)
+class BradleyTerry(_Collection):
+    """Results of :func:`bradley_terry`, keyed by ``judge``."""
+
+    _item = BradleyTerryFit
+    _key = "judge"
+
+    def ranking(self) -> pd.DataFrame:
+        """Log-strengths: one row per system, one column per annotator (sorted by human)."""
+        cols = {r.judge: pd.Series(r.log_strength, index=list(r.systems)) for r in self.results}
+        f = pd.DataFrame(cols)
+        f.index.name = "system"
+        return f.sort_values(self.results[0].judge, ascending=False)
+
+
+def _win_matrix(sa, sb, pref, systems):
+    idx = {s: k for k, s in enumerate(systems)}
+    K = len(systems)
+    w = np.zeros((K, K))
+    ia = np.array([idx[s] for s in sa], dtype=np.intp)
+    ib = np.array([idx[s] for s in sb], dtype=np.intp)
+    np.add.at(w, (ia, ib), pref)
+    np.add.at(w, (ib, ia), 1.0 - pref)
+    return w
+
+
+def bradley_terry(data: PreferenceData, judges: Sequence[str] | None = None, *,
+                  epsilon: float | None = 0.0) -> BradleyTerry:
+    r"""Bradley-Terry ranking of the systems from human and from judge preferences.
+
+    Every rater label is one comparison (A's share of the win: 1, 1/2 for a tie, 0);
+    every judge contributes one comparison per pair, its label at ``epsilon`` (0 by
+    default; None = each judge's calibrated threshold of acc_eq).  **Ties are half a win
+    to each side** (not Davidson's 1970 tie model), so the strengths are the MLE of the
+    plain Bradley-Terry likelihood :math:`\prod \pi_i^{w_{ij}} / (\pi_i + \pi_j)^{w_{ij}}`
+    with fractional counts, fitted by :func:`bt_mm`.  Each judge's strengths are
+    compared with the humans' by Kendall tau-b (scipy.stats.kendalltau, variant "b").
+    """
+    Hc, _, _ = _prep(data)
+    judges = _judge_list(data, judges)
+    if epsilon is not None:
+        epsilon = _check_epsilon(epsilon)
+    systems = data.systems
+    sa = data.pairs["system_a"].to_numpy()
+    sb = data.pairs["system_b"].to_numpy()
+    out, bad = [], []
+    human_ls = None
+    for who in [HUMAN] + judges:
+        if who == HUMAN:
+            H = data.human
+            k, i = np.nonzero(~np.isnan(H))
+            w = _win_matrix(sa[i], sb[i], H[k, i], systems)
+        else:
+            d = np.asarray(data.margin(who))
+            has = ~np.isnan(d)
+            if epsilon is None:
+                usable = has & (Hc.sum(1) > 0)
+                e = float(_acc_eq_sweep(np.where(usable, d, 0.0), Hc, usable[None, :].astype(float))[1][0])
+            else:
+                e = epsilon
+            lab = labels(d, e)[has]
+            w = _win_matrix(sa[has], sb[has], lab / 2.0, systems)
+        ls, it, conv = bt_mm(w)
+        if not conv:
+            bad.append(who)
+        if who == HUMAN:
+            human_ls = ls
+            tau = pv = np.nan
+        elif np.all(np.isfinite(ls)) and np.all(np.isfinite(human_ls)):
+            res = _st.kendalltau(human_ls, ls, variant="b")
+            tau, pv = float(res.statistic), float(res.pvalue)
+        else:
+            tau = pv = np.nan
+        eps_sig = "0" if epsilon == 0 else ("calibrated" if epsilon is None else f"fixed:{epsilon}")
+        sig = make_signature(method="bradley-terry-mm", ties="half-win", eps=eps_sig, corr="kendall_b")
+        out.append(BradleyTerryFit(who, float(w.sum()), tau, pv, int(it), bool(conv), sig,
+                                   systems=tuple(systems), log_strength=ls))
+    if bad:
+        warnings.warn(f"bradley_terry: no finite MLE or no convergence for {_shown(bad)} (the win graph is not "
+                      "strongly connected: some system never beats, or never loses to, the others)",
+                      NonConvergenceWarning, stacklevel=2)
+    return BradleyTerry(tuple(out))
+
+
+__all__ = [
+    "MEASURES",
+    "PreferenceData",
+    "read_preferences",
+    "labels",
+    "preference_agreement",
+    "PreferenceAgreement",
+    "PreferenceAgreements",
+    "compare_judges",
+    "JudgeComparison",
+    "position_consistency",
+    "PositionConsistency",
+    "PositionConsistencies",
+    "logistic_fit",
+    "length_bias",
+    "LengthBias",
+    "LengthBiases",
+    "bt_mm",
+    "bradley_terry",
+    "BradleyTerryFit",
+    "BradleyTerry",
+]
