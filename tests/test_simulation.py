@@ -681,6 +681,45 @@ def test_table5_reproduced_to_two_decimals(summeval):
         ), h
 
 
+def test_table5_reproduced_with_the_papers_scale_bounds(summeval):
+    # source: paper 000 Table 5 and section 4.2 (scores normalized to 0-1 by the scale,
+    # (x - 1) / 4 for SummEval's 1-5 expert scale): the same 16 numbers with declared bounds
+    est = sim.estimate_parameters(_sixteen(summeval), list(TABLE5), metrics=[], bounds=(1, 5))
+    for h, (mu, sigma, uniq, tie) in TABLE5.items():
+        e = est.get(h)
+        assert (e.scale_low, e.scale_high, e.bounds) == (1.0, 5.0, "declared")
+        assert (round(e.mu, 2), round(e.sigma, 2), e.n_unique, round(e.tie_ratio, 2)) == (mu, sigma, uniq, tie), h
+    assert "norm:scale-bounds" in est.signature
+
+
+def test_declared_bounds_differ_from_the_observed_range_when_extremes_are_missing():
+    # Regression (held-out data): a 1-5 scale on which nobody gave 1 or 5 was stretched to
+    # [0, 1] over the observed 2-4 range. Reference: (x - low) / (high - low) by hand (numpy).
+    g = np.random.default_rng(0)
+    h = g.integers(2, 5, size=(6, 30)).astype(float)
+    ds = metaeval.Dataset.from_arrays({"h": h}, human="h")
+    obs = sim.estimate_parameters(ds, "h", metrics=[]).get("h")
+    dec = sim.estimate_parameters(ds, "h", metrics=[], bounds={"h": (1, 5)}).get("h")
+    for e, lo, hi in ((obs, 2.0, 4.0), (dec, 1.0, 5.0)):
+        v = (h - lo) / (hi - lo)
+        np.testing.assert_allclose(e.mu, v.mean(), rtol=1e-13)
+        np.testing.assert_allclose(e.sigma, v.mean(axis=1).std(ddof=1), rtol=1e-13)
+        assert (e.min, e.max) == (2.0, 4.0)
+    assert obs.bounds == "observed" and dec.bounds == "declared"
+
+
+def test_values_outside_declared_bounds_are_an_error():
+    # e.g. -1 failure codes in a 1-5 judge column must not be normalized as scores
+    h = np.array([[1.0, 2.0, 5.0], [3.0, -1.0, 4.0]])
+    ds = metaeval.Dataset.from_arrays({"h": h}, human="h")
+    with pytest.raises(metaeval.DataError, match=r"outside the declared scale \[1, 5\].*-1"):
+        sim.estimate_parameters(ds, "h", metrics=[], bounds=(1, 5))
+    with pytest.raises(metaeval.ParameterError, match="unknown column"):
+        sim.estimate_parameters(ds, "h", metrics=[], bounds={"x": (1, 5)})
+    with pytest.raises(metaeval.ParameterError, match="low < high"):
+        sim.estimate_parameters(ds, "h", metrics=[], bounds=(5, 1))
+
+
 def test_table5_alternative_definitions_do_not_match(summeval):
     # why these definitions: the other candidates miss Table 5 (docs/simulation.md)
     ds = _sixteen(summeval)

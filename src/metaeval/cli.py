@@ -1181,20 +1181,45 @@ def _sizes(v):
     return out
 
 
-def _simulate_run(sim, from_data, human, metrics, grid, given, common):
+def _bounds(v):
+    """--bounds LOW:HIGH or COL=LOW:HIGH[,...] as (low, high) or {col: (low, high)}."""
+    if v is None:
+        return None
+
+    def pair(t):
+        try:
+            lo, hi = t.split(":")
+            return float(lo), float(hi)
+        except ValueError:
+            raise click.BadParameter(f"{t!r}: write LOW:HIGH, e.g. 1:5", param_hint="--bounds") from None
+
+    items = _split(v) or []
+    if len(items) == 1 and "=" not in items[0]:
+        return pair(items[0])
+    out = {}
+    for t in items:
+        if "=" not in t:
+            raise click.BadParameter(f"{t!r}: with several columns write COL=LOW:HIGH", param_hint="--bounds")
+        col, rng = t.rsplit("=", 1)
+        out[col.strip()] = pair(rng)
+    return out
+
+
+def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=None):
     estimates = None
     if from_data:
         if not human:
             raise click.BadParameter("--from-data needs --human", param_hint="--human")
         ds = _load(from_data, "system", "input", [human], _split(metrics), None)
         mets = _split(metrics) or list(ds.metrics)
-        estimates = sim.estimate_parameters(ds, human, metrics=mets)
+        estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
         overrides = {k: v for k, v in given.items()
                      if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
         if "sizes" in overrides:
             raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
         kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
-        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, **kw, **common)
+        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds), **kw,
+                                   **common)
     elif grid:
         res = sim.simulate_paper_grid(grid, **given, **common)
     else:
@@ -1220,6 +1245,9 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common):
               help="Simulate at the parameters estimated from this dataset (file or bundled name).")
 @click.option("--human", default=None, help="With --from-data: the human column.")
 @click.option("--metrics", default=None, help="With --from-data: comma-separated metrics (default: all).")
+@click.option("--bounds", default=None,
+              help="With --from-data: the rating scale's bounds for the 0-1 normalization, LOW:HIGH for "
+                   "every column or COL=LOW:HIGH[,COL=LOW:HIGH] (default: each column's observed range).")
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
 @click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores for large grids).")
 @click.option("--dask", default=None, help="Dask scheduler address.")
@@ -1227,7 +1255,8 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common):
               help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes, n_iterations,
-             n_discretizations, levels, methods, from_data, human, metrics, seed, jobs, dask, out, fmt):
+             n_discretizations, levels, methods, from_data, human, metrics, bounds, seed, jobs, dask, out,
+             fmt):
     """Statistical simulation of the correlation measures (seed paper 000, Algorithm 1)."""
     from . import simulation as sim
 
@@ -1241,7 +1270,9 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
                   checkpoint=os.path.join(out, "checkpoints", "sim") if out else None)
     with _progress(None, "simulating (work units)") as prog:
         common["progress"] = prog
-        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common)
+        if bounds and not from_data:
+            raise click.BadParameter("--bounds applies to --from-data only", param_hint="--bounds")
+        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds)
     frame = res.to_frame()
     if out:
         os.makedirs(out, exist_ok=True)

@@ -1341,7 +1341,15 @@ class ColumnEstimate:
     n_systems, n_inputs, n_cells : int
         N, M, and the finite cells.
     min, max : float
-        The raw range used for min-max normalization.
+        The observed range of the raw scores.
+    scale_low, scale_high : float
+        The bounds of the normalization ``(x - scale_low) / (scale_high -
+        scale_low)``: the rating scale's bounds when declared (``bounds``
+        argument of :func:`estimate_parameters`), else the observed range.
+    bounds : {"declared", "observed"}
+        Which of the two: with ``"observed"``, a scale whose extreme values
+        never occur is stretched to [0, 1], so ``mu`` and ``sigma`` are not
+        comparable with the paper's tables (declare the bounds).
     mu : float
         Mean of the normalized cells (Table 5/6 mu-hat).
     sigma : float
@@ -1377,6 +1385,9 @@ class ColumnEstimate:
     n_cells: int
     min: float
     max: float
+    scale_low: float
+    scale_high: float
+    bounds: str
     mu: float
     sigma: float
     sigma_item: float
@@ -1430,7 +1441,7 @@ class ParameterEstimates:
 
     @property
     def signature(self) -> str:
-        return _EST_SIGNATURE()
+        return self.results[0].signature if self.results else _EST_SIGNATURE()
 
     def to_frame(self) -> pd.DataFrame:
         cols = [f.name for f in fields(ColumnEstimate)]
@@ -1440,10 +1451,10 @@ class ParameterEstimates:
         return {"signature": self.signature, "results": [r.to_dict() for r in self.results]}
 
 
-def _EST_SIGNATURE():
+def _EST_SIGNATURE(declared=False):
     return make_signature(
         nan="pairwise",
-        norm="minmax",
+        norm="scale-bounds" if declared else "minmax",
         mu="cells",
         sigma="sysmeans:ddof1",
         ties="cell-pairs",
@@ -1451,21 +1462,63 @@ def _EST_SIGNATURE():
     )
 
 
-def _column_stats(a):
-    """Normalized summary of one (N, M) score matrix."""
+def _check_bounds(bounds, columns):
+    """``bounds`` as {column: (low, high) or None}: a pair applies to every column."""
+    if bounds is None:
+        return {c: None for c in columns}
+    if isinstance(bounds, dict):
+        unknown = [c for c in bounds if c not in columns]
+        if unknown:
+            raise ParameterError(f"bounds: unknown column(s) {', '.join(map(repr, unknown))}; "
+                                 f"columns estimated: {', '.join(map(repr, columns))}")
+        pairs = {c: bounds.get(c) for c in columns}
+    else:
+        pairs = {c: bounds for c in columns}
+    out = {}
+    for c, b in pairs.items():
+        if b is None:
+            out[c] = None
+            continue
+        try:
+            lo, hi = (float(v) for v in b)
+        except (TypeError, ValueError):
+            raise ParameterError(f"bounds of {c!r}: give (low, high) numbers, got {b!r}") from None
+        if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+            raise ParameterError(f"bounds of {c!r}: need finite low < high, got ({lo}, {hi})")
+        out[c] = (lo, hi)
+    return out
+
+
+def _column_stats(a, bounds=None, column=""):
+    """Normalized summary of one (N, M) score matrix; ``bounds`` = (low, high)
+    of the rating scale, or None for the observed range."""
     ok = np.isfinite(a)
     vals = a[ok]
     n = int(vals.size)
     if n < 2:
         raise DataError(f"fewer than 2 finite cells ({n})")
-    lo, hi = float(vals.min()), float(vals.max())
+    omin, omax = float(vals.min()), float(vals.max())
+    if bounds is None:
+        lo, hi, source = omin, omax, "observed"
+    else:
+        lo, hi = bounds
+        source = "declared"
+        outside = vals[(vals < lo) | (vals > hi)]
+        if outside.size:
+            raise DataError(
+                f"{outside.size} value(s) outside the declared scale [{lo:g}, {hi:g}], e.g. "
+                f"{', '.join(f'{v:g}' for v in np.unique(outside)[:5])} (failure codes such as -1? "
+                "remove them, or fix the bounds)"
+            )
     _, counts = np.unique(vals, return_counts=True)
     tie = float((counts * (counts - 1) / 2.0).sum() / (n * (n - 1) / 2.0))
+    scale = dict(scale_low=lo, scale_high=hi, bounds=source)
     if not hi > lo:
         return dict(
             n_cells=n,
-            min=lo,
-            max=hi,
+            min=omin,
+            max=omax,
+            **scale,
             mu=np.nan,
             sigma=np.nan,
             sigma_item=np.nan,
@@ -1482,8 +1535,9 @@ def _column_stats(a):
         sigma_item = float(np.sqrt(within.mean())) if within.size else np.nan
     return dict(
         n_cells=n,
-        min=lo,
-        max=hi,
+        min=omin,
+        max=omax,
+        **scale,
         mu=float(v[ok].mean()),
         sigma=sigma,
         sigma_item=sigma_item,
@@ -1506,12 +1560,17 @@ def _corr_stats(x, z):
     return out
 
 
-def estimate_parameters(dataset, human, *, metrics=None) -> ParameterEstimates:
+def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> ParameterEstimates:
     """Estimate the simulation's parameters from a dataset (paper 000,
     appendix Tables 5 and 6).
 
-    Every column is min-max normalized to [0, 1] over all its finite cells
-    (section 4.2), then:
+    Every column is normalized to [0, 1] (section 4.2: "all human scores and
+    metric outputs are normalized to the 0-1 scale"), by the bounds of its
+    rating scale when they are declared (``bounds``; the paper's rule, e.g.
+    (x - 1) / 4 for a 1-5 scale), else by the observed range of its finite
+    cells (which coincides with the scale's bounds only when both extreme
+    values occur, as in SummEval; each estimate records which was used),
+    then:
 
     * ``mu`` = mean of the normalized cells;
     * ``sigma`` = standard deviation (ddof=1) of the N system means;
@@ -1535,6 +1594,15 @@ def estimate_parameters(dataset, human, *, metrics=None) -> ParameterEstimates:
         Human score column(s) (averaged over raters).
     metrics : str or list of str, optional
         Metric columns (default: all; ``[]`` for the human columns only).
+    bounds : (low, high) or dict, optional
+        The rating scale's bounds: one pair for every column, or a dict
+        column -> (low, high) (columns left out use their observed range).
+        Values outside declared bounds are an error (failure codes such as
+        -1 in a 1-5 judge column).  The paper applies 1-5 bounds even to
+        aspects rated 1-3 or 0-1 (its Table 5 gives USR "Understandable"
+        mu = -0.01, only possible with a lower bound of 1 on a 0-1 scale):
+        declare the bounds the raters actually used; see
+        ``docs/simulation.md``.
 
     Returns
     -------
@@ -1560,14 +1628,15 @@ def estimate_parameters(dataset, human, *, metrics=None) -> ParameterEstimates:
     else:
         metric_cols = _metric_columns(dataset, metrics)
     N, M = len(dataset.systems), len(dataset.inputs)
-    sig = _EST_SIGNATURE()
+    scale = _check_bounds(bounds, list(dict.fromkeys(humans + metric_cols)))
+    sig = _EST_SIGNATURE(any(v is not None for v in scale.values()))
     out = []
     col_cache = {}
 
     def stats_of(col):
         if col not in col_cache:
             try:
-                col_cache[col] = _column_stats(np.asarray(dataset.scores(col), float))
+                col_cache[col] = _column_stats(np.asarray(dataset.scores(col), float), scale[col])
             except DataError as exc:
                 raise DataError(f"column {col!r}: {exc}") from None
             if not np.isfinite(col_cache[col]["mu"]):
@@ -1633,19 +1702,22 @@ def _scale_from_unique(n_unique, max_unique, what):
     return None if n_unique > max_unique else int(n_unique)
 
 
-def dataset_parameters(dataset, human, metric, *, max_unique: int = 100) -> dict:
+def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=None) -> dict:
     """The :func:`simulate` keyword arguments estimated for one (metric,
     human) pair: ``n_systems``, ``n_inputs``, ``mu_m``, ``mu_h``,
     ``sigma_m``, ``sigma_h`` (sd of system means), ``sigma_item_m``,
     ``sigma_item_h`` (pooled within-system sd), ``rho_sys``,
     ``mu_rho_item``, ``sigma_rho_item``, and ``c_m``, ``c_h`` = the numbers
     of distinct values, or None (continuous) above ``max_unique``.
+    ``bounds``: rating-scale bounds, as in :func:`estimate_parameters`.
     """
     _human_column(dataset, human)
     if not isinstance(metric, str):
         raise ParameterError(f"metric={metric!r} must be one column name")
     max_unique = _check_int(max_unique, "max_unique", 2)
-    est = estimate_parameters(dataset, human, metrics=[metric])
+    if isinstance(bounds, dict):
+        bounds = {c: b for c, b in bounds.items() if c in (human, metric)}
+    est = estimate_parameters(dataset, human, metrics=[metric], bounds=bounds)
     h = est.get(human)
     m = est.get(metric, human=human)
     for name in ("mu", "sigma", "sigma_item"):
@@ -1685,6 +1757,7 @@ def simulate_dataset(
     *,
     max_unique: int = 100,
     overrides: dict | None = None,
+    bounds=None,
     scale: str = "all",
     n_iterations: int = 100,
     n_discretizations: int = 100,
@@ -1722,6 +1795,9 @@ def simulate_dataset(
         or coarser human scale would change the measures.
     max_unique : int
         Columns with more distinct values are simulated as continuous.
+    bounds : (low, high) or dict, optional
+        Rating-scale bounds for the normalization, as in
+        :func:`estimate_parameters`.
     scale, n_iterations, n_discretizations, level, method, average, engine, keep_values
         As in :func:`simulate`.
     rng, n_jobs, dask, checkpoint, progress
@@ -1743,7 +1819,7 @@ def simulate_dataset(
     average = check_average(average)
     points = []
     for m in metrics:
-        params = dataset_parameters(dataset, human, m, max_unique=max_unique)
+        params = dataset_parameters(dataset, human, m, max_unique=max_unique, bounds=bounds)
         params.update(overrides)
         points.extend(
             _expand_grid(
