@@ -964,6 +964,157 @@ def test_default_cache_folder_comes_from_the_environment(server, tmp_path, monke
     assert tm.default_cache_dir() == tmp_path / "xdg" / "metaeval"
 
 
+# ----------------------------------------------------------------------------- pairwise (issue 17.1)
+
+#: Pairwise fixture: the hypothesis of each (system, input); the scripted model prefers the
+#: higher quality:N, says tie when equal, and cannot compare when a text has no quality:N.
+PAIR_TEXTS = {("S1", "i1"): "quality:3 first", ("S2", "i1"): "quality:1 second",
+              ("S3", "i1"): "quality:3 first",               # same text as S1: a tie
+              ("S1", "i2"): "quality:2 alpha", ("S2", "i2"): None,  # no text
+              ("S3", "i2"): "no score here"}                  # the model cannot compare
+
+
+def _pair_dataset():
+    systems, inputs = ["S1", "S2", "S3"], ["i1", "i2"]
+    rows = [{"system": s, "input": i, "source": f"source of {i}",
+             "hypothesis": PAIR_TEXTS[(s, i)]} for s in systems for i in inputs]
+    return Dataset.from_arrays({"h": np.ones((3, 2))}, human="h", systems=systems, inputs=inputs,
+                               texts=pd.DataFrame(rows))
+
+
+def _quality(text):
+    return None if text is None or "quality:" not in text else int(text.split(":")[1].split()[0])
+
+
+def test_pairwise_judging_in_both_orders_with_cache_reuse(server, tmp_path):
+    ds = _pair_dataset()
+    j = _judge(server, "[[pair]] which summary is more coherent", cache_dir=tmp_path)
+    j = tm.LLMJudge("[[pair]] which summary is more coherent", backend=j.backend,
+                    cache_dir=tmp_path, name="coh-judge")              # the default pair prompt
+    n_log = len(server.requests())
+    with pytest.warns(ParseFailureWarning, match=r"2 of 8 pairwise judge answers have no "
+                                                 r"verdict"):
+        frame = tm.judge_pairs(ds, j)
+    assert list(frame.columns) == ["input", "system_a", "system_b", "judge", "order",
+                                   "preference", "raw"]
+    assert frame["preference"].dtype == float
+    # rows: input x pair (S1-S2, S1-S3, S2-S3) x order (ab, ba)
+    want_keys = [(i, a, b, o) for i in ("i1", "i2") for a, b in
+                 (("S1", "S2"), ("S1", "S3"), ("S2", "S3")) for o in ("ab", "ba")]
+    assert list(frame[["input", "system_a", "system_b", "order"]].itertuples(
+        index=False, name=None)) == want_keys
+    assert set(frame["judge"]) == {"coh-judge"}
+    # expected by hand from the fixture: the model prefers the higher quality in either order,
+    # and the preference is stated for the pair as given (1 = system_a better)
+    for row in frame.itertuples(index=False):
+        ta, tb = PAIR_TEXTS[(row.system_a, row.input)], PAIR_TEXTS[(row.system_b, row.input)]
+        qa, qb = _quality(ta), _quality(tb)
+        if ta is None or tb is None:
+            assert math.isnan(row.preference) and row.raw is None, row
+        elif qa is None or qb is None:
+            assert math.isnan(row.preference) and row.raw == "I cannot compare these.", row
+        else:
+            want = 1.0 if qa > qb else 0.0 if qa < qb else 0.5
+            assert row.preference == want, row
+            shown_first = qa if row.order == "ab" else qb
+            shown_second = qb if row.order == "ab" else qa
+            verdict = ("A" if shown_first > shown_second else "B" if shown_first < shown_second
+                       else "tie")
+            assert row.raw == f"Both are fine.\nPreference: {verdict}", row
+    # the prompts: system_a's text is shown as A in "ab" and as B in "ba"
+    new = server.requests()[n_log:]
+    ab = j.pairwise_prompt("quality:3 first", "quality:1 second", "source of i1")
+    ba = j.pairwise_prompt("quality:1 second", "quality:3 first", "source of i1")
+    assert ab.index("quality:3 first") < ab.index("quality:1 second")
+    assert "Target text A:\nquality:3 first" in ab and "Target text B:\nquality:3 first" in ba
+    # S1 and S3 wrote the same text on i1, so S1-S2 "ab" and S2-S3 "ba" show the same prompt; the
+    # order is part of the cache key, so each is its own request
+    assert [e["prompt"] for e in new].count(ab) == 2 and [e["prompt"] for e in new].count(ba) == 2
+    # each request carries its own documented seed
+    assert {e["seed"] for e in new if e["prompt"] == ab} == {_seed(0, ab, 0)}
+    # identical outputs (S1, S3 on i1): the two orders give the same prompt, still asked twice
+    same = j.pairwise_prompt("quality:3 first", "quality:3 first", "source of i1")
+    assert [e["prompt"] for e in new].count(same) == 2
+    # 8 requests: 12 rows minus the 4 rows of the two pairs with S2 on i2 (no text)
+    counts = frame.attrs["counts"]
+    assert counts == {"n_requests": 8, "n_cached": 0, "n_requested": 8, "n_failed": 0,
+                      "n_retries": 0, "n_unparseable": 2, "n_missing": 4}
+    assert len(new) == 8
+    sig = frame.attrs["signature"]
+    assert "metric:llm_judge_pairwise|backend:openai|model:scripted|" in sig and "seed:0" in sig
+    assert "|orders:ab+ba|" in sig and "|parse:preference|" in sig and "|ctx:source|" in sig
+    # run again: everything from the cache, nothing asked, the same table
+    with pytest.warns(ParseFailureWarning):
+        again = tm.judge_pairs(ds, j)
+    assert len(server.requests()) == n_log + 8
+    assert again.attrs["counts"]["n_cached"] == 8 and again.attrs["counts"]["n_requested"] == 0
+    pd.testing.assert_frame_equal(again, frame)
+    # a run that stopped after some pairs resumes: only the new pairs are asked
+    fresh = tmp_path / "resume"
+    first = tm.judge_pairs(ds, j, pairs=[("S1", "S2")], cache_dir=fresh)
+    assert first.attrs["counts"]["n_requested"] == 2              # S1-S2 on i1, both orders
+    with pytest.warns(ParseFailureWarning):
+        rest = tm.judge_pairs(ds, j, cache_dir=fresh)
+    assert rest.attrs["counts"]["n_cached"] == 2 and rest.attrs["counts"]["n_requested"] == 6
+    pd.testing.assert_frame_equal(rest, frame)
+    # pointwise answers in the same cache are other keys
+    point = tm.LLMJudge("[[pair]] which summary is more coherent", backend=j.backend,
+                        cache_dir=tmp_path, template="{aspect}\n{target}")
+    with pytest.warns(ParseFailureWarning):
+        assert point.run(["quality:3 first"]).n_cached == 0
+
+
+def test_pairwise_position_bias_shows_as_disagreement_between_orders(server):
+    ds = _pair_dataset()
+    j = _judge(server, "bias", cache_dir=False)
+    j = tm.LLMJudge("[[pairbias]]", backend=j.backend, cache_dir=False,
+                    pairwise_template="{aspect}\nA: {output_a}\nB: {output_b}")
+    frame = tm.judge_pairs(ds, j, pairs=[("S2", "S1")])
+    # the model always answers A, i.e. the output shown first: system_a in "ab", system_b in "ba"
+    assert frame["preference"].tolist()[:2] == [1.0, 0.0]
+    assert frame["raw"][0] == "The first one reads better.\n**Preference:** A"
+    assert frame["system_a"].tolist() == ["S2"] * 4 and frame["system_b"].tolist() == ["S1"] * 4
+    # i2 has no text for S2: no request, NaN
+    assert frame["preference"][2:].isna().all() and frame["raw"][2:].isna().all()
+    assert frame.attrs["counts"]["n_requests"] == 2
+    assert "|prompt:" in frame.attrs["signature"] and "ctx:source" in frame.attrs["signature"]
+    # a request that fails for good: NaN with on_error="nan", an error with the default
+    bad = tm.LLMJudge("[[always500]]", backend=j.backend, cache_dir=False, on_error="nan",
+                      pairwise_template="{aspect}\nA: {output_a}\nB: {output_b}")
+    failed = tm.judge_pairs(ds, bad, pairs=[("S1", "S3")])
+    assert failed["preference"].isna().all() and failed["raw"].isna().all()
+    assert failed.attrs["counts"]["n_failed"] == 4        # 2 inputs x 2 orders
+    with pytest.raises(JudgeRequestError, match="gave up after 4 attempts"):
+        tm.judge_pairs(ds, tm.LLMJudge("[[always500]]", backend=j.backend, cache_dir=False,
+                                       pairwise_template="{aspect}{output_a}{output_b}"),
+                       pairs=[("S1", "S3")])
+
+
+def test_pairwise_options_are_validated(server):
+    ds = _pair_dataset()
+    be = _judge(server, "v").backend
+    j = tm.LLMJudge("v", backend=be, cache_dir=False)
+    with pytest.raises(DataError, match=r"unknown system\(s\) 'S9'; the dataset has 'S1', 'S2', "
+                                        r"'S3'"):
+        tm.judge_pairs(ds, j, pairs=[("S1", "S9")])
+    with pytest.raises(DataError, match="compares a system with itself"):
+        tm.judge_pairs(ds, j, pairs=[("S1", "S1")])
+    with pytest.raises(DataError, match=r"given more than once \(either order\)"):
+        tm.judge_pairs(ds, j, pairs=[("S1", "S2"), ("S2", "S1")])
+    with pytest.raises(ParameterError, match=r"samples=2: pairwise judging asks once per order"):
+        tm.judge_pairs(ds, tm.LLMJudge("v", backend=be, samples=2, cache_dir=False))
+    with pytest.raises(ParameterError, match=r"pairwise_template has no \{output_b\} field"):
+        tm.LLMJudge("v", backend=be, pairwise_template="{output_a}")
+    with pytest.raises(ParameterError, match=r"unknown field\(s\) \{target\}"):
+        tm.LLMJudge("v", backend=be, pairwise_template="{target}{output_a}{output_b}")
+    with pytest.raises(ParameterError, match="exactly one capturing group"):
+        tm.LLMJudge("v", backend=be, preference_pattern=r"(x)(y)")
+    # a user pattern for another answer format
+    assert tm.parse_preference("Winner: [[B]]", r"Winner: \[\[(A|B|tie)\]\]") == "B"
+    assert tm.parse_preference("Preference: A\nOn reflection, Preference: B") == "B"
+    assert tm.parse_preference("Preference: Alpha") is None
+
+
 # ----------------------------------------------------------------------------- local backend
 
 
