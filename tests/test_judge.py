@@ -400,6 +400,10 @@ def test_judge_command_timeout_is_a_deadline(files, tmp_path, monkeypatch):
         elapsed = time.monotonic() - t0
     assert res.exit_code == 2 and "within timeout=1 s (deadline)" in res.output, res.output
     assert elapsed < 4, elapsed
+    # one error line; the log adds nothing when nothing is retried
+    assert [ln for ln in res.output.splitlines() if ln.startswith("metaeval:")] == [
+        ln for ln in res.output.splitlines() if ln.startswith("metaeval: error: ")]
+    assert len(res.output.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("announce", [True, False], ids=["content-length", "until-close"])
@@ -605,7 +609,16 @@ def test_retries_back_off_exponentially_with_seeded_jitter(server, caplog):
     retries = [r for r in caplog.records if r.name == "metaeval.judge" and "retrying" in r.message]
     assert len(retries) == 4 and all(r.levelno == logging.WARNING for r in retries)
     assert "attempt 1 failed (HTTP 500" in retries[0].message
-    assert any(r.levelno == logging.ERROR and "gave up" in r.message for r in caplog.records)
+    # a failure for good is raised, not logged as well; with on_error="nan" it is logged
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="metaeval.judge"):
+        tm.LLMJudge("jitter", backend=be, template="{target}", cache_dir=False,
+                    on_error="nan").run(["[[always500]] jitter"])
+    assert [r.message for r in caplog.records if "recorded as NaN" in r.message] == [
+        "request failed for good, recorded as NaN (on_error='nan'): " + str(
+            server.url) + "/chat/completions: gave up after 5 attempts (max_retries=4); last "
+        "error: HTTP 500: {\"error\": {\"message\": \"down\"}}"]
     # jitter=0: exactly the exponential sequence
     clock0 = _Clock()
     be0 = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=3, backoff=0.5,
@@ -1312,6 +1325,17 @@ def test_judge_command(server, files, tmp_path, monkeypatch):
     res = CliRunner().invoke(main, args + ["--max-inputs", "1", "--format", "csv"])
     assert res.exit_code == 0, res.output
     assert len(pd.read_csv(io.StringIO(res.output))) == 6      # 3 systems x 1 input x 2 samples
+    # retries are logged on stderr as "metaeval: judge: ..." lines, the key never
+    rows = pd.read_json(texts, lines=True)
+    rows["hypothesis"] = rows["hypothesis"].where(rows["hypothesis"].isna(), "[[r500]] cli log")
+    retry_texts = tmp_path / "r.jsonl"
+    rows.to_json(retry_texts, orient="records", lines=True)
+    res = CliRunner().invoke(main, [a if a != str(texts) else str(retry_texts) for a in args]
+                             + ["--no-cache", "--samples", "1", "--max-backoff", "0.05"])
+    assert res.exit_code == 0, res.output
+    logged = [ln for ln in res.output.splitlines() if ln.startswith("metaeval: judge: ")]
+    assert logged and all("attempt" in ln and "retrying in" in ln for ln in logged)
+    assert SECRET not in res.output
     # options of the other backend are refused, not ignored (review)
     res = CliRunner().invoke(main, args + ["--decoding", "rating"])
     assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output

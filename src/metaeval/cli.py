@@ -1265,6 +1265,25 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
 # ----------------------------------------------------------------------------- judge (LLM judges)
 
 
+@contextmanager
+def _judge_log():
+    """Show the judge's log records (retries, failures recorded as NaN) on stderr as
+    ``metaeval: judge: ...`` lines while the command runs."""
+    import logging
+
+    class _Echo(logging.Handler):
+        def emit(self, record):
+            click.echo(f"metaeval: judge: {record.getMessage()}", err=True)
+
+    log = logging.getLogger("metaeval.judge")
+    handler = _Echo(logging.WARNING)
+    log.addHandler(handler)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+
+
 @main.command()
 @click.argument("data")
 @click.option("--aspect", required=True,
@@ -1365,7 +1384,7 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
         if max_inputs < 1:
             raise click.BadParameter(f"{max_inputs}: give a positive number of inputs", param_hint="--max-inputs")
         ds = ds.subset(inputs=list(ds.inputs[:max_inputs]))
-    with _progress(None, "judging") as bar:
+    with _progress(None, "judging") as bar, _judge_log():
         def prog(done, total, counts):
             if bar is not None:
                 bar.update(done, total, description=(

@@ -1044,6 +1044,9 @@ class LLMJudge(TextMetric):
                     counts["failed"] += 1
                     counts["retries"] += max(exc.attempts - 1, 0)
                     errors[req[2]] = str(exc)
+                    if self.on_error == "nan":
+                        logger.warning("request failed for good, recorded as NaN "
+                                       "(on_error='nan'): %s", exc)
                     if self.on_error == "raise" and first_error is None:
                         first_error = exc
                         cancel.set()
