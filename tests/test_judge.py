@@ -1339,3 +1339,38 @@ def test_judge_command(server, files, tmp_path, monkeypatch):
     # options of the other backend are refused, not ignored (review)
     res = CliRunner().invoke(main, args + ["--decoding", "rating"])
     assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output
+
+
+def test_judge_command_pairwise(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    ds = _pair_dataset()
+    data = tmp_path / "d.csv"
+    pd.DataFrame([{"system": s, "input": i, "h": 1.0} for s in ds.systems
+                  for i in ds.inputs]).to_csv(data, index=False)
+    texts = tmp_path / "t.jsonl"
+    texts.write_text("\n".join(json.dumps(r) for r in ds.texts.to_dict(orient="records")) + "\n")
+    out = tmp_path / "pairs.csv"
+    args = ["judge", str(data), "--texts", str(texts), "--human", "h", "--aspect",
+            "[[pair]] cli pairwise", "--backend", "openai", "--model", "scripted", "--base-url",
+            server.url, "--api-key-env", KEY_ENV, "--cache", str(tmp_path / "c"), "--timeout", "5",
+            "--pairwise"]
+    res = CliRunner().invoke(main, args + ["--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "pairwise judgments (2 inputs x 3 pairs x 2 orders)" in res.output
+    assert "metric:llm_judge_pairwise" in res.output and SECRET not in res.output
+    frame = pd.read_csv(out, dtype={"input": str}, keep_default_na=False, na_values=[""])
+    # the same table through the API, from the cache the command filled
+    j = tm.LLMJudge("[[pair]] cli pairwise", backend=tm.OpenAIBackend(
+        "scripted", base_url=server.url, timeout=5, api_key_env=KEY_ENV), cache_dir=tmp_path / "c")
+    with pytest.warns(ParseFailureWarning):
+        api = tm.judge_pairs(ds, j)
+    assert api.attrs["counts"]["n_requested"] == 0
+    assert list(frame.columns) == list(api.columns)
+    np.testing.assert_array_equal(frame["preference"].to_numpy(), api["preference"].to_numpy())
+    assert frame["order"].tolist() == api["order"].tolist()
+    res = CliRunner().invoke(main, args + ["--format", "json"])
+    assert "metaeval: warning (ParseFailureWarning): 2 of 8 pairwise" in res.stderr
+    got = json.loads(res.stdout)
+    assert got["n_cached"] == 8 and len(got["rows"]) == 12 and got["rows"][0]["order"] == "ab"
+    res = CliRunner().invoke(main, args + ["--scale", "1-10"])
+    assert res.exit_code == 2 and "--scale apply to ratings, not to --pairwise" in res.output
