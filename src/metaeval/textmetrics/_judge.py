@@ -515,7 +515,16 @@ class LLMJudge(TextMetric):
         ``$XDG_CACHE_HOME/metaeval``, else ``~/.cache/metaeval``); False
         caches nothing.
     name : str, optional
-        The score column (default ``"llm_judge"``).
+        The score column (default ``"llm_judge"``); the ``judge`` column of
+        :func:`judge_pairs`.
+    pairwise_template : str
+        The prompt of :func:`judge_pairs` (default :data:`PAIRWISE_TEMPLATE`)
+        with fields among ``{task}``, ``{aspect}``, ``{source_des}``,
+        ``{source}``, ``{target_des}``, ``{output_a}``, ``{output_b}`` (both
+        outputs required).
+    preference_pattern : str or re.Pattern, optional
+        The verdict parser of :func:`judge_pairs` (default
+        :data:`DEFAULT_PREFERENCE_PATTERN`); see :func:`parse_preference`.
 
     Notes
     -----
