@@ -400,6 +400,10 @@ def test_judge_command_timeout_is_a_deadline(files, tmp_path, monkeypatch):
         elapsed = time.monotonic() - t0
     assert res.exit_code == 2 and "within timeout=1 s (deadline)" in res.output, res.output
     assert elapsed < 4, elapsed
+    # one error line; the log adds nothing when nothing is retried
+    assert [ln for ln in res.output.splitlines() if ln.startswith("metaeval:")] == [
+        ln for ln in res.output.splitlines() if ln.startswith("metaeval: error: ")]
+    assert len(res.output.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("announce", [True, False], ids=["content-length", "until-close"])
@@ -605,7 +609,16 @@ def test_retries_back_off_exponentially_with_seeded_jitter(server, caplog):
     retries = [r for r in caplog.records if r.name == "metaeval.judge" and "retrying" in r.message]
     assert len(retries) == 4 and all(r.levelno == logging.WARNING for r in retries)
     assert "attempt 1 failed (HTTP 500" in retries[0].message
-    assert any(r.levelno == logging.ERROR and "gave up" in r.message for r in caplog.records)
+    # a failure for good is raised, not logged as well; with on_error="nan" it is logged
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="metaeval.judge"):
+        tm.LLMJudge("jitter", backend=be, template="{target}", cache_dir=False,
+                    on_error="nan").run(["[[always500]] jitter"])
+    assert [r.message for r in caplog.records if "recorded as NaN" in r.message] == [
+        "request failed for good, recorded as NaN (on_error='nan'): " + str(
+            server.url) + "/chat/completions: gave up after 5 attempts (max_retries=4); last "
+        "error: HTTP 500: {\"error\": {\"message\": \"down\"}}"]
     # jitter=0: exactly the exponential sequence
     clock0 = _Clock()
     be0 = tm.OpenAIBackend("scripted", base_url=server.url, timeout=5, max_retries=3, backoff=0.5,
@@ -964,6 +977,157 @@ def test_default_cache_folder_comes_from_the_environment(server, tmp_path, monke
     assert tm.default_cache_dir() == tmp_path / "xdg" / "metaeval"
 
 
+# ----------------------------------------------------------------------------- pairwise (issue 17.1)
+
+#: Pairwise fixture: the hypothesis of each (system, input); the scripted model prefers the
+#: higher quality:N, says tie when equal, and cannot compare when a text has no quality:N.
+PAIR_TEXTS = {("S1", "i1"): "quality:3 first", ("S2", "i1"): "quality:1 second",
+              ("S3", "i1"): "quality:3 first",               # same text as S1: a tie
+              ("S1", "i2"): "quality:2 alpha", ("S2", "i2"): None,  # no text
+              ("S3", "i2"): "no score here"}                  # the model cannot compare
+
+
+def _pair_dataset():
+    systems, inputs = ["S1", "S2", "S3"], ["i1", "i2"]
+    rows = [{"system": s, "input": i, "source": f"source of {i}",
+             "hypothesis": PAIR_TEXTS[(s, i)]} for s in systems for i in inputs]
+    return Dataset.from_arrays({"h": np.ones((3, 2))}, human="h", systems=systems, inputs=inputs,
+                               texts=pd.DataFrame(rows))
+
+
+def _quality(text):
+    return None if text is None or "quality:" not in text else int(text.split(":")[1].split()[0])
+
+
+def test_pairwise_judging_in_both_orders_with_cache_reuse(server, tmp_path):
+    ds = _pair_dataset()
+    j = _judge(server, "[[pair]] which summary is more coherent", cache_dir=tmp_path)
+    j = tm.LLMJudge("[[pair]] which summary is more coherent", backend=j.backend,
+                    cache_dir=tmp_path, name="coh-judge")              # the default pair prompt
+    n_log = len(server.requests())
+    with pytest.warns(ParseFailureWarning, match=r"2 of 8 pairwise judge answers have no "
+                                                 r"verdict"):
+        frame = tm.judge_pairs(ds, j)
+    assert list(frame.columns) == ["input", "system_a", "system_b", "judge", "order",
+                                   "preference", "raw"]
+    assert frame["preference"].dtype == float
+    # rows: input x pair (S1-S2, S1-S3, S2-S3) x order (ab, ba)
+    want_keys = [(i, a, b, o) for i in ("i1", "i2") for a, b in
+                 (("S1", "S2"), ("S1", "S3"), ("S2", "S3")) for o in ("ab", "ba")]
+    assert list(frame[["input", "system_a", "system_b", "order"]].itertuples(
+        index=False, name=None)) == want_keys
+    assert set(frame["judge"]) == {"coh-judge"}
+    # expected by hand from the fixture: the model prefers the higher quality in either order,
+    # and the preference is stated for the pair as given (1 = system_a better)
+    for row in frame.itertuples(index=False):
+        ta, tb = PAIR_TEXTS[(row.system_a, row.input)], PAIR_TEXTS[(row.system_b, row.input)]
+        qa, qb = _quality(ta), _quality(tb)
+        if ta is None or tb is None:
+            assert math.isnan(row.preference) and row.raw is None, row
+        elif qa is None or qb is None:
+            assert math.isnan(row.preference) and row.raw == "I cannot compare these.", row
+        else:
+            want = 1.0 if qa > qb else 0.0 if qa < qb else 0.5
+            assert row.preference == want, row
+            shown_first = qa if row.order == "ab" else qb
+            shown_second = qb if row.order == "ab" else qa
+            verdict = ("A" if shown_first > shown_second else "B" if shown_first < shown_second
+                       else "tie")
+            assert row.raw == f"Both are fine.\nPreference: {verdict}", row
+    # the prompts: system_a's text is shown as A in "ab" and as B in "ba"
+    new = server.requests()[n_log:]
+    ab = j.pairwise_prompt("quality:3 first", "quality:1 second", "source of i1")
+    ba = j.pairwise_prompt("quality:1 second", "quality:3 first", "source of i1")
+    assert ab.index("quality:3 first") < ab.index("quality:1 second")
+    assert "Target text A:\nquality:3 first" in ab and "Target text B:\nquality:3 first" in ba
+    # S1 and S3 wrote the same text on i1, so S1-S2 "ab" and S2-S3 "ba" show the same prompt; the
+    # order is part of the cache key, so each is its own request
+    assert [e["prompt"] for e in new].count(ab) == 2 and [e["prompt"] for e in new].count(ba) == 2
+    # each request carries its own documented seed
+    assert {e["seed"] for e in new if e["prompt"] == ab} == {_seed(0, ab, 0)}
+    # identical outputs (S1, S3 on i1): the two orders give the same prompt, still asked twice
+    same = j.pairwise_prompt("quality:3 first", "quality:3 first", "source of i1")
+    assert [e["prompt"] for e in new].count(same) == 2
+    # 8 requests: 12 rows minus the 4 rows of the two pairs with S2 on i2 (no text)
+    counts = frame.attrs["counts"]
+    assert counts == {"n_requests": 8, "n_cached": 0, "n_requested": 8, "n_failed": 0,
+                      "n_retries": 0, "n_unparseable": 2, "n_missing": 4}
+    assert len(new) == 8
+    sig = frame.attrs["signature"]
+    assert "metric:llm_judge_pairwise|backend:openai|model:scripted|" in sig and "seed:0" in sig
+    assert "|orders:ab+ba|" in sig and "|parse:preference|" in sig and "|ctx:source|" in sig
+    # run again: everything from the cache, nothing asked, the same table
+    with pytest.warns(ParseFailureWarning):
+        again = tm.judge_pairs(ds, j)
+    assert len(server.requests()) == n_log + 8
+    assert again.attrs["counts"]["n_cached"] == 8 and again.attrs["counts"]["n_requested"] == 0
+    pd.testing.assert_frame_equal(again, frame)
+    # a run that stopped after some pairs resumes: only the new pairs are asked
+    fresh = tmp_path / "resume"
+    first = tm.judge_pairs(ds, j, pairs=[("S1", "S2")], cache_dir=fresh)
+    assert first.attrs["counts"]["n_requested"] == 2              # S1-S2 on i1, both orders
+    with pytest.warns(ParseFailureWarning):
+        rest = tm.judge_pairs(ds, j, cache_dir=fresh)
+    assert rest.attrs["counts"]["n_cached"] == 2 and rest.attrs["counts"]["n_requested"] == 6
+    pd.testing.assert_frame_equal(rest, frame)
+    # pointwise answers in the same cache are other keys
+    point = tm.LLMJudge("[[pair]] which summary is more coherent", backend=j.backend,
+                        cache_dir=tmp_path, template="{aspect}\n{target}")
+    with pytest.warns(ParseFailureWarning):
+        assert point.run(["quality:3 first"]).n_cached == 0
+
+
+def test_pairwise_position_bias_shows_as_disagreement_between_orders(server):
+    ds = _pair_dataset()
+    j = _judge(server, "bias", cache_dir=False)
+    j = tm.LLMJudge("[[pairbias]]", backend=j.backend, cache_dir=False,
+                    pairwise_template="{aspect}\nA: {output_a}\nB: {output_b}")
+    frame = tm.judge_pairs(ds, j, pairs=[("S2", "S1")])
+    # the model always answers A, i.e. the output shown first: system_a in "ab", system_b in "ba"
+    assert frame["preference"].tolist()[:2] == [1.0, 0.0]
+    assert frame["raw"][0] == "The first one reads better.\n**Preference:** A"
+    assert frame["system_a"].tolist() == ["S2"] * 4 and frame["system_b"].tolist() == ["S1"] * 4
+    # i2 has no text for S2: no request, NaN
+    assert frame["preference"][2:].isna().all() and frame["raw"][2:].isna().all()
+    assert frame.attrs["counts"]["n_requests"] == 2
+    assert "|prompt:" in frame.attrs["signature"] and "ctx:source" in frame.attrs["signature"]
+    # a request that fails for good: NaN with on_error="nan", an error with the default
+    bad = tm.LLMJudge("[[always500]]", backend=j.backend, cache_dir=False, on_error="nan",
+                      pairwise_template="{aspect}\nA: {output_a}\nB: {output_b}")
+    failed = tm.judge_pairs(ds, bad, pairs=[("S1", "S3")])
+    assert failed["preference"].isna().all() and failed["raw"].isna().all()
+    assert failed.attrs["counts"]["n_failed"] == 4        # 2 inputs x 2 orders
+    with pytest.raises(JudgeRequestError, match="gave up after 4 attempts"):
+        tm.judge_pairs(ds, tm.LLMJudge("[[always500]]", backend=j.backend, cache_dir=False,
+                                       pairwise_template="{aspect}{output_a}{output_b}"),
+                       pairs=[("S1", "S3")])
+
+
+def test_pairwise_options_are_validated(server):
+    ds = _pair_dataset()
+    be = _judge(server, "v").backend
+    j = tm.LLMJudge("v", backend=be, cache_dir=False)
+    with pytest.raises(DataError, match=r"unknown system\(s\) 'S9'; the dataset has 'S1', 'S2', "
+                                        r"'S3'"):
+        tm.judge_pairs(ds, j, pairs=[("S1", "S9")])
+    with pytest.raises(DataError, match="compares a system with itself"):
+        tm.judge_pairs(ds, j, pairs=[("S1", "S1")])
+    with pytest.raises(DataError, match=r"given more than once \(either order\)"):
+        tm.judge_pairs(ds, j, pairs=[("S1", "S2"), ("S2", "S1")])
+    with pytest.raises(ParameterError, match=r"samples=2: pairwise judging asks once per order"):
+        tm.judge_pairs(ds, tm.LLMJudge("v", backend=be, samples=2, cache_dir=False))
+    with pytest.raises(ParameterError, match=r"pairwise_template has no \{output_b\} field"):
+        tm.LLMJudge("v", backend=be, pairwise_template="{output_a}")
+    with pytest.raises(ParameterError, match=r"unknown field\(s\) \{target\}"):
+        tm.LLMJudge("v", backend=be, pairwise_template="{target}{output_a}{output_b}")
+    with pytest.raises(ParameterError, match="exactly one capturing group"):
+        tm.LLMJudge("v", backend=be, preference_pattern=r"(x)(y)")
+    # a user pattern for another answer format
+    assert tm.parse_preference("Winner: [[B]]", r"Winner: \[\[(A|B|tie)\]\]") == "B"
+    assert tm.parse_preference("Preference: A\nOn reflection, Preference: B") == "B"
+    assert tm.parse_preference("Preference: Alpha") is None
+
+
 # ----------------------------------------------------------------------------- local backend
 
 
@@ -1161,6 +1325,52 @@ def test_judge_command(server, files, tmp_path, monkeypatch):
     res = CliRunner().invoke(main, args + ["--max-inputs", "1", "--format", "csv"])
     assert res.exit_code == 0, res.output
     assert len(pd.read_csv(io.StringIO(res.output))) == 6      # 3 systems x 1 input x 2 samples
+    # retries are logged on stderr as "metaeval: judge: ..." lines, the key never
+    rows = pd.read_json(texts, lines=True)
+    rows["hypothesis"] = rows["hypothesis"].where(rows["hypothesis"].isna(), "[[r500]] cli log")
+    retry_texts = tmp_path / "r.jsonl"
+    rows.to_json(retry_texts, orient="records", lines=True)
+    res = CliRunner().invoke(main, [a if a != str(texts) else str(retry_texts) for a in args]
+                             + ["--no-cache", "--samples", "1", "--max-backoff", "0.05"])
+    assert res.exit_code == 0, res.output
+    logged = [ln for ln in res.output.splitlines() if ln.startswith("metaeval: judge: ")]
+    assert logged and all("attempt" in ln and "retrying in" in ln for ln in logged)
+    assert SECRET not in res.output
     # options of the other backend are refused, not ignored (review)
     res = CliRunner().invoke(main, args + ["--decoding", "rating"])
     assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output
+
+
+def test_judge_command_pairwise(server, tmp_path, monkeypatch):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    ds = _pair_dataset()
+    data = tmp_path / "d.csv"
+    pd.DataFrame([{"system": s, "input": i, "h": 1.0} for s in ds.systems
+                  for i in ds.inputs]).to_csv(data, index=False)
+    texts = tmp_path / "t.jsonl"
+    texts.write_text("\n".join(json.dumps(r) for r in ds.texts.to_dict(orient="records")) + "\n")
+    out = tmp_path / "pairs.csv"
+    args = ["judge", str(data), "--texts", str(texts), "--human", "h", "--aspect",
+            "[[pair]] cli pairwise", "--backend", "openai", "--model", "scripted", "--base-url",
+            server.url, "--api-key-env", KEY_ENV, "--cache", str(tmp_path / "c"), "--timeout", "5",
+            "--pairwise"]
+    res = CliRunner().invoke(main, args + ["--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "pairwise judgments (2 inputs x 3 pairs x 2 orders)" in res.output
+    assert "metric:llm_judge_pairwise" in res.output and SECRET not in res.output
+    frame = pd.read_csv(out, dtype={"input": str}, keep_default_na=False, na_values=[""])
+    # the same table through the API, from the cache the command filled
+    j = tm.LLMJudge("[[pair]] cli pairwise", backend=tm.OpenAIBackend(
+        "scripted", base_url=server.url, timeout=5, api_key_env=KEY_ENV), cache_dir=tmp_path / "c")
+    with pytest.warns(ParseFailureWarning):
+        api = tm.judge_pairs(ds, j)
+    assert api.attrs["counts"]["n_requested"] == 0
+    assert list(frame.columns) == list(api.columns)
+    np.testing.assert_array_equal(frame["preference"].to_numpy(), api["preference"].to_numpy())
+    assert frame["order"].tolist() == api["order"].tolist()
+    res = CliRunner().invoke(main, args + ["--format", "json"])
+    assert "metaeval: warning (ParseFailureWarning): 2 of 8 pairwise" in res.stderr
+    got = json.loads(res.stdout)
+    assert got["n_cached"] == 8 and len(got["rows"]) == 12 and got["rows"][0]["order"] == "ab"
+    res = CliRunner().invoke(main, args + ["--scale", "1-10"])
+    assert res.exit_code == 2 and "--scale apply to ratings, not to --pairwise" in res.output

@@ -1336,6 +1336,25 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
 # ----------------------------------------------------------------------------- judge (LLM judges)
 
 
+@contextmanager
+def _judge_log():
+    """Show the judge's log records (retries, failures recorded as NaN) on stderr as
+    ``metaeval: judge: ...`` lines while the command runs."""
+    import logging
+
+    class _Echo(logging.Handler):
+        def emit(self, record):
+            click.echo(f"metaeval: judge: {record.getMessage()}", err=True)
+
+    log = logging.getLogger("metaeval.judge")
+    handler = _Echo(logging.WARNING)
+    log.addHandler(handler)
+    try:
+        yield
+    finally:
+        log.removeHandler(handler)
+
+
 @main.command()
 @click.argument("data")
 @click.option("--aspect", required=True,
@@ -1393,10 +1412,13 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write one row per system x input x sample (value, rating, status, raw answer) to CSV or Parquet.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--pairwise", is_flag=True,
+              help="Compare the outputs of each pair of systems (A, B or tie, in both orders) instead of "
+                   "rating them; --template and --pattern then give the pairwise prompt and verdict parser.")
 def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, base_url, api_key_env,
           concurrency, timeout, max_retries, max_backoff, max_response_bytes, decoding, task, source_des, target_des, template_path, context,
           pattern, on_failure, on_error, seed, max_tokens, name, cache, no_cache, texts_path, human, system,
-          input_, max_inputs, out, fmt):
+          input_, max_inputs, out, fmt, pairwise):
     """Rate a dataset's outputs with an LLM judge (prompt of seed paper 000 Table 4; G-Eval)."""
     from . import textmetrics as tm
 
@@ -1420,6 +1442,17 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
             flags = ", ".join("--" + n.replace("_", "-") for n in given)
             raise click.BadParameter(f"{flags} apply to --backend {other}, not {backend}",
                                      param_hint="--backend")
+    if pairwise:
+        given = [n for n in ("scale", "samples", "aggregate", "on_failure")
+                 if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
+        if given:
+            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+            raise click.BadParameter(f"{flags} apply to ratings, not to --pairwise verdicts",
+                                     param_hint="--pairwise")
+        if "template" in kw:
+            kw["pairwise_template"] = kw.pop("template")
+        if pattern is not None:
+            kw["preference_pattern"], pattern = pattern, None
     if backend == "openai":
         be = tm.OpenAIBackend(model, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
                               max_retries=max_retries, max_backoff=max_backoff,
@@ -1436,13 +1469,15 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
         if max_inputs < 1:
             raise click.BadParameter(f"{max_inputs}: give a positive number of inputs", param_hint="--max-inputs")
         ds = ds.subset(inputs=list(ds.inputs[:max_inputs]))
-    with _progress(None, "judging") as bar:
+    with _progress(None, "judging") as bar, _judge_log():
         def prog(done, total, counts):
             if bar is not None:
                 bar.update(done, total, description=(
                     f"judging: {counts['requested']} requested, {counts['cached']} cached, "
                     f"{counts['failed']} failed"))
 
+        if pairwise:
+            return _judge_pairwise_output(tm.judge_pairs(ds, metric, progress=prog), out, fmt)
         res = tm.judge(ds, metric, progress=prog)
     frame = res.to_frame()
     if out:
@@ -1473,6 +1508,31 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
                                  "n_unparseable", "n_out_of_scale", "n_no_logprobs", "n_filled",
                                  "n_missing")]],
            caption=res.signature)
+
+def _judge_pairwise_output(frame, out, fmt):
+    """Write and print the long table of ``judge --pairwise``."""
+    if out:
+        if out.endswith((".parquet", ".pq")):
+            frame.to_parquet(out, index=False)
+        else:
+            frame.to_csv(out, index=False)
+    counts = frame.attrs["counts"]
+    if fmt == "json":
+        rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")
+        _emit_json({"signature": frame.attrs["signature"], **counts, "rows": rows})
+        return
+    if fmt == "csv":
+        click.echo(frame.to_csv(index=False), nl=False)
+        return
+    _table(f"pairwise judgments ({frame['input'].nunique()} inputs x "
+           f"{len(frame[['system_a', 'system_b']].drop_duplicates())} pairs x 2 orders)",
+           ["rows", "requests", "cached", "requested", "failed", "retries", "unparseable",
+            "no texts"],
+           [[str(len(frame))] + [str(counts[k]) for k in (
+               "n_requests", "n_cached", "n_requested", "n_failed", "n_retries", "n_unparseable",
+               "n_missing")]],
+           caption=frame.attrs["signature"])
+
 
 # ----------------------------------------------------------------------------- report
 

@@ -33,6 +33,8 @@ ScoreCache
 LLMJudge, judge, JudgeScores, JudgeRun, OpenAIBackend, LocalBackend, JudgeBackend, ResponseCache
     LLM judges as metrics (docs/judge.md): prompt, samples, parsing, aggregation,
     backends and the raw-response cache.
+judge_pairs, parse_preference, PAIRWISE_TEMPLATE, DEFAULT_PREFERENCE_PATTERN
+    Pairwise LLM judging (A, B or tie, in both orders) as a long table.
 parse_rating, parse_scale, sample_seed, default_cache_dir, TABLE4_TEMPLATE, DEFAULT_PATTERN
     The judge's building blocks.
 install_wordnet
@@ -54,11 +56,15 @@ from ._jiwer import (
 )
 from ._judge import (
     DEFAULT_PATTERN,
+    DEFAULT_PREFERENCE_PATTERN,
+    PAIRWISE_TEMPLATE,
     TABLE4_TEMPLATE,
     JudgeRun,
     JudgeScores,
     LLMJudge,
     judge,
+    judge_pairs,
+    parse_preference,
     parse_rating,
     parse_scale,
     sample_seed,
@@ -105,6 +111,10 @@ __all__ = [
     "install_wordnet",
     "LLMJudge",
     "judge",
+    "judge_pairs",
+    "parse_preference",
+    "PAIRWISE_TEMPLATE",
+    "DEFAULT_PREFERENCE_PATTERN",
     "JudgeScores",
     "JudgeRun",
     "OpenAIBackend",

@@ -25,6 +25,7 @@ import re
 import string
 import threading
 import warnings
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
@@ -98,6 +99,46 @@ CONTEXTS = ("source", "references")
 
 #: Per-sample statuses, in the order the counts are reported.
 STATUSES = ("ok", "unparseable", "out_of_scale", "no_logprobs", "request_failed", "missing")
+
+#: metaeval's pairwise prompt: the Table 4 prompt of seed paper 000 adapted to two outputs
+#: (an A/B/tie verdict after "Preference:" instead of a rating after "Rating:").
+PAIRWISE_TEMPLATE = """###Instruction###
+Please act as an impartial and helpful evaluator for natural language generation (NLG), and the audience is an expert in the field.
+Your task is to compare the quality of two versions of {task} strictly based on the given evaluation criterion.
+Begin the evaluation by providing your analysis concisely and accurately, and then on the next line, start with "Preference:" followed by A if {target_des} A is better, B if {target_des} B is better, or tie if they are equally good.
+You MUST keep to the strict boundaries of the evaluation criterion and focus solely on the issues and errors involved; otherwise, you will be penalized.
+Do not let the order in which the two texts are presented or their lengths influence your judgment.
+Make sure you read and understand these instructions, as well as the following evaluation criterion and example content, carefully.
+
+###Evaluation Criterion###
+{aspect}
+
+###Example###
+{source_des}:
+{source}
+
+{target_des} A:
+{output_a}
+
+{target_des} B:
+{output_b}
+
+###Your Evaluation###
+"""
+
+#: The fields a pairwise template may use.
+PAIRWISE_FIELDS = ("task", "aspect", "source_des", "source", "target_des", "output_a", "output_b")
+
+#: The default verdict parser: A, B or tie after the last "Preference:" (any case), skipping
+#: spaces and markup such as ``**`` or ``[``, and an optional word "Output".
+DEFAULT_PREFERENCE_PATTERN = r"(?i)preference\s*:\W*?(?:output\s+)?(tie|a|b)\b"
+
+#: The pairwise judge's two presentation orders: ``"ab"`` shows system_a's output as A,
+#: ``"ba"`` shows it as B.
+ORDERS = ("ab", "ba")
+
+#: The columns of :func:`judge_pairs`' table, in order.
+PAIRWISE_COLUMNS = ("input", "system_a", "system_b", "judge", "order", "preference", "raw")
 
 
 # ----------------------------------------------------------------------------- scale, parsing
@@ -230,6 +271,63 @@ def _parse(answer, lo: int, hi: int, rx: re.Pattern) -> Rating:
     if value != round(value) or not lo <= value <= hi:
         return Rating(math.nan, "out_of_scale", span, raw)
     return Rating(float(round(value)), "ok", span, raw)
+
+
+def _compile_preference_pattern(pattern) -> re.Pattern:
+    if pattern is None:
+        pattern = DEFAULT_PREFERENCE_PATTERN
+    if isinstance(pattern, str):
+        try:
+            pattern = re.compile(pattern)
+        except re.error as exc:
+            raise ParameterError(
+                f"preference_pattern={pattern!r} is not a valid regular expression: {exc}") from None
+    if not isinstance(pattern, re.Pattern):
+        raise ParameterError(
+            f"preference_pattern={pattern!r} must be a regular expression (str or compiled)")
+    if "verdict" not in pattern.groupindex and pattern.groups != 1:
+        raise ParameterError(
+            f"preference_pattern={pattern.pattern!r} has {pattern.groups} groups; give exactly one "
+            "capturing group (or a group named 'verdict') around A, B or tie"
+        )
+    return pattern
+
+
+def parse_preference(answer, pattern=None) -> str | None:
+    """Read the verdict of a pairwise answer: ``"A"``, ``"B"``, ``"tie"`` or None.
+
+    The verdict is the text captured by the **last** match of ``pattern``
+    (default :data:`DEFAULT_PREFERENCE_PATTERN`: ``A``, ``B`` or ``tie``
+    after ``"Preference:"``, any case, markup skipped); anything else
+    captured, or no match, is None (unparseable).
+
+    Examples
+    --------
+    >>> from metaeval.textmetrics import parse_preference
+    >>> parse_preference("B repeats itself.\\nPreference: **A**")
+    'A'
+    >>> parse_preference("Preference: Tie"), parse_preference("Both are good.")
+    ('tie', None)
+    """
+    return _parse_preference(answer, _compile_preference_pattern(pattern))
+
+
+def _parse_preference(answer, rx: re.Pattern) -> str | None:
+    if not isinstance(answer, str) or not answer:
+        return None
+    last = None
+    for last in rx.finditer(answer):
+        pass
+    if last is None:
+        return None
+    raw = last.group("verdict" if "verdict" in rx.groupindex else 1)
+    word = (raw or "").strip().lower()
+    return {"a": "A", "b": "B", "tie": "tie"}.get(word)
+
+
+#: The preference for system_a of a verdict, per presentation order.
+_PREFERENCE = {("ab", "A"): 1.0, ("ab", "B"): 0.0, ("ba", "A"): 0.0, ("ba", "B"): 1.0,
+               ("ab", "tie"): 0.5, ("ba", "tie"): 0.5}
 
 
 def _geval(body: dict, answer: str, rating: Rating, lo: int, hi: int) -> tuple[float, float]:
@@ -417,7 +515,16 @@ class LLMJudge(TextMetric):
         ``$XDG_CACHE_HOME/metaeval``, else ``~/.cache/metaeval``); False
         caches nothing.
     name : str, optional
-        The score column (default ``"llm_judge"``).
+        The score column (default ``"llm_judge"``); the ``judge`` column of
+        :func:`judge_pairs`.
+    pairwise_template : str
+        The prompt of :func:`judge_pairs` (default :data:`PAIRWISE_TEMPLATE`)
+        with fields among ``{task}``, ``{aspect}``, ``{source_des}``,
+        ``{source}``, ``{target_des}``, ``{output_a}``, ``{output_b}`` (both
+        outputs required).
+    preference_pattern : str or re.Pattern, optional
+        The verdict parser of :func:`judge_pairs` (default
+        :data:`DEFAULT_PREFERENCE_PATTERN`); see :func:`parse_preference`.
 
     Notes
     -----
@@ -483,7 +590,8 @@ class LLMJudge(TextMetric):
                  target_des: str = "Target text", context: str = "source", pattern=None,
                  on_failure: str = "nan", on_error: str = "raise", seed: int | None = 0,
                  max_tokens: int | None = 512, top_logprobs: int = 20, cache_dir=None,
-                 name: str | None = None, batch_size: int | None = None):
+                 name: str | None = None, batch_size: int | None = None,
+                 pairwise_template: str = PAIRWISE_TEMPLATE, preference_pattern=None):
         super().__init__(name=name, batch_size=batch_size)
         for label, value in (("aspect", aspect), ("task", task), ("source_des", source_des),
                              ("target_des", target_des)):
@@ -503,6 +611,8 @@ class LLMJudge(TextMetric):
         self.temperature = float(temperature)
         self.aggregate = check_choice(aggregate, "aggregate", tuple(AGGREGATES))
         self.template = self._check_template(template)
+        self.pairwise_template = self._check_pairwise_template(pairwise_template)
+        self.preference_pattern = _compile_preference_pattern(preference_pattern)
         self.context = check_choice(context, "context", CONTEXTS)
         self.pattern = _compile_pattern(pattern)
         self.on_failure = check_choice(on_failure, "on_failure", tuple(ON_FAILURE))
@@ -547,6 +657,29 @@ class LLMJudge(TextMetric):
             )
         if "target" not in fields:
             raise ParameterError("template has no {target} field: the output to rate must be in it")
+        return template
+
+    @staticmethod
+    def _check_pairwise_template(template) -> str:
+        if not isinstance(template, str):
+            raise ParameterError(f"pairwise_template={template!r} must be a str")
+        try:
+            fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
+        except ValueError as exc:
+            raise ParameterError(
+                f"pairwise_template is not a valid format string ({exc}); write literal braces as "
+                "{{{{ }}}}") from None
+        bad = [f for f in fields if f not in PAIRWISE_FIELDS]
+        if bad:
+            raise ParameterError(
+                f"pairwise_template uses unknown field(s) {', '.join('{' + f + '}' for f in bad)}; "
+                f"the fields are {', '.join('{' + f + '}' for f in PAIRWISE_FIELDS)}"
+            )
+        lacking = [f for f in ("output_a", "output_b") if f not in fields]
+        if lacking:
+            raise ParameterError(
+                f"pairwise_template has no {' or '.join('{' + f + '}' for f in lacking)} field: "
+                "both outputs must be in it")
         return template
 
     @property
@@ -644,6 +777,155 @@ class LLMJudge(TextMetric):
             "source_des": self.source_des, "source": ctx, "target_des": self.target_des,
             "target": target,
         })
+
+    def pairwise_prompt(self, output_a: str, output_b: str, context=None) -> str:
+        """The pairwise prompt: :attr:`pairwise_template` with ``{output_a}`` and
+        ``{output_b}`` (shown as A and B) and the other fields filled.
+
+        ``context`` is as in :meth:`prompt`.
+        """
+        if context is None:
+            ctx = ""
+        elif isinstance(context, str):
+            ctx = context
+        else:
+            ctx = "\n\n".join(context)
+        return self.pairwise_template.format_map({
+            "task": self.task, "aspect": self.aspect, "source_des": self.source_des,
+            "source": ctx, "target_des": self.target_des, "output_a": output_a,
+            "output_b": output_b,
+        })
+
+    @property
+    def pairwise_needs_context(self) -> bool:
+        """Whether the pairwise template uses ``{source}``."""
+        return any(f == "source" for _, f, _, _ in string.Formatter().parse(self.pairwise_template))
+
+    def _check_pairwise(self) -> None:
+        if self.samples != 1:
+            raise ParameterError(
+                f"samples={self.samples}: pairwise judging asks once per order (A/B and B/A); "
+                "build the judge with samples=1")
+        if getattr(self.backend, "decoding", "generate") != "generate":
+            raise ParameterError(
+                "decoding='rating' draws a rating of the scale; pairwise judging needs a free "
+                "answer: use LocalBackend(..., decoding='generate')")
+
+    def _pairwise_params(self) -> dict:
+        return self.backend.request_params(
+            temperature=self.temperature, max_tokens=self.max_tokens, seed=self.seed,
+            logprobs=False, top_logprobs=self.top_logprobs, scale=self.scale)
+
+    def pairwise_signature(self, *, nrefs=None) -> str:
+        """The reproducibility line of :func:`judge_pairs`, e.g.
+        ``metric:llm_judge_pairwise|backend:openai|model:...|orders:ab+ba|...``.
+
+        Names the backend and model (never a secret), the temperature, seed
+        and answer length, a hash of the pairwise prompt (template and its
+        fields), the verdict parser (``preference`` for the default), both
+        orders and the context.
+        """
+        fields = dict(self.backend.signature_fields())
+        lib = {k: fields.pop(k) for k in ("transformers",) if k in fields}
+        fields.update({"temp": self.temperature, "seed": self.seed})
+        if self.max_tokens is not None:
+            fields["maxtok"] = self.max_tokens
+        fields["prompt"] = texts_fingerprint([self.pairwise_template, self.task, self.aspect,
+                                              self.source_des, self.target_des])
+        fields["parse"] = ("preference" if self.preference_pattern.pattern
+                           == DEFAULT_PREFERENCE_PATTERN
+                           else texts_fingerprint([self.preference_pattern.pattern]))
+        fields["orders"] = "ab+ba"
+        fields.update(lib)
+        if self.context == "references":
+            fields["refs"] = nrefs
+        fields["ctx"] = self.context
+        return make_signature(metric=f"{self.kind}_pairwise", **fields)
+
+    def run_pairwise(self, prompts: Sequence[tuple[str | None, str]], *, cache_dir=None,
+                     progress=None) -> tuple[np.ndarray, np.ndarray, dict]:
+        """Ask, cache and parse pairwise prompts.
+
+        Parameters
+        ----------
+        prompts : sequence of (str or None, {"ab", "ba"})
+            Each a pairwise prompt (:meth:`pairwise_prompt`) and the order it
+            presents the pair in; None marks a pair without texts.
+        cache_dir, progress
+            As in :meth:`run`.
+
+        Returns
+        -------
+        preference : ndarray of float
+            Per prompt, in terms of the pair as given (system_a first): 1.0
+            if system_a's output is preferred, 0.5 for a tie, 0.0 if
+            system_b's is, NaN for a failed request or an unparseable answer.
+        raw : ndarray of object
+            The answers (None where there is none).
+        counts : dict
+            ``n_requests``, ``n_cached``, ``n_requested``, ``n_failed``,
+            ``n_retries``, ``n_unparseable``, ``n_missing``.
+        """
+        self._check_pairwise()
+        if progress is not None and not callable(progress):
+            raise ParameterError(
+                f"progress={progress!r} must be None or a callable progress(done, total)")
+        cache = self._cache(cache_dir)
+        params = self._pairwise_params()
+        identity = self.backend.identity()
+        requests, slot = [], []
+        index: dict[bytes, int] = {}
+        for j, item in enumerate(prompts):
+            if not (isinstance(item, (tuple, list)) and len(item) == 2):
+                raise DataError(f"pairwise item {j} must be a (prompt, order) pair, got {item!r}")
+            prompt, order = item
+            check_choice(order, "order", ORDERS)
+            if prompt is None:
+                slot.append(None)
+                continue
+            if not isinstance(prompt, str):
+                raise DataError(f"pairwise prompt {j} is a {type(prompt).__name__}, not a str")
+            msgs = self.messages(prompt)
+            rseed = None if self.seed is None else sample_seed(self.seed, msgs, 0)
+            par = dict(params)
+            if "seed" in par:
+                par["seed"] = rseed
+            desc = {"backend": identity, "task": "pairwise", "order": order, "messages": msgs,
+                    "params": par, "sample": 0}
+            key = request_key(desc)
+            if key not in index:
+                index[key] = len(requests)
+                requests.append((len(requests), 0, key, canonical_json(desc), msgs, par, rseed))
+            slot.append((key, order))
+        bodies, errors, counts = self._execute(requests, cache, progress)
+        pref = np.full(len(prompts), np.nan)
+        raw = np.full(len(prompts), None, dtype=object)
+        n_unparseable = 0
+        for j, got in enumerate(slot):
+            if got is None or got[0] not in bodies:
+                continue
+            key, order = got
+            try:
+                answer = json.loads(bodies[key][0])["choices"][0]["message"].get("content")
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                answer = None
+            raw[j] = answer
+            verdict = _parse_preference(answer, self.preference_pattern)
+            if verdict is None:
+                n_unparseable += 1
+            else:
+                pref[j] = _PREFERENCE[(order, verdict)]
+        out = {"n_requests": len(requests), "n_cached": counts["cached"],
+               "n_requested": counts["requested"], "n_failed": counts["failed"],
+               "n_retries": counts["retries"], "n_unparseable": n_unparseable,
+               "n_missing": sum(1 for x in slot if x is None)}
+        if n_unparseable:
+            asked = len(prompts) - out["n_missing"]
+            warnings.warn(
+                f"{n_unparseable} of {asked} pairwise judge answers have no verdict (A, B or tie) "
+                "the parser can read; they are NaN (see the raw column)",
+                ParseFailureWarning, stacklevel=3)
+        return pref, raw, out
 
     @staticmethod
     def messages(prompt: str) -> list[dict]:
@@ -771,6 +1053,9 @@ class LLMJudge(TextMetric):
                     counts["failed"] += 1
                     counts["retries"] += max(exc.attempts - 1, 0)
                     errors[req[2]] = str(exc)
+                    if self.on_error == "nan":
+                        logger.warning("request failed for good, recorded as NaN "
+                                       "(on_error='nan'): %s", exc)
                     if self.on_error == "raise" and first_error is None:
                         first_error = exc
                         cancel.set()
@@ -1200,3 +1485,132 @@ def judge(dataset: Dataset, metric: LLMJudge, *, cache_dir=None, progress=None,
         n_no_logprobs=run.count("no_logprobs"), n_filled=int(run.filled.sum()),
         n_missing=run.count("missing"), n_nan_cells=int(np.isnan(scores).sum()),
     )
+
+
+def judge_pairs(dataset: Dataset, metric: LLMJudge, *, pairs=None, cache_dir=None,
+                progress=None, hypothesis: str = "hypothesis", references: str | None = None,
+                source: str = "source") -> pd.DataFrame:
+    """Pairwise LLM judging: for each input and pair of systems, which output is better.
+
+    Each pair's two outputs are shown to the judge in **both orders**
+    (:data:`PAIRWISE_TEMPLATE`: ``system_a``'s output as A and ``system_b``'s
+    as B, then swapped), each answer is parsed for a verdict (A, B or tie,
+    :func:`parse_preference`) and mapped back to the pair as given, so
+    position bias shows as disagreement between the two orders.  Requests
+    are cached and resumed exactly like :func:`judge`'s (the same cache; the
+    key holds the backend, the prompt, the order and the sampling
+    parameters).  No statistic is computed here (see
+    :mod:`metaeval.preferences`).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        With texts (``system``, ``input``, ``hypothesis`` and, when the
+        pairwise template uses ``{source}``, ``source`` or references).
+    metric : LLMJudge
+        The judge (``samples=1``; its ``pairwise_template`` and
+        ``preference_pattern``, backend, temperature, seed, ``max_tokens``,
+        ``on_error`` and cache are used; the scale and aggregation are not).
+    pairs : sequence of (str, str), optional
+        The system pairs ``(system_a, system_b)``; default every pair of the
+        dataset's systems in their order (``i < j``).
+    cache_dir, progress, hypothesis, references, source
+        As in :func:`judge`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per input x pair x order, inputs in the dataset's order,
+        then pairs, then ``"ab"`` before ``"ba"``; columns ``input``,
+        ``system_a``, ``system_b``, ``judge`` (the judge's name), ``order``
+        (``"ab"``: system_a's output shown as A; ``"ba"``: shown as B),
+        ``preference`` (float, for the pair as given: 1.0 system_a better,
+        0.5 tie, 0.0 system_b better, NaN for a failed request, an
+        unparseable answer or a pair without texts) and ``raw`` (the answer,
+        None where there is none).  ``frame.attrs`` holds ``signature``
+        (:meth:`LLMJudge.pairwise_signature`) and ``counts`` (``n_requests``,
+        ``n_cached``, ``n_requested``, ``n_failed``, ``n_retries``,
+        ``n_unparseable``, ``n_missing``).
+
+    Raises
+    ------
+    JudgeRequestError
+        With ``on_error="raise"``: a request failed for good (answers
+        received before are cached).
+    DataError
+        Missing texts or columns; unknown or repeated systems in ``pairs``.
+    ParameterError
+        ``samples`` other than 1, or a local backend with ``decoding="rating"``.
+
+    Warns
+    -----
+    ParseFailureWarning
+        Some answers have no verdict (they are NaN; the raw answer is kept).
+    """
+    from ._score import dataset_texts
+
+    if not isinstance(metric, LLMJudge):
+        raise ParameterError(
+            f"metric={metric!r} must be an LLMJudge (build it with LLMJudge(aspect, ...))")
+    metric._check_pairwise()
+    systems = list(dataset.systems) if isinstance(dataset, Dataset) else []
+    if pairs is None:
+        pairs = [(a, b) for i, a in enumerate(systems) for b in systems[i + 1:]]
+    else:
+        if isinstance(pairs, (str, bytes)) or not isinstance(pairs, Sequence):
+            raise DataError(f"pairs={pairs!r} must be a sequence of (system_a, system_b)")
+        pairs = [tuple(p) if isinstance(p, (tuple, list)) else p for p in pairs]
+        bad = [p for p in pairs if not (isinstance(p, tuple) and len(p) == 2)]
+        if bad:
+            raise DataError(f"pairs: {bad[0]!r} is not a (system_a, system_b) pair")
+        unknown = sorted({str(x) for p in pairs for x in p if x not in systems})
+        if unknown:
+            raise DataError(
+                f"pairs name unknown system(s) {', '.join(map(repr, unknown))}; the dataset has "
+                f"{', '.join(map(repr, systems))}")
+        same = [p for p in pairs if p[0] == p[1]]
+        if same:
+            raise DataError(f"pairs: {same[0]!r} compares a system with itself")
+        seen = Counter(frozenset(p) for p in pairs)
+        twice = [p for p in pairs if seen[frozenset(p)] > 1]
+        if twice:
+            raise DataError(
+                f"pairs: {twice[0]!r} is given more than once (either order); each pair is "
+                "judged in both orders already")
+    need_ctx = metric.pairwise_needs_context
+    hyps, refs, srcs = dataset_texts(
+        dataset, hypothesis=hypothesis, references=references, source=source,
+        need_refs=need_ctx and metric.context == "references",
+        need_source=need_ctx and metric.context == "source")
+    n, m = dataset.shape
+    pos = {s: k for k, s in enumerate(systems)}
+    rows, prompts = [], []
+    for j, inp in enumerate(dataset.inputs):
+        for a, b in pairs:
+            ca, cb = pos[a] * m + j, pos[b] * m + j
+            ctx = ""
+            if need_ctx:
+                both = (srcs[ca], srcs[cb]) if metric.context == "source" else (refs[ca], refs[cb])
+                ctx = next((c for c in both if c is not None), None)
+            ok = hyps[ca] is not None and hyps[cb] is not None and ctx is not None
+            for order in ORDERS:
+                first, second = (hyps[ca], hyps[cb]) if order == "ab" else (hyps[cb], hyps[ca])
+                prompts.append((metric.pairwise_prompt(first, second, ctx) if ok else None, order))
+                rows.append((inp, a, b, order))
+    pref, raw, counts = metric.run_pairwise(prompts, cache_dir=cache_dir, progress=progress)
+    nrefs = None
+    if metric.context == "references" and need_ctx:
+        sizes = sorted({len(r) for r in refs if r})
+        nrefs = (sizes[0] if len(sizes) == 1 else f"{sizes[0]}-{sizes[-1]}") if sizes else 0
+    frame = pd.DataFrame({
+        "input": pd.Series([r[0] for r in rows], dtype=object),
+        "system_a": pd.Series([r[1] for r in rows], dtype=object),
+        "system_b": pd.Series([r[2] for r in rows], dtype=object),
+        "judge": pd.Series([metric.name] * len(rows), dtype=object),
+        "order": pd.Series([r[3] for r in rows], dtype=object),
+        "preference": pd.Series(pref, dtype=float),
+        "raw": pd.Series(raw, dtype=object),
+    }, columns=list(PAIRWISE_COLUMNS))
+    frame.attrs["signature"] = metric.pairwise_signature(nrefs=nrefs)
+    frame.attrs["counts"] = counts
+    return frame

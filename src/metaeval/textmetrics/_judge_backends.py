@@ -390,8 +390,9 @@ class OpenAIBackend(JudgeBackend):
     ``aggregate="geval"`` the request asks for ``logprobs`` and
     ``top_logprobs``.  Requests go to the host of ``base_url`` only (or
     through the proxy of ``HTTPS_PROXY``/``HTTP_PROXY``); redirects are never
-    followed.  Retries and failures are logged to the ``"metaeval.judge"``
-    logger (:mod:`logging`), with secrets redacted.
+    followed.  Retries are logged to the ``"metaeval.judge"`` logger
+    (:mod:`logging`, level WARNING), with secrets redacted; a request that
+    fails for good is raised (and logged by the judge when it goes on).
     """
 
     kind = "openai"
@@ -639,7 +640,7 @@ class OpenAIBackend(JudgeBackend):
                 status, headers, text = self._post(payload)
             except _Refused as exc:
                 msg = self._redact(f"{where}: {exc} (not retried)")
-                logger.error(msg)
+                logger.debug(msg)
                 raise JudgeRequestError(msg, attempts=attempt) from None
             except TimeoutError:
                 last = f"no complete response within timeout={self.timeout:g} s (deadline)"
@@ -665,13 +666,13 @@ class OpenAIBackend(JudgeBackend):
                             f"{'yes' if self._key() else 'no'})" if status in (401, 403) else "")
                     msg = self._redact(
                         f"{where}: HTTP {status} (not retried): {_snippet(text)}{hint}")
-                    logger.error(msg)
+                    logger.debug(msg)
                     raise JudgeRequestError(msg, status=status, attempts=attempt)
             if attempt > self.max_retries:
                 msg = self._redact(
                     f"{where}: gave up after {attempt} attempts (max_retries="
                     f"{self.max_retries}); last error: {last}")
-                logger.error(msg)
+                logger.debug(msg)
                 raise JudgeRequestError(msg, status=last_status, attempts=attempt)
             if wait is not None and wait > self.max_backoff:
                 msg = self._redact(
@@ -679,7 +680,7 @@ class OpenAIBackend(JudgeBackend):
                     f"more than max_backoff={self.max_backoff:g} s; gave up after {attempt} "
                     f"attempts (raise --max-backoff, or run again later: answers received are "
                     f"cached); last error: {last}")
-                logger.error(msg)
+                logger.debug(msg)
                 raise JudgeRequestError(msg, status=last_status, attempts=attempt)
             delay = wait if wait is not None else self._wait(attempt)
             logger.warning(self._redact(
