@@ -214,9 +214,9 @@ def test_compare_three_metrics_json_and_table(system_means):
     [
         (["correlate", "summeval", "--human", "coherance"], ["human='coherance'", "coherence"]),
         (["correlate", "summeval", "--human", "coherence", "--level", "sys"],
-         ["level='sys' is ambiguous"]),
+         ["--level 'sys' is ambiguous"]),
         (["correlate", "summeval", "--human", "coherence", "--level", "segment"],
-         ["level='segment' is ambiguous"]),
+         ["--level 'segment' is ambiguous"]),
         (["correlate", "summeval", "--human", "coherence", "--method", "kendall"],
          ["kendall_b, kendall_c or kendall_23"]),
         (["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.9"],
@@ -293,7 +293,7 @@ def test_long_csv_with_custom_label_columns(tmp_path):
     path = tmp_path / "custom.csv"
     df.to_csv(path, index=False)
     res = run("correlate", path, "--human", "h", "--system-col", "model", "--input-col", "doc",
-              "--level", "item", "--method", "kendall_b", "--ci", "none", "--format", "json")
+              "--level", "group-by-system", "--method", "kendall_b", "--ci", "none", "--format", "json")
     assert res.exit_code == 0, res.output
     r = json.loads(res.stdout)[0]
     # item level: per system across its 2 inputs; system c's human scores tie -> dropped;
@@ -317,3 +317,24 @@ def test_console_script_in_a_subprocess(long_csv):
     kt = stats.kendalltau(means["m1"], means["quality"])  # scipy
     assert r["statistic"] == pytest.approx(kt.statistic, abs=1e-12)
     assert r["pvalue"] == pytest.approx(kt.pvalue, rel=1e-9)
+
+
+def test_level_item_is_ambiguous_on_the_command_line():
+    # Regression: `--level item` was accepted silently, but mt-metrics-eval's 'item' grouping is
+    # our `input` (chrF .173 here vs .088 there on the same data): only unambiguous spellings pass,
+    # and the error gives the mapping. `--levels` stays an alias of `--level`.
+    for cmd in (["correlate", "summeval", "--human", "coherence"], ["compare", "summeval", "--human", "coherence"],
+                ["measures", "summeval", "--human", "coherence"]):
+        res = run(*cmd, "--level", "system,item")
+        assert res.exit_code == 2, res.output
+        assert "group-by-system" in res.output and "'input'" in res.output
+    res = run("correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1", "--levels",
+              "group-by-system,group-by-item", "--ci", "none", "--pvalue", "none", "--format", "json")
+    assert res.exit_code == 0, res.output
+    got = {r["level"]: r["statistic"] for r in json.loads(res.stdout)}
+    ds = metaeval.load_dataset("summeval")
+    want = metaeval.correlate(ds, "coherence", metrics=["ROUGE.1"], level=["item", "input"], ci="none",
+                              pvalue="none")
+    assert got == {r.level: r.statistic for r in want}
+    res = run("measures", "summeval", "--human", "coherence", "--measures", "item:pearson")
+    assert res.exit_code == 2 and "group-by-system" in res.output

@@ -39,7 +39,7 @@ def test_measures_csv_matches_library():
 def test_measures_out_folder_and_resume(tmp_path):
     out = tmp_path / "run"
     args = ["measures", "summeval", "--human", "coherence", "--metrics", METRICS,
-            "--measures", "item:spearman,global:pearson", "--n-resamples", 30, "--splits", 10,
+            "--measures", "group-by-system:spearman,global:pearson", "--n-resamples", 30, "--splits", 10,
             "--out", out, "--format", "json"]
     first = run(*args)
     assert first.exit_code == 0, first.output

@@ -386,7 +386,7 @@ def test_skips_say_why(tmp_path):
     (["--human", "nope"], "unknown human column(s): nope"),
     (["--human", "coherence", "--metrics", "BLEU,nope"], "unknown metric column(s): nope"),
     (["--human", "ROUGE.1"], "ROUGE.1 is a metric column"),
-    (["--levels", "sys"], "levels"),
+    (["--levels", "sys"], "--level 'sys' is ambiguous"),
     (["--pairwise-metrics", "1"], "at least 2 metrics"),
     (["--context", "speaker", "--metrics", "BLEU,ROUGE.1"], "'speaker' is not a context"),
 ])

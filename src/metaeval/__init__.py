@@ -103,6 +103,21 @@ _LAZY = {
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 
+class _Package(__import__("types").ModuleType):
+    """The package module.  A public function named like its submodule
+    (``compare`` in ``metaeval/compare.py``) stays the function: the import
+    system sets ``metaeval.compare`` to the submodule when it is first imported
+    (by any module), which would otherwise shadow the function."""
+
+    def __setattr__(self, name, value):
+        if _WHERE.get(name) == f".{name}" and getattr(value, "__name__", "") == f"{__name__}.{name}":
+            value = getattr(value, name)
+        super().__setattr__(name, value)
+
+
+__import__("sys").modules[__name__].__class__ = _Package
+
+
 def __getattr__(name):
     import importlib
 

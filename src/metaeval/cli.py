@@ -20,7 +20,7 @@ from contextlib import contextmanager
 import click
 
 from ._version import __version__
-from .errors import DataError, MetaevalError
+from .errors import DataError, MetaevalError, ParameterError
 
 FORMATS = ("table", "json", "csv")
 
@@ -30,6 +30,36 @@ def _split(v):
         return None
     out = [s.strip() for s in v.split(",") if s.strip()]
     return out or None
+
+
+# `item` names different groupings in different tools: metaeval's (seed paper 000) correlates across
+# the inputs of each system, mt-metrics-eval's correlates across the systems of each item (our `input`).
+# On the command line only unambiguous spellings are taken, so nobody gets the other one by accident.
+_CLI_LEVELS = {"system": "system", "input": "input", "global": "global", "group-by-item": "input",
+               "group-by-system": "item", "per-system": "item", "no-grouping": "global", "none": "global"}
+
+
+def _levels_option(ctx, param, value):
+    """Click callback of every --level option: comma-separated names -> canonical names (comma-joined)."""
+    if value is None:
+        return None
+    out = []
+    for t in _split(value) or []:
+        key = t.lower()
+        if key in ("item", "sys", "seg", "segment", "item-level"):
+            raise ParameterError(
+                f"--level {t!r} is ambiguous: metaeval's item level (seed paper 000: per system, across its inputs; "
+                "mt-metrics-eval's 'sys' grouping, WMT's group-by-system) is spelled 'group-by-system'; "
+                "mt-metrics-eval's 'item' grouping (per input, across systems) is 'input'; WMT's "
+                "'seg'/'none' (all cells) is 'global'")
+        if key not in _CLI_LEVELS:
+            raise ParameterError(f"--level {t!r} is not a level; choose from system, input, group-by-system "
+                                 "(metaeval's item), global")
+        out.append(_CLI_LEVELS[key])
+    return ",".join(dict.fromkeys(out)) or None
+
+
+_ALL_LEVELS = "system,input,group-by-system,global"
 
 
 def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False,
@@ -271,7 +301,8 @@ def _with(options):
 
 @main.command()
 @_with(_data_options)
-@click.option("--level", default="system", show_default=True, help="Comma-separated: system,input,item,global.")
+@click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
+              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
 @click.option("--method", default="pearson", show_default=True, help="Comma-separated coefficients.")
 @click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
 @click.option("--ci", default="boot-both", show_default=True, help="boot-both|boot-systems|boot-inputs|fisher|none")
@@ -326,7 +357,8 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 
 @main.command()
 @_with(_data_options)
-@click.option("--level", default="system", show_default=True)
+@click.option("--level", default="system", show_default=True, callback=_levels_option,
+              help="system, input, group-by-system (metaeval's item level) or global.")
 @click.option("--method", default="pearson", show_default=True)
 @click.option("--test", default="perm-both", show_default=True,
               help="perm-both|perm-systems|perm-inputs|perm-both-rowcol|williams|boot-systems|boot-inputs|boot-both")
@@ -418,9 +450,12 @@ def _save_figure(make, path):
 @main.command()
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
-              help="Comma-separated level:method list (default: the 12 of --levels x --methods).")
-@click.option("--levels", default="system,input,item,global", show_default=True)
-@click.option("--methods", default="pearson,spearman,kendall_b", show_default=True)
+              help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
+                   "(default: the 12 of --level x --method).")
+@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
+@click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
+              help="Comma-separated coefficients.")
 @click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--splits", type=int, default=1000, show_default=True,
@@ -442,7 +477,14 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     mets = _split(metrics) or list(ds.metrics)
     seed = _run_seed(seed, out)
     if measures_:
-        sel = dict(measures=_split(measures_))
+        picked = []
+        for t in _split(measures_):
+            lv, sep, m = t.partition(":")
+            if not sep:
+                raise click.BadParameter(f"{t!r}: write level:method, e.g. system:kendall_b",
+                                         param_hint="--measures")
+            picked.append(f"{_levels_option(None, None, lv)}:{m}")
+        sel = dict(measures=picked)
     else:
         sel = dict(levels=_split(levels), methods=_split(methods))
     if splits < 0:
@@ -620,7 +662,8 @@ def _reliability_tables(results, target):
                    "factors (default: every human column with 2+ raters).")
 @click.option("--metrics", default=None,
               help="Comma-separated metrics for concurrent validity (default: all).")
-@click.option("--level", default="system", show_default=True)
+@click.option("--level", default="system", show_default=True, callback=_levels_option,
+              help="system, input, group-by-system (metaeval's item level) or global.")
 @click.option("--method", default="kendall_b", show_default=True)
 @click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
               help="Concurrent validity against the raw human means or the CFA factor scores.")
@@ -1239,8 +1282,10 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 @click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
 @click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
 @click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
-@click.option("--levels", default="system,input,item,global", show_default=True)
-@click.option("--methods", default="pearson,spearman,kendall_b", show_default=True)
+@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
+@click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
+              help="Comma-separated coefficients.")
 @click.option("--from-data", "from_data", default=None,
               help="Simulate at the parameters estimated from this dataset (file or bundled name).")
 @click.option("--human", default=None, help="With --from-data: the human column.")
@@ -1588,7 +1633,8 @@ def _report_progress():
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
 @click.option("--method", type=click.Choice(["pearson", "spearman", "kendall_b", "kendall_c"]),
               default="kendall_b", show_default=True, help="Coefficient of the correlation tables and clusters.")
-@click.option("--levels", default="system,input,item,global", show_default=True)
+@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
 @click.option("--n-resamples", type=int, default=None,
               help="Bootstrap and permutation resamples (default 1000; --quick 100).")
 @click.option("--splits", type=int, default=None, help="Ranking-consistency splits (default 1000; --quick 100).")
