@@ -25,6 +25,9 @@ import hashlib
 import io
 import json
 import os
+import sys
+import threading
+import time
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -209,6 +212,96 @@ class Checkpoint:
         return sum(1 for _ in self.folder.glob("*.npz"))
 
 
+_WATCHED: dict = {}
+
+
+def _set_pdeathsig() -> bool:
+    """Linux: have the kernel send SIGKILL to this process when its parent
+    (strictly: the parent's thread that started it) ends."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        import ctypes
+        import signal
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError, ValueError):  # pragma: no cover - no usable libc
+        return False
+
+
+def _watch_parent(parent_pid: int, interval: float = 0.5, pdeathsig: bool = True) -> bool:
+    """In a worker process: exit as soon as ``parent_pid`` dies.
+
+    Runs in every worker: as the loky executor's initializer, and again
+    (idempotently) before each unit through :class:`_Unit`.  Without it,
+    loky workers outlived a ``kill -9`` of their parent for many minutes,
+    each holding a core.  Two mechanisms:
+
+    * on Linux, ``prctl(PR_SET_PDEATHSIG, SIGKILL)``: the kernel kills the
+      worker when the thread that started it ends (loky starts workers from
+      the calling thread, or from its manager thread, which lives as long
+      as the executor); it works even while the worker is inside a long
+      numba kernel that holds the GIL;
+    * everywhere, a daemon thread polling ``os.getppid()`` every
+      ``interval`` seconds: an orphan is re-parented, so its parent pid
+      changes, and it exits with :func:`os._exit` (no clean-up: the process
+      that would collect its results is gone).  It needs the GIL, so a
+      worker inside one long kernel call exits when that call returns.
+
+    A process that is not a direct child of ``parent_pid`` (a Dask worker, a
+    thread backend) is not watched.
+
+    Returns
+    -------
+    bool
+        Whether this process is watched.
+    """
+    if os.getppid() != parent_pid or os.getpid() == parent_pid:
+        return False
+    if _WATCHED.get("parent") == parent_pid:
+        return True
+    _WATCHED["parent"] = parent_pid
+    if pdeathsig and _set_pdeathsig() and os.getppid() != parent_pid:
+        os._exit(70)  # the parent died before the signal was armed
+
+    def watch():
+        while True:
+            time.sleep(interval)
+            if os.getppid() != parent_pid:
+                os._exit(70)  # EX_SOFTWARE: orphaned worker
+
+    threading.Thread(target=watch, name="metaeval-parent-watchdog", daemon=True).start()
+    return True
+
+
+class _Unit:
+    """``fn`` for worker processes: starts the parent watchdog before the
+    first unit a worker runs (covers backends without the initializer)."""
+
+    def __init__(self, fn, parent_pid):
+        self.fn, self.parent_pid = fn, parent_pid
+
+    def __call__(self, unit):
+        _watch_parent(self.parent_pid)
+        return self.fn(unit)
+
+
+def _worker_config():
+    """joblib settings for local worker processes: loky, as by default, with
+    the parent watchdog as the workers' initializer; a backend the caller
+    configured (``joblib.parallel_config``) is kept as it is."""
+    import contextlib
+
+    from joblib import parallel_config
+    from joblib.parallel import get_active_backend
+
+    backend, _ = get_active_backend()
+    if type(backend).__name__ != "LokyBackend" or getattr(backend, "backend_kwargs", None):
+        return contextlib.nullcontext()
+    return parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
+
+
 def _dask_client(dask):
     try:
         from dask.distributed import Client
@@ -273,9 +366,13 @@ def run_units(
     from joblib import Parallel, delayed, parallel_config
 
     if dask is None:
-        gen = Parallel(n_jobs=n_jobs, return_as="generator")(delayed(fn)(units[i]) for i in todo)
-        for i, r in zip(todo, gen):
-            finish(i, r)
+        work = _Unit(fn, os.getpid())
+        with _worker_config():
+            gen = Parallel(n_jobs=n_jobs, return_as="generator")(
+                delayed(work)(units[i]) for i in todo
+            )
+            for i, r in zip(todo, gen):
+                finish(i, r)
         return out
     client, own = _dask_client(dask)
     try:
