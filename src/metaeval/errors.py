@@ -28,6 +28,16 @@ class ParameterError(MetaevalError, ValueError):
     """An option has a value outside its allowed set or range."""
 
 
+class ResourceError(MetaevalError, MemoryError):
+    """A computation needs more memory than the machine (or its limit) gives.
+
+    Raised instead of a number when a kernel's working memory cannot be
+    allocated; the message names the computation, the size it needed and the
+    options that shrink it (fewer resamples, smaller groups).  It subclasses
+    :class:`MemoryError`, so generic handlers keep working.
+    """
+
+
 class JudgeRequestError(MetaevalError, RuntimeError):
     """An LLM-judge request failed for good.
 
@@ -183,6 +193,7 @@ __all__ = [
     "MetaevalError",
     "DataError",
     "ParameterError",
+    "ResourceError",
     "MetaevalWarning",
     "DegenerateGroupWarning",
     "ConstantInputWarning",

@@ -78,8 +78,11 @@ def kendall_stats_ranked_y(x, yr, k):
     return kendall_stats(x, np.broadcast_to(y, x.shape), 0.0)
 
 
-def tie_calibration(x, y, weights):
+def tie_calibration(x, y, weights, dup_pairs=None):
     """Thresholds and averaged acc_23 values of the tie-calibration sweep.
+
+    Materialises every within-group pair (O(n^2) memory per group); the
+    numba ``tie_calibration_best`` streams them instead.
 
     Parameters
     ----------
@@ -96,6 +99,10 @@ def tie_calibration(x, y, weights):
         difference of a valid within-group pair, ascending; ``values[k]`` is the
         weighted average over groups of acc_23 when pairs with
         ``|dx| <= thresholds[k]`` count as metric ties.
+    dup_pairs : ndarray, shape (G,), optional
+        Pairs formed by two copies of one cell (tied in both scores), left out
+        of each group's pair count and correct pairs (see
+        :func:`metaeval.stats._kernels.tie_calibration_best`).
     """
     diffs = []
     deltas = []
@@ -105,8 +112,9 @@ def tie_calibration(x, y, weights):
     for g in range(G):
         valid = np.isfinite(x[g]) & np.isfinite(y[g])
         pv = valid[iu] & valid[ju]
-        npairs = int(pv.sum())
-        if npairs == 0:
+        dup = 0.0 if dup_pairs is None else float(dup_pairs[g])
+        npairs = int(pv.sum()) - dup
+        if npairs <= 0:
             continue
         unit = weights[g] / npairs
         with np.errstate(over="ignore", invalid="ignore"):
@@ -115,7 +123,7 @@ def tie_calibration(x, y, weights):
         ad = np.abs(dx)
         yt = dy == 0
         conc = ~yt & ((dx > 0) == (dy > 0))
-        base += unit * np.sum(np.where(ad == 0, yt, conc))
+        base += unit * (np.sum(np.where(ad == 0, yt, conc)) - dup)
         d = np.where(conc, -unit, np.where(yt, unit, 0.0))
         d[ad == 0] = 0.0
         diffs.append(ad)
@@ -133,12 +141,17 @@ def tie_calibration(x, y, weights):
     return np.concatenate([[0.0], thr]), np.concatenate([[base], cum[last]])
 
 
-def tie_calibration_best(x, y, weights):
+def tie_calibration_best(x, y, weights, dup_pairs=None):
     """See :func:`metaeval.stats._kernels.tie_calibration_best`."""
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
     B = x.shape[0]
+    w = np.broadcast_to(np.asarray(weights, float), x.shape[:2])
+    dup = np.zeros(x.shape[:2]) if dup_pairs is None else np.broadcast_to(
+        np.asarray(dup_pairs, float), x.shape[:2])
     out = np.empty((B, 2))
     for b in range(B):
-        thr, val = tie_calibration(x[b], y[b], weights[b])
+        thr, val = tie_calibration(x[b], y[0 if y.shape[0] == 1 else b], w[b], dup[b])
         best = 0
         for k in range(1, val.size):
             if val[k] > val[best] + TIE_TOL:

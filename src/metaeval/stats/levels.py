@@ -32,8 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
-from .coefficients import get_coefficient, kendall_from_stats, kernels
+from ..errors import ParameterError, ResourceError
+from ._kernels import C, TXY
+from .coefficients import get_coefficient, kernels
 
 LEVELS = ("system", "input", "item", "global")
 AVERAGES = ("macro", "micro")
@@ -192,37 +193,94 @@ def level_values(
     return grouped_values(xg, yg, method, average=average, fast=fast, detail=detail)
 
 
-def grouped_values(xg, yg, method, *, average="macro", fast=True, detail=True) -> LevelValues:
-    """The statistic of ``method`` on already arranged (B, G, n) groups."""
+def _out_of_memory(method, shape, exc, need=None):
+    B, G, n = shape
+    size = f" (about {need / 2**20:.0f} MiB of working memory)" if need else ""
+    return ResourceError(
+        f"method={method!r}: not enough memory for {B} batch item(s) of {G} group(s) of up to "
+        f"{n} cells{size}; use fewer resamples (--n-resamples), a level with smaller groups "
+        f"(--level), or fewer metrics at once ({type(exc).__name__}: {exc})"
+    )
+
+
+def grouped_values(xg, yg, method, *, average="macro", fast=True, detail=True,
+                   dup_pairs=None) -> LevelValues:
+    """The statistic of ``method`` on already arranged (B, G, n) groups.
+
+    Parameters
+    ----------
+    xg, yg : ndarray, shape (B, G, n)
+        Metric and human scores of each group (``yg`` may have a batch of one).
+    method, average : str
+        Validated names.
+    fast : bool
+        Use the numba kernels (True) or their NumPy twins.
+    detail : bool
+        For ``acc_eq``, also compute each group's acc_23 at the calibrated
+        threshold.
+    dup_pairs : ndarray, shape (B, G), optional
+        ``acc_eq`` only: pairs of each group formed by two copies of the same
+        original cell (a bootstrap resample drawing a cell twice).  They are
+        tied in both scores and are left out of the group's pairs, so a
+        resample is scored on the pairs of distinct cells; micro weights use
+        the remaining pair counts.  Default: none.
+
+    Raises
+    ------
+    ResourceError
+        When a kernel's working memory cannot be allocated.
+    """
+    try:
+        return _grouped_values(xg, yg, method, average, fast, detail, dup_pairs)
+    except MemoryError as exc:
+        if isinstance(exc, ResourceError):
+            raise
+        raise _out_of_memory(method, np.shape(xg), exc) from exc
+
+
+def _grouped_values(xg, yg, method, average, fast, detail, dup_pairs):
     coef = get_coefficient(method)
     xg, yg = np.asarray(xg, float), np.asarray(yg, float)
     nv = (np.isfinite(xg) & np.isfinite(yg)).sum(-1)
+    if dup_pairs is not None and coef.batch is not None:
+        raise ParameterError(f"dup_pairs applies to method='acc_eq' only, not {method!r}")
     if coef.batch is not None:
         # unbroadcast inputs: a human batch of one is ranked/used once
         group = coef.batch(xg, yg, fast=fast)
         w = _weights(group, nv, coef.pair_weighted, average)
         return LevelValues(_aggregate(group, w), group, nv)
     # acc_eq: one threshold shared by all groups
-    has_pair = nv >= 2
+    B = max(xg.shape[0], yg.shape[0])
+    if dup_pairs is None:
+        dup = np.zeros((B,) + nv.shape[1:])
+    else:
+        dup = np.broadcast_to(np.asarray(dup_pairs, float), (B,) + nv.shape[1:])
+    npairs = np.maximum(nv * (nv - 1) / 2.0 - dup, 0.0)
+    has_pair = npairs > 0
     if average == "macro":
         w = has_pair / np.maximum(has_pair.sum(-1, keepdims=True), 1)
     else:
-        pairs = np.where(has_pair, nv * (nv - 1) / 2.0, 0.0)
+        pairs = np.where(has_pair, npairs, 0.0)
         w = pairs / np.maximum(pairs.sum(-1, keepdims=True), 1)
-    xg, yg = np.broadcast_arrays(xg, yg)
+    if xg.shape[0] != B:
+        xg = np.broadcast_to(xg, (B,) + xg.shape[1:])
     k = kernels(fast)
-    best = k.tie_calibration_best(
-        np.ascontiguousarray(xg), np.ascontiguousarray(yg), np.ascontiguousarray(w)
-    )
+    best = k.tie_calibration_best(xg, yg, w, None if dup_pairs is None else dup)
     any_pair = has_pair.any(-1)
     eps = np.where(any_pair, best[:, 0], np.nan)
     value = np.where(any_pair, best[:, 1], np.nan)
-    group = np.full(nv.shape, np.nan)
-    for b in range(xg.shape[0] if detail else 0):
+    group = np.full(npairs.shape, np.nan)
+    yb = yg.shape[0] != 1
+    for b in range(B if detail else 0):
         if not any_pair[b]:
             continue
         s = k.kendall_stats(
-            np.ascontiguousarray(xg[b : b + 1]), np.ascontiguousarray(yg[b : b + 1]), float(eps[b])
+            np.ascontiguousarray(xg[b : b + 1]),
+            np.ascontiguousarray(yg[b : b + 1] if yb else yg),
+            float(eps[b]),
         )
-        group[b] = kendall_from_stats(s, "acc23")[0]
+        # acc_23 at epsilon; duplicate pairs (tied in both) are left out
+        correct = s[0, :, C] + s[0, :, TXY] - dup[b]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            group[b] = np.where(has_pair[b], correct / npairs[b], np.nan)
     return LevelValues(value, group, nv, eps)
