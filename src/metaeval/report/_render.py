@@ -16,6 +16,7 @@ import json
 import os
 import time
 
+from .._export import to_csv
 from ._model import fmt, plain
 
 _ORDER = ["recommendation", "data", "correlations", "clusters", "measures", "reliability", "validity",
@@ -126,7 +127,7 @@ def write(report, out, *, progress=None):
     with progress.step("tables, results.json and HTML", None):
         for s in report.sections:
             for t in s.tables:
-                t.frame().to_csv(os.path.join(out, "tables", f"{t.id}.csv"), index=False)
+                to_csv(t.frame(), os.path.join(out, "tables", f"{t.id}.csv"))  # formula-safe
                 with open(os.path.join(out, "tables", f"{t.id}.tex"), "w", encoding="utf8") as f:
                     f.write(table_latex(t))
         functions = [fn for s in report.sections for fn in s.functions]
