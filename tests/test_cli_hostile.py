@@ -317,3 +317,25 @@ def test_literal_neutralises_control_and_bidi_characters():
     assert _literal("plain [b]name[/b] é") == "plain [b]name[/b] é"
     assert _literal("\x1b[31mred\x07") == "\\x1b[31mred\\x07"
     assert _literal("a\u202eb\nc\rd\te") == "a\\u202eb\\nc\\rd\\te"
+
+
+class _Terminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_column_named_like_markup_crashed_the_progress_bars(monkeypatch):
+    from metaeval.cli import _progress, _report_progress
+
+    term = _Terminal()
+    monkeypatch.setattr(sys, "stderr", term)
+    rp, run_progress = _report_progress()
+    with rp:
+        run_progress.start(1)
+        with run_progress.step("correlations for [/bold]" + ESC, 2) as bar:
+            bar(1)
+            rp.refresh()
+    with _progress(3, "scoring [/x]") as bar:
+        bar.update(1, 3, description="metric [/bold]")
+        bar._p.refresh()
+    assert "[/bold]" in term.getvalue() and ESC + "[/" not in term.getvalue()

@@ -114,7 +114,7 @@ class _Bar:
         self._p.advance(self._task, k)
 
     def update(self, done, total, description=None):
-        extra = {} if description is None else {"description": description}
+        extra = {} if description is None else {"description": _markup_safe(description)}
         self._p.update(self._task, completed=done, total=total, **extra)
 
 
@@ -136,7 +136,7 @@ def _progress(total, label, enabled=True):
         transient=True,
         console=Console(stderr=True),
     ) as p:
-        task = p.add_task(label, total=total)
+        task = p.add_task(_markup_safe(label), total=total)
         yield _Bar(p, task)
 
 
@@ -257,6 +257,13 @@ def _literal(text):
         return text
     return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
                    for c in text)
+
+
+def _markup_safe(text):
+    """``text`` for a place where rich reads markup (progress descriptions): literal."""
+    from rich.markup import escape
+
+    return escape(_literal(text))
 
 
 def _fail(msg):
@@ -1583,7 +1590,7 @@ def _report_progress():
 
         @contextmanager
         def step(self, label, total=None):
-            task = rp.add_task(f"  {label}", total=total)
+            task = rp.add_task(f"  {_markup_safe(label)}", total=total)  # labels hold column names
             try:
                 yield _Step(rp, task)
             finally:
