@@ -339,3 +339,13 @@ def test_column_named_like_markup_crashed_the_progress_bars(monkeypatch):
         bar.update(1, 3, description="metric [/bold]")
         bar._p.refresh()
     assert "[/bold]" in term.getvalue() and ESC + "[/" not in term.getvalue()
+
+
+def test_truncated_parquet_names_the_file_and_no_api_keyword(tmp_path):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "s.parquet"
+    pd.DataFrame({"system": ["A", "B"], "input": ["x", "x"], "human": [1.0, 2.0]}).to_parquet(path)
+    path.write_bytes(path.read_bytes()[:-20])
+    res = run("correlate", path, "--human", "human")
+    assert_one_line_error(res, "s.parquet: cannot be read as Parquet")
+    assert "format=" not in res.stderr
