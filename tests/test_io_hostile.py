@@ -199,3 +199,14 @@ def test_jsonl_floats_are_read_bit_exactly(tmp_path):
     got = read_dataset(write(tmp_path, "s.jsonl", body), human="human").scores("human")[0]
     expected = np.array([float(t) for t in texts])
     assert got.view(np.int64).tolist() == expected.view(np.int64).tolist()
+
+
+def test_truncated_parquet_error_named_no_file(tmp_path):
+    pytest.importorskip("pyarrow")
+    import pandas as pd
+
+    path = tmp_path / "s.parquet"
+    pd.DataFrame({"system": ["A", "B"], "input": ["x", "x"], "human": [1.0, 2.0]}).to_parquet(path)
+    path.write_bytes(path.read_bytes()[:-20])
+    with pytest.raises(DataError, match=r"s\.parquet: cannot be read as Parquet .*pass the right `format=`"):
+        read_dataset(path, human="human")

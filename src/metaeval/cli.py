@@ -71,7 +71,11 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     any of them set with a bundled dataset is an error (they describe a file's columns).
     """
     from .data import list_datasets, load_dataset, read_dataset
+    from .data._validate import option_names
 
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
     names = {d["name"] for d in list_datasets()}
     if data in names:
         given = [flag for flag, v in (file_only or {}).items() if v]
@@ -91,11 +95,42 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     for key, v in (("rater", rater), ("run", run)):
         if v:
             kw[key] = v
-    if texts is not None:
-        import pandas as pd
+    with option_names(_option_flags(ctx)):
+        if texts is not None:
+            kw["texts"] = _read_texts(texts, system, input_)
+        return read_dataset(data, **kw)
 
-        kw["texts"] = pd.read_json(texts, lines=True, dtype={system: str, input_: str})
-    return read_dataset(data, **kw)
+
+#: Keywords of ``Dataset.from_frame`` -> the name of the click parameter that
+#: sets them (its flag is looked up on the running command).
+_API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics": "metrics",
+               "rater": "rater", "run": "run", "contexts": "context_cols", "texts": "texts_path"}
+
+
+def _option_flags(ctx):
+    """``{"rater": "--rater-col", ...}`` for the running command: data-layer messages name
+    these flags instead of the Python keywords (None: the command has no such option)."""
+    params = {p.name: p for p in (ctx.command.params if ctx is not None else [])}
+    flags = {}
+    for key, name in _API_PARAMS.items():
+        p = params.get(name)
+        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
+        flags[key] = longs[0] if longs else None
+    return flags
+
+
+def _read_texts(path, system, input_):
+    """The --texts JSONL as a frame, read like a data file (named errors, exact values);
+    system and input labels as text."""
+    from pathlib import Path
+
+    from .data._io import _read_jsonl
+
+    frame = _read_jsonl(Path(path), [])
+    for c in (system, input_):
+        if c in frame.columns:
+            frame[c] = [v if v is None or isinstance(v, str) else str(v) for v in frame[c]]
+    return frame
 
 
 class _Bar:
@@ -109,7 +144,7 @@ class _Bar:
         self._p.advance(self._task, k)
 
     def update(self, done, total, description=None):
-        extra = {} if description is None else {"description": description}
+        extra = {} if description is None else {"description": _markup_safe(description)}
         self._p.update(self._task, completed=done, total=total, **extra)
 
 
@@ -131,7 +166,7 @@ def _progress(total, label, enabled=True):
         transient=True,
         console=Console(stderr=True),
     ) as p:
-        task = p.add_task(label, total=total)
+        task = p.add_task(_markup_safe(label), total=total)
         yield _Bar(p, task)
 
 
@@ -197,6 +232,21 @@ def _write_json(obj, path):
         json.dump(_nan_to_none(obj), f, indent=1, default=_json_default, allow_nan=False)
 
 
+def _emit_csv(frame, **kwargs):
+    """Print a frame as CSV on stdout, protected against spreadsheet formulas
+    (see :func:`metaeval._export.to_csv`)."""
+    from ._export import to_csv
+
+    click.echo(to_csv(frame, **kwargs), nl=False)
+
+
+def _write_csv(frame, path, **kwargs):
+    """Write a frame to a CSV file, protected against spreadsheet formulas."""
+    from ._export import to_csv
+
+    to_csv(frame, path, **kwargs)
+
+
 def _emit_csv_by_analysis(results):
     """One CSV of several results' frames, each row tagged with its ``analysis``."""
     import pandas as pd
@@ -206,7 +256,7 @@ def _emit_csv_by_analysis(results):
         f = v.to_frame()
         f.insert(0, "analysis", k)
         frames.append(f)
-    click.echo(pd.concat(frames, ignore_index=True).to_csv(index=False), nl=False)
+    _emit_csv(pd.concat(frames, ignore_index=True))
 
 
 def _emit_json(obj):
@@ -218,42 +268,156 @@ def _table(title, columns, rows, caption=None):
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=title, show_lines=False)
+    from rich.text import Text
+
+    # Text objects: names are shown literally (no rich markup), control characters escaped
+    t = Table(title=Text(_literal(title)), show_lines=False)
     for c in columns:
         left = c in ("metric", "metric_a", "metric_b", "level", "method", "name", "column", "measure",
                      "factor", "trait", "methods")
-        t.add_column(c, justify="left" if left else "right", no_wrap=left)
+        t.add_column(Text(_literal(c)), justify="left" if left else "right", no_wrap=left)
     for r in rows:
-        t.add_row(*r)
+        t.add_row(*(Text(_literal(v)) for v in r))
     console = Console(width=None if sys.stdout.isatty() else 200)
     console.print(t)
     if caption:
         for line in caption.splitlines():
-            click.echo(line)
+            click.echo(_literal(line))
+
+
+def _literal(text):
+    """``text`` safe to print on a terminal: control and format characters (ESC, CR,
+    bidi overrides, ...) as Python escapes, so ``"\\x1b[31m"`` shows as ``\\x1b[31m``."""
+    text = str(text)
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
+                   for c in text)
+
+
+def _markup_safe(text):
+    """``text`` for a place where rich reads markup (progress descriptions): literal."""
+    from rich.markup import escape
+
+    return escape(_literal(text))
 
 
 def _fail(msg):
-    click.echo(f"metaeval: error: {msg}", err=True)
+    click.echo(f"metaeval: error: {_literal(msg)}", err=True)
     sys.exit(2)
 
 
-def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """Warnings as one line on stderr: ``metaeval: warning (Category): message``."""
-    click.echo(f"metaeval: warning ({category.__name__}): {message}", err=True)
+_QUOTED_OR_NUMBER = None
+
+
+def _template(message):
+    """A warning's message with quoted names and numbers blanked: warnings that differ
+    only in those are one group."""
+    import re
+
+    global _QUOTED_OR_NUMBER
+    if _QUOTED_OR_NUMBER is None:
+        _QUOTED_OR_NUMBER = re.compile(r"'[^']*'|\"[^\"]*\"|[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+    return _QUOTED_OR_NUMBER.sub("#", message)
+
+
+class _WarningGroups:
+    """Warnings of one command, grouped: same category and same message template
+    (:func:`_template`) -> one line ``metaeval: warning (Category): message (xN)``,
+    printed by :meth:`flush` (at the end of the command).  The line shows the first
+    message of the group; ``(xN, first shown)`` says the others differ in names or
+    numbers."""
+
+    def __init__(self):
+        self.groups = {}
+
+    def show(self, message, category, filename, lineno, file=None, line=None):
+        text = str(message).strip()
+        text = text.splitlines()[0] if text else category.__name__
+        key = (category, _template(text))
+        group = self.groups.get(key)
+        if group is None:
+            self.groups[key] = [text, 1, False]
+        else:
+            group[1] += 1
+            group[2] = group[2] or text != group[0]
+
+    def flush(self):
+        for (category, _), (text, count, varied) in self.groups.items():
+            more = "" if count == 1 else f" (x{count}, first shown)" if varied else f" (x{count})"
+            click.echo(f"metaeval: warning ({category.__name__}): {_literal(text)}{more}", err=True)
+        self.groups = {}
+
+
+#: Top-level module -> the pip extra that brings it (pyproject.toml).
+_EXTRA_OF_MODULE = {"sacrebleu": "text", "rouge_score": "text", "nltk": "text", "jiwer": "text",
+                    "matplotlib": "plot", "ir_measures": "ranking", "pytrec_eval": "ranking",
+                    "torch": "neural", "transformers": "neural", "bert_score": "neural",
+                    "tokenizers": "neural", "safetensors": "neural", "dask": "dist", "distributed": "dist"}
+
+
+def _missing_module(exc):
+    """The name of the module whose import failed (through ``raise ... from``), or None."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if isinstance(exc, ImportError) and getattr(exc, "name", None):
+            return exc.name
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def _unexpected_message(exc, ctx):
+    """One line for an exception metaeval did not raise on purpose, naming DATA."""
+    data = ctx.meta.get("metaeval.data")
+    on = f" on {data}" if data else ""
+    cmd = f"metaeval {ctx.invoked_subcommand}" if ctx.invoked_subcommand else "metaeval"
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+    if isinstance(exc, ImportError):
+        module = _missing_module(exc) or ""
+        extra = _EXTRA_OF_MODULE.get(module.split(".")[0])
+        if extra:
+            return (f"`{cmd}` needs the optional package {module.split('.')[0]!r}, which is not installed "
+                    f'(or fails to import); install it with: pip install "metaeval[{extra}]"')
+        return f"`{cmd}` cannot import a package it needs ({detail or type(exc).__name__}); check the installation"
+    if isinstance(exc, MemoryError):
+        return (f"out of memory in `{cmd}`{on}: the data or the requested work is too large for this "
+                "machine; use a smaller file or subset (--metrics), fewer --n-resamples/--splits, "
+                "or more memory")
+    if isinstance(exc, RecursionError):
+        return (f"`{cmd}`{on}: a value is nested too deeply to process (RecursionError); flatten "
+                "the nested values in the data")
+    if isinstance(exc, OverflowError):
+        return (f"`{cmd}`{on}: a number is beyond the float range ({detail or 'OverflowError'}); "
+                "check the data for huge values")
+    if isinstance(exc, EOFError):
+        return (f"`{cmd}`{on}: unexpected end of input ({detail or 'EOFError'}): a file is truncated; "
+                "get a complete copy")
+    return f"`{cmd}`{on}: {type(exc).__name__}: {detail}"
 
 
 class _Group(click.Group):
     def invoke(self, ctx):
         import warnings
 
-        saved = warnings.showwarning
-        warnings.showwarning = _show_warning
-        try:
-            return super().invoke(ctx)
-        except (MetaevalError, ValueError, KeyError, OSError) as exc:
-            _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
-        finally:
-            warnings.showwarning = saved
+        from .errors import MetaevalWarning
+
+        groups = _WarningGroups()
+        with warnings.catch_warnings():
+            # count every occurrence (the default filter shows a message once per place)
+            warnings.simplefilter("always", MetaevalWarning)
+            warnings.showwarning = groups.show
+            try:
+                return super().invoke(ctx)
+            except (MetaevalError, ValueError, KeyError, OSError) as exc:
+                groups.flush()
+                _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+            except (ImportError, MemoryError, RecursionError, OverflowError, EOFError) as exc:
+                # EOFError would reach click as Ctrl-D ("Aborted!", exit 1); the others as tracebacks
+                groups.flush()
+                _fail(_unexpected_message(exc, ctx))
+            finally:
+                groups.flush()
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -274,7 +438,7 @@ def datasets(fmt):
     elif fmt == "csv":
         import pandas as pd
 
-        click.echo(pd.DataFrame(ds).to_csv(index=False), nl=False)
+        _emit_csv(pd.DataFrame(ds))
     else:
         cols = list(ds[0].keys()) if ds else ["name"]
         _table("bundled datasets", cols, [[str(d[c]) for c in cols] for d in ds])
@@ -331,7 +495,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
         extra = ["n_groups", "n_groups_dropped", "epsilon"]
         _emit_json(_clean([{k: r.to_dict()[k] for k in keys + extra} for r in res]))
     elif fmt == "csv":
-        click.echo(res.to_frame().to_csv(index=False), nl=False)
+        _emit_csv(res.to_frame())
     else:
         cols = ["metric", "level", "method", "statistic", "CI", "p", "n", "dropped"]
         rows = []
@@ -391,7 +555,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         elif fmt == "csv":
             import pandas as pd
 
-            click.echo(pd.DataFrame([c.to_dict()]).to_csv(index=False), nl=False)
+            _emit_csv(pd.DataFrame([c.to_dict()]))
         else:
             _table(f"{c.metric_a} vs {c.metric_b} ({human})",
                    ["metric_a", "metric_b", "stat A", "stat B", "delta", "p", "n"],
@@ -409,7 +573,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
                     "signature": res.signature})
     elif fmt == "csv":
-        click.echo(res.to_frame().to_csv(index=False), nl=False)
+        _emit_csv(res.to_frame())
     else:
         rows = [[m, _num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
         _table(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: {cluster_correction})",
@@ -513,13 +677,13 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         from .report.figures import pvalue_curves
 
         os.makedirs(out, exist_ok=True)
-        table.to_csv(os.path.join(out, "measures.csv"), index=False)
-        dp.to_frame().to_csv(os.path.join(out, "dp.csv"), index=False)
-        dp.pvalue_frame().to_csv(os.path.join(out, "dp_pvalues.csv"), index=False)
-        dp.curve_frame().to_csv(os.path.join(out, "dp_curves.csv"), index=False)
+        _write_csv(table, os.path.join(out, "measures.csv"))
+        _write_csv(dp.to_frame(), os.path.join(out, "dp.csv"))
+        _write_csv(dp.pvalue_frame(), os.path.join(out, "dp_pvalues.csv"))
+        _write_csv(dp.curve_frame(), os.path.join(out, "dp_curves.csv"))
         doc = {"discriminative_power": dp.to_dict()}
         if rc is not None:
-            rc.to_frame().to_csv(os.path.join(out, "rc.csv"), index=False)
+            _write_csv(rc.to_frame(), os.path.join(out, "rc.csv"))
             doc["ranking_consistency"] = rc.to_dict()
         _write_json(doc, os.path.join(out, "measures.json"))
         _save_figure(lambda: pvalue_curves(dp), os.path.join(out, "pvalue_curves.png"))
@@ -527,7 +691,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         _emit_json({"table": _clean(table.to_dict(orient="records")),
                     "dp_signature": dp.signature, "rc_signature": rc.signature if rc else None})
     elif fmt == "csv":
-        click.echo(table.to_csv(index=False), nl=False)
+        _emit_csv(table)
     else:
         cols = ["level", "method", "DP (rank)"] + (["RC ± se (rank)"] if rc is not None else [])
         rows = []
@@ -597,7 +761,7 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
 
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
-            res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
+            _write_csv(res.to_frame(), os.path.join(out, f"{name}.csv"))
         _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "reliability.json"))
         if "consistency" in results:
             _save_figure(lambda: reliability_bars(results.get("stability"), results["consistency"]),
@@ -691,15 +855,15 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     cv = concurrent_validity(ds, crit, metrics=_split(metrics), level=level, method=method)
     if out:
         os.makedirs(out, exist_ok=True)
-        res_mtmm.to_frame().to_csv(os.path.join(out, "mtmm.csv"), index=False)
-        res_mtmm.campbell_fiske().to_csv(os.path.join(out, "campbell_fiske.csv"), index=False)
+        _write_csv(res_mtmm.to_frame(), os.path.join(out, "mtmm.csv"))
+        _write_csv(res_mtmm.campbell_fiske(), os.path.join(out, "campbell_fiske.csv"))
         with open(os.path.join(out, "mtmm.html"), "w") as f:
             f.write(res_mtmm.to_html())
-        cv.to_frame().to_csv(os.path.join(out, "concurrent_validity.csv"), index=False)
+        _write_csv(cv.to_frame(), os.path.join(out, "concurrent_validity.csv"))
         if fa is not None:
-            fa.to_frame().to_csv(os.path.join(out, "cfa_parameters.csv"), index=False)
-            fa.fit_frame().to_csv(os.path.join(out, "cfa_fit.csv"), index=False)
-            fa.correlation_matrix().to_csv(os.path.join(out, "cfa_factor_correlations.csv"))
+            _write_csv(fa.to_frame(), os.path.join(out, "cfa_parameters.csv"))
+            _write_csv(fa.fit_frame(), os.path.join(out, "cfa_fit.csv"))
+            _write_csv(fa.correlation_matrix(), os.path.join(out, "cfa_factor_correlations.csv"), index=True)
     if fmt == "json":
         doc = {"mtmm": _clean(res_mtmm.to_frame().to_dict(orient="records")),
                "campbell_fiske": _clean(res_mtmm.campbell_fiske().to_dict(orient="records")),
@@ -712,7 +876,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         _emit_json(doc)
         return
     if fmt == "csv":
-        click.echo(cv.to_frame().to_csv(index=False), nl=False)
+        _emit_csv(cv.to_frame())
         return
     from rich.console import Console
 
@@ -814,7 +978,7 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
     if out:
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
-            res.to_frame().to_csv(os.path.join(out, f"{name}.csv"), index=False)
+            _write_csv(res.to_frame(), os.path.join(out, f"{name}.csv"))
         _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "diagnostics.json"))
         _save_figure(lambda: dg.plot_ks(results["ks"]), os.path.join(out, "ks.png"))
         _save_figure(lambda: dg.plot_meta_correlation(results["meta_correlation"]),
@@ -894,11 +1058,11 @@ def score(data, metrics, multi_ref, model, cache, texts_path, human, system, inp
         if out.endswith((".parquet", ".pq")):
             frame.to_parquet(out, index=False)
         else:
-            frame.to_csv(out, index=False)
+            _write_csv(frame, out)
     if fmt == "json":
         _emit_json(_clean(frame.to_dict(orient="records")))
     elif fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
+        _emit_csv(frame)
     else:
         rows = []
         for col, grp in frame.groupby("metric", sort=False):
@@ -1009,7 +1173,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
     frame = frame[["perturbation", *[c for c in frame.columns if c != "perturbation"]]]
     if out:
         os.makedirs(out, exist_ok=True)
-        frame.to_csv(os.path.join(out, "detection.csv"), index=False)
+        _write_csv(frame, os.path.join(out, "detection.csv"))
         _write_json({n: {"detection": r.to_dict(), "scoring": scored[n].to_dict()} for n, r in results.items()},
                     os.path.join(out, "detection.json"))
         for n, ps in scored.items():
@@ -1020,7 +1184,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
         _emit_json(_clean(frame.to_dict(orient="records")))
         return
     if fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
+        _emit_csv(frame)
         return
     for n, det in results.items():
         pr = scored[n].perturbation
@@ -1151,11 +1315,11 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         os.makedirs(out, exist_ok=True)
         import pandas as pd
 
-        pd.concat([acc.to_frame(), acc.overall_frame()], ignore_index=True).to_csv(
-            os.path.join(out, "local_accuracy.csv"), index=False)
-        chi.to_frame().to_csv(os.path.join(out, "chi2.csv"), index=False)
-        tau.to_frame().to_csv(os.path.join(out, "tau.csv"), index=False)
-        tau.clusters_frame().to_csv(os.path.join(out, "clusters.csv"), index=False)
+        _write_csv(pd.concat([acc.to_frame(), acc.overall_frame()], ignore_index=True),
+                   os.path.join(out, "local_accuracy.csv"))
+        _write_csv(chi.to_frame(), os.path.join(out, "chi2.csv"))
+        _write_csv(tau.to_frame(), os.path.join(out, "tau.csv"))
+        _write_csv(tau.clusters_frame(), os.path.join(out, "clusters.csv"))
         doc = {k: v.to_dict() for k, v in results.items()}
         if scoring is not None:
             doc["scoring"] = scoring.to_dict()
@@ -1321,10 +1485,10 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
     frame = res.to_frame()
     if out:
         os.makedirs(out, exist_ok=True)
-        frame.to_csv(os.path.join(out, "simulation.csv"), index=False)
+        _write_csv(frame, os.path.join(out, "simulation.csv"))
         _write_json(res.to_dict(), os.path.join(out, "simulation.json"))
         if estimates is not None:
-            estimates.to_frame().to_csv(os.path.join(out, "estimates.csv"), index=False)
+            _write_csv(estimates.to_frame(), os.path.join(out, "estimates.csv"))
         swept = [c for c in ("c_m", "rho_sys", "mu_rho_item", "sigma_rho_item", "c_h")
                  if frame[c].nunique(dropna=False) > 1]
         if swept:
@@ -1343,7 +1507,7 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
         _emit_json(_clean(frame.drop(columns=["signature"]).to_dict(orient="records")))
         return
     if fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
+        _emit_csv(frame)
         return
     if estimates is not None:
         ef = estimates.to_frame()
@@ -1529,12 +1693,12 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
         if out.endswith((".parquet", ".pq")):
             frame.to_parquet(out, index=False)
         else:
-            frame.to_csv(out, index=False)
+            _write_csv(frame, out)
     if fmt == "json":
         _emit_json(_nan_to_none(res.to_dict(arrays=True)))
         return
     if fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
+        _emit_csv(frame)
         return
     import numpy as np
 
@@ -1567,7 +1731,7 @@ def _judge_pairwise_output(frame, out, fmt):
         _emit_json({"signature": frame.attrs["signature"], **counts, "rows": rows})
         return
     if fmt == "csv":
-        click.echo(frame.to_csv(index=False), nl=False)
+        _emit_csv(frame)
         return
     _table(f"pairwise judgments ({frame['input'].nunique()} inputs x "
            f"{len(frame[['system_a', 'system_b']].drop_duplicates())} pairs x 2 orders)",
@@ -1610,7 +1774,7 @@ def _report_progress():
 
         @contextmanager
         def step(self, label, total=None):
-            task = rp.add_task(f"  {label}", total=total)
+            task = rp.add_task(f"  {_markup_safe(label)}", total=total)  # labels hold column names
             try:
                 yield _Step(rp, task)
             finally:

@@ -24,8 +24,11 @@ from ._validate import (
     check_unknown,
     fmt_items,
     fmt_key,
+    in_api,
     labels_to_str,
     looks_numeric,
+    option,
+    options_text,
     to_float,
     unique_in_order,
 )
@@ -61,6 +64,15 @@ def _check_frame_columns(frame: pd.DataFrame, what: str) -> list:
     return columns
 
 
+def _check_option(name: str) -> str:
+    """`` (check --metrics)`` under the command line; nothing in the Python API,
+    where the message already says which keyword it is about."""
+    if in_api():
+        return ""
+    flag = option(name)
+    return f" (check {flag})" if flag else ""
+
+
 def _codes(labels: np.ndarray, order: tuple[str, ...]) -> np.ndarray:
     return pd.Index(order, dtype=object).get_indexer(pd.Index(labels, dtype=object))
 
@@ -76,7 +88,10 @@ def _long_table(df: Any, *, system: Any, input: Any, axis: Any, axis_kind: str |
             + (f", {axis_kind}={axis!r}" if axis is not None else "")
         )
     check_unknown(
-        key_columns, columns, what="label column(s) (check `system`, `input`, `rater`, `run`)"
+        key_columns,
+        columns,
+        what="label column(s) (check "
+        f"{options_text(['system', 'input', 'rater', 'run'], joiner=', ')})",
     )
     if len(df) == 0:
         raise DataError("empty data: the frame has no rows")
@@ -90,12 +105,20 @@ def _long_table(df: Any, *, system: Any, input: Any, axis: Any, axis_kind: str |
         axis_labels_arr = labels_to_str(frame[axis], what=f"column {axis!r}")
         key_arrays.append(axis_labels_arr)
         key_names.append(str(axis))
-    hint = (
-        "aggregate first (e.g. df.groupby([...]).mean()) or, if the repeated rows are "
-        "raters or runs, pass `rater=` or `run=` with the column that tells them apart"
-        if axis is None
-        else f"each system x input x {axis_kind} needs a single row"
-    )
+    if axis is not None:
+        hint = f"each system x input x {axis_kind} needs a single row"
+    else:
+        hint = (
+            "aggregate first (e.g. df.groupby([...]).mean())"
+            if in_api()
+            else "aggregate the repeated rows first"
+        )
+        axis_options = options_text(["rater", "run"])
+        if axis_options:
+            hint += (
+                f" or, if the repeated rows are raters or runs, pass {axis_options} with the "
+                "column that tells them apart"
+            )
     check_duplicate_keys(key_arrays, key_names, hint=hint)
     systems = unique_in_order(sys_labels)
     inputs = unique_in_order(inp_labels)
@@ -330,8 +353,9 @@ def dataset_from_frame(
     if form not in FORMS:
         raise ParameterError(f"`form` must be one of {fmt_items(FORMS)}, got {form!r}")
     if rater is not None and run is not None:
+        both = "`rater` or `run`" if in_api() else options_text(["rater", "run"])
         raise ParameterError(
-            f"give `rater` or `run`, not both (got rater={rater!r}, run={run!r}): a dataset "
+            f"give {both}, not both (got rater={rater!r}, run={run!r}): a dataset "
             "has a rater axis on human columns or a run axis on metrics; average the runs "
             "(or the raters) first"
         )
@@ -346,6 +370,9 @@ def dataset_from_frame(
         raise ParameterError(
             "`human` is required: name the human score column(s), e.g. human='overall' or "
             "human=['coherence', 'fluency'] (or give `raters`)"
+            if in_api()
+            else f"{option('human') or 'the human column'} is required: name the human score "
+            "column(s)"
         )
     axis = rater if rater is not None else run
     axis_kind = "rater" if rater is not None else ("run" if run is not None else None)
@@ -363,7 +390,9 @@ def dataset_from_frame(
                 "`contexts` as column names needs the long form; for the wide form pass a "
                 "contexts table keyed by 'system' and/or 'input'"
             )
-        check_unknown(context_cols, table.available, what="context column(s)")
+        check_unknown(
+            context_cols, table.available, what="context column(s)", fix=_check_option("contexts")
+        )
         contexts = _cells_from_columns(df, system, input, context_cols, what="context")
     text_cols: list = []
     if isinstance(texts, (str, Sequence)) and not isinstance(texts, pd.DataFrame):
@@ -373,7 +402,9 @@ def dataset_from_frame(
                 "`texts` as column names needs the long form; for the wide form pass a texts "
                 "table keyed by 'system' and/or 'input'"
             )
-        check_unknown(text_cols, table.available, what="text column(s)")
+        check_unknown(
+            text_cols, table.available, what="text column(s)", fix=_check_option("texts")
+        )
         texts = _cells_from_columns(df, system, input, text_cols, what="text")
     context_cols = context_cols + text_cols
 
@@ -396,10 +427,15 @@ def dataset_from_frame(
             "new names for the rater-axis columns"
         )
     check_unknown(
-        [h for h in human_list if h not in rater_map], table.available, what="human column(s)"
+        [h for h in human_list if h not in rater_map],
+        table.available,
+        what="human column(s)",
+        fix=_check_option("human"),
     )
     if metrics_list is not None:
-        check_unknown(metrics_list, table.available, what="metric column(s)")
+        check_unknown(
+            metrics_list, table.available, what="metric column(s)", fix=_check_option("metrics")
+        )
         both = [c for c in metrics_list if c in set(human_list) or c in rater_map]
         if both:
             raise DataError(

@@ -21,7 +21,7 @@ from metaeval.errors import DataError, ParameterError
 
 from ._dataset import Dataset
 from ._frames import WIDE_SCORE_COLUMN
-from ._validate import MAX_SHOWN, fmt_items
+from ._validate import MAX_SHOWN, fmt_items, option
 
 #: Strings read as missing in score columns of CSV/TSV files (the pandas
 #: defaults).  Label columns treat only the empty field as missing, so a
@@ -272,7 +272,17 @@ def _read_jsonl(path: Path, label_columns: list[str]) -> pd.DataFrame:
 
 
 def _read_parquet(path: Path, label_columns: list[str]) -> pd.DataFrame:
-    frame = pd.read_parquet(path)
+    try:
+        frame = pd.read_parquet(path)
+    except ImportError:
+        raise
+    except (OSError, ValueError, EOFError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        other = f" or pass the right {option('format')}" if option("format") else ""
+        raise DataError(
+            f"{path.name}: cannot be read as Parquet ({detail}); the file is truncated, "
+            f"corrupt or not Parquet: get a complete copy{other}"
+        ) from None
     if not isinstance(frame.index, pd.RangeIndex):
         # A frame written with its (named) index: bring the labels back as columns.
         frame = frame.reset_index()

@@ -8,7 +8,9 @@ about files; readers and constructors call these helpers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import numpy as np
 import pandas as pd
@@ -22,6 +24,63 @@ MAX_SHOWN = 5
 #: Score column names that would collide with the key columns of
 #: :meth:`Dataset.to_frame`.
 RESERVED_NAMES = ("system", "input")
+
+
+#: How error messages name the options of :meth:`Dataset.from_frame` and
+#: :func:`read_dataset`: empty means the Python spelling (```rater=```); the
+#: command line maps them to its flags (``rater`` -> ``--rater-col``) with
+#: :func:`option_names`, so the same message is right in both places.
+_OPTION_NAMES: ContextVar[Mapping[str, str | None] | None] = ContextVar(
+    "metaeval_option_names", default=None
+)
+
+
+@contextmanager
+def option_names(mapping: Mapping[str, str | None]) -> Iterator[None]:
+    """Name the options in messages raised inside the block as ``mapping`` says.
+
+    Parameters
+    ----------
+    mapping : mapping of str to str or None
+        Keyword of :meth:`Dataset.from_frame` (``"rater"``, ``"run"``,
+        ``"metrics"``, ...) -> how to name it instead (``"--rater-col"``);
+        ``None`` marks an option the caller does not offer, which messages
+        then leave out.  Keywords not in the mapping are not offered either.
+
+    Examples
+    --------
+    >>> from metaeval.data._validate import option, option_names
+    >>> option("rater")
+    '`rater=`'
+    >>> with option_names({"rater": "--rater-col"}):
+    ...     option("rater"), option("run")
+    ('--rater-col', None)
+    """
+    token = _OPTION_NAMES.set(dict(mapping))
+    try:
+        yield
+    finally:
+        _OPTION_NAMES.reset(token)
+
+
+def option(name: str) -> str | None:
+    """How a message names the option ``name``: ```name=``` by default, the
+    caller's spelling inside :func:`option_names` (None: not offered there)."""
+    names = _OPTION_NAMES.get()
+    if names is None:
+        return f"`{name}=`"
+    return names.get(name)
+
+
+def options_text(names: Sequence[str], *, joiner: str = " or ") -> str:
+    """The offered options among ``names``, joined: ``"`rater=` or `run=`"``."""
+    shown = [o for o in map(option, names) if o]
+    return joiner.join(shown)
+
+
+def in_api() -> bool:
+    """True unless a caller (the command line) renamed the options."""
+    return _OPTION_NAMES.get() is None
 
 
 def plain(value: object) -> object:
@@ -94,7 +153,8 @@ def as_name_list(value: object, *, parameter: str) -> list:
     seen: set = set()
     repeated = [n for n in names if n in seen or seen.add(n)]
     if repeated:
-        raise DataError(f"`{parameter}` names a column more than once: {fmt_items(repeated)}")
+        named = f"`{parameter}`" if in_api() else (option(parameter) or f"`{parameter}`")
+        raise DataError(f"{named} names a column more than once: {fmt_items(repeated)}")
     return names
 
 
@@ -325,7 +385,9 @@ def to_float(
     return values
 
 
-def check_unknown(names: Iterable[object], available: Sequence[object], *, what: str) -> None:
+def check_unknown(
+    names: Iterable[object], available: Sequence[object], *, what: str, fix: str = ""
+) -> None:
     """Raise if some ``names`` are not among ``available`` columns.
 
     Parameters
@@ -336,6 +398,8 @@ def check_unknown(names: Iterable[object], available: Sequence[object], *, what:
         The columns that exist.
     what : str
         What kind of names these are, e.g. ``"human column(s)"``.
+    fix : str, optional
+        Shown right after the unknown names, e.g. ``" (check --metrics)"``.
 
     Raises
     ------
@@ -346,6 +410,6 @@ def check_unknown(names: Iterable[object], available: Sequence[object], *, what:
     unknown = [n for n in names if n not in avail]
     if unknown:
         raise DataError(
-            f"unknown {what}: {fmt_items(unknown, limit=20)}; available columns: "
+            f"unknown {what}: {fmt_items(unknown, limit=20)}{fix}; available columns: "
             f"{fmt_items(list(available), limit=60)}"
         )

@@ -19,6 +19,7 @@ import json
 import os
 import time
 
+from .._export import to_csv
 from ._model import fmt, plain, slug
 
 _ORDER = ["recommendation", "data", "correlations", "clusters", "measures", "reliability", "validity",
@@ -134,7 +135,7 @@ class Writer:
             self.done.add(("t", t.id))
             files = t.to_dict()["files"]
             try:
-                self.put(files["csv"], t.frame().to_csv(index=False))
+                self.put(files["csv"], to_csv(t.frame()))  # formula-safe (metaeval._export)
                 self.put(files["latex"], table_latex(t))
             except Exception as exc:  # a view failing must not lose the computed report
                 s.warnings.append({"warning": f"table {t.id!r} not exported: {type(exc).__name__}: {exc}",
