@@ -203,7 +203,7 @@ def test_bundled_numbers_equal_library(summeval_report):
             assert row[keys.index(f"{lv}_ci")] == [r.ci_low, r.ci_high]
     subset = pairwise_subset(res.to_frame(), levels, 4)
     c = metaeval.compare_all(ds, "coherence", metrics=subset, level="input", method="kendall_b",
-                             n_resamples=50, rng=0)
+                             n_resamples=50, rng=0, cluster_correction="holm")
     t = _table(doc, "clusters-coherence")
     got = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("input_cluster")] for r in t["rows"]}
     assert got == dict(zip(c.metrics, c.clusters.tolist()))
@@ -230,7 +230,11 @@ def test_bundled_readings_follow_the_numbers(summeval_report):
            for lv in ("system", "input", "item", "global")}
     trust = _table(doc, "rec-trust")
     for row in trust["rows"]:
-        assert set(row[2].split(", ")) <= set(top[row[1]]) | {"none"}
+        # 4 metrics, 6 pairs, 50 resamples: Holm cannot reach .05 (6/51 > .05), so no level is concluded
+        assert row[2].startswith("no conclusion: too few resamples (50)"), row
+    rec = " ".join(r["text"] for r in _section(doc, "recommendation")["readings"])
+    assert "no metric can be recommended from this run" in rec and "1/(50+1)" in rec
+    assert "Trusted at every level" not in rec
 
 
 def test_report_html_is_self_contained(summeval_report):
@@ -429,12 +433,12 @@ def test_template_is_package_data():
 LONG = "m/" + "x" * 260  # a metric name with a slash, longer than a file name may be
 
 
-def small_dataset(human="h", metrics=("a", "b", "c"), seed=0):
+def small_dataset(human="h", metrics=("a", "b", "c"), seed=0, n_systems=5):
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal((5, 30))
+    q = rng.standard_normal((n_systems, 30))
     scores = {human: np.clip(np.rint(3 + q), 1, 5)}
     for k, m in enumerate(metrics):
-        scores[m] = q + (0.5 + k) * rng.standard_normal((5, 30))
+        scores[m] = q + (0.5 + k) * rng.standard_normal((n_systems, 30))
     return metaeval.Dataset.from_arrays(scores, human=[human])
 
 
@@ -571,3 +575,189 @@ def test_cfa_that_did_not_converge_is_not_interpretable_and_drives_nothing(monke
     assert not any("Hu and Bentler" in t or "meets" in t for t in cfa_readings)
     summary = [r["text"] for r in _section(doc, "recommendation")["readings"] if r["rule"] == "rec-validity"]
     assert summary and "not interpretable" in summary[0]
+
+
+# ----------------------------------------------------------------------------- readings follow corrected evidence (14.4)
+
+
+def test_summary_does_not_trust_uncorrected_clusters_when_holm_cannot_reach_alpha(tmp_path):
+    # 3 metrics = 3 pairs; 30 resamples: the smallest p is 1/31 and Holm's smallest is 3/31 > .05
+    doc = write(build(small_dataset(), ReportConfig(**SMALL)), str(tmp_path))
+    clu = " ".join(r["text"] for r in _section(doc, "clusters")["readings"])
+    assert "1/(30+1)" in clu and "--n-resamples 60 or more" in clu
+    assert not any(r["rule"] == "clu-top" for r in _section(doc, "clusters")["readings"])
+    rec = [r for r in _section(doc, "recommendation")["readings"] if r["rule"] == "rec-trust"]
+    assert rec and all("no metric can be recommended from this run" in r["text"] for r in rec)
+    assert all(row[2].startswith("no conclusion") for row in _table(doc, "rec-trust")["rows"])
+    assert all("clusters:holm" in sig for sig in _table(doc, "clusters-h")["signatures"])
+
+
+def test_clusters_agree_with_holm_pvalues(tmp_path):
+    ds = small_dataset(metrics=("a", "b", "c", "d"), n_systems=8)
+    doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 199})), str(tmp_path))
+    c = metaeval.compare_all(ds, "h", metrics=["a", "b", "c", "d"], level="global", method="kendall_b",
+                             n_resamples=199, rng=0, cluster_correction="holm")
+    t = _table(doc, "clusters-h")
+    k = [c_["key"] for c_ in t["columns"]].index("global_cluster")
+    assert {r[0]: r[k] for r in t["rows"]} == dict(zip(c.metrics, c.clusters.tolist()))
+    # greedy rule on the Holm-adjusted one-sided p-values: a metric leaves the top cluster only when a
+    # top-cluster metric is better with adjusted p <= alpha
+    top = [m for m, cl in zip(c.metrics, c.clusters) if cl == 1]
+    from metaeval.stats.multitest import adjust_pvalues
+
+    iu = np.triu_indices(len(c.metrics), 1)
+    holm = np.full_like(c.better, np.nan)
+    holm[iu] = adjust_pvalues(c.better[iu], method="holm")
+    for j, (m, cl) in enumerate(zip(c.metrics, c.clusters)):
+        if cl == 2:  # the first metric outside the top cluster is beaten by a top-cluster metric
+            assert any(holm[i, j] <= 0.05 for i in range(j) if c.metrics[i] in top), m
+            break
+    for i, a in enumerate(top):  # and no top-cluster metric beats another one after Holm
+        for b in top[i + 1:]:
+            assert not holm[c.metrics.index(a), c.metrics.index(b)] <= 0.05
+
+
+def test_few_systems_give_no_system_level_conclusion(tmp_path):
+    ds = small_dataset(n_systems=4)
+    doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 99})), str(tmp_path))
+    rows = {r[1]: r[2] for r in _table(doc, "rec-trust")["rows"]}
+    assert rows["system"] == "no conclusion: only 4 systems" and not rows["global"].startswith("no conclusion")
+    corr = [r["text"] for r in _section(doc, "correlations")["readings"] if r["rule"] == "few-systems"]
+    assert corr and "only 4 systems" in corr[0]
+    rec = " ".join(r["text"] for r in _section(doc, "recommendation")["readings"])
+    assert "Trusted at every level" not in rec and "system level: no conclusion: only 4 systems" in rec
+
+
+def test_global_analytic_pvalue_is_flagged_beside_the_resampling_interval(tmp_path):
+    ds = small_dataset(n_systems=6)
+    doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 99})), str(tmp_path))
+    t = _table(doc, "diag-design")
+    labels = {c["key"]: c["label"] for c in t["columns"]}
+    assert "ANALYTIC, assumes independent cells" in labels["global_p"] and "boot-both" in labels["global_ci"]
+    assert "overstates significance" in t["note"]
+    corr = _table(doc, "corr-h")
+    ck = [c["key"] for c in corr["columns"]]
+    boot = {r[0]: r[ck.index("global_ci")] for r in corr["rows"]}
+    gk = [c["key"] for c in t["columns"]]
+    for r in t["rows"]:  # the interval beside the analytic p is the correlation table's boot-both interval
+        assert r[gk.index("global_ci")] == boot[r[1]]
+        same = corr["rows"][[x[0] for x in corr["rows"]].index(r[1])][ck.index("global")]
+        assert r[gk.index("global")] == pytest.approx(same, rel=1e-12)  # same coefficient (scipy vs the kernel)
+    text = " ".join(r["text"] for r in _section(doc, "diagnostics")["readings"] if r["rule"] == "diag-design")
+    assert "assumes independent cells" in text and "boot-both 95% interval" in text
+
+
+# ----------------------------------------------------------------------------- figures with many metrics (14.8)
+
+
+def layout_problems(fig):
+    """What a reader would see as broken in a drawn figure: text outside the figure (clipped), a title
+    over a plot, overlapping axes (a colorbar inside a plot), overlapping tick labels."""
+    import matplotlib.text
+
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    W = fig.bbox
+    probs = []
+    undrawn = set()  # tick labels of ticks outside the view limits exist but are not drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - 1e-9 <= tick.get_loc() <= hi + 1e-9:
+                    undrawn |= {id(tick.label1), id(tick.label2)}
+    for t in fig.findobj(matplotlib.text.Text):
+        if not (t.get_visible() and t.get_text().strip()) or id(t) in undrawn:
+            continue
+        b = t.get_window_extent(r)
+        if b.x0 < W.x0 - 1 or b.x1 > W.x1 + 1 or b.y0 < W.y0 - 1 or b.y1 > W.y1 + 1:
+            probs.append(f"clipped text {t.get_text()[:40]!r}")
+    boxes = [ax.get_window_extent(r).shrunk(0.999, 0.999) for ax in fig.axes]
+    titles = [fig._suptitle] + [ax.title for ax in fig.axes]
+    for t in titles:
+        if t is not None and t.get_visible() and t.get_text():
+            b = t.get_window_extent(r).shrunk(0.98, 0.9)
+            if any(b.overlaps(x) for x in boxes):
+                probs.append(f"title over a plot: {t.get_text()[:40]!r}")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a.overlaps(b):
+                probs.append("axes overlap (a colorbar or panel inside another)")
+    for ax in fig.axes:
+        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+            bbs = [lb.get_window_extent(r).shrunk(0.95, 0.9) for lb in labels
+                   if lb.get_visible() and lb.get_text() and id(lb) not in undrawn]
+            if any(p.overlaps(q) for p, q in zip(bbs, bbs[1:])):
+                probs.append(f"tick labels overlap in {ax.get_title()[:30]!r}")
+    return probs
+
+
+def wide_dataset(n_metrics=42, seed=0):
+    """6 systems x 40 inputs, one human column, many metrics with long names (one with a slash)."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((6, 40))
+    scores = {"overall quality (expert mean, 1-5)": np.clip(np.rint(3 + q), 1, 5)}
+    names = [f"metric {k:02d} / a rather long descriptive name with settings v{k}" for k in range(n_metrics)]
+    for k, m in enumerate(names):
+        scores[m] = q + (0.3 + 0.05 * k) * rng.standard_normal((6, 40))
+    return metaeval.Dataset.from_arrays(scores, human=["overall quality (expert mean, 1-5)"]), names
+
+
+@pytest.fixture(scope="module")
+def wide():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return wide_dataset()
+
+
+def _close(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_figures_with_many_long_metric_names_are_readable(wide):
+    from metaeval import diagnostics as dg
+    from metaeval.report import figures as fg
+
+    ds, names = wide
+    h = ds.human[0]
+    rng = np.random.default_rng(1)
+    stat = rng.uniform(-0.2, 0.8, (len(names), 4))
+    frame = pd.DataFrame([{"metric": m, "level": lv, "statistic": stat[i, j], "ci_low": stat[i, j] - 0.2,
+                           "ci_high": stat[i, j] + 0.2}
+                          for i, m in enumerate(names) for j, lv in enumerate(["system", "input", "item", "global"])])
+    figs = {
+        "correlation intervals": fg.correlation_intervals(frame, title=f"kendall_b with {h}"),
+        "KS": dg.plot_ks(dg.ks_score(ds, [h], low=3, high=4)),
+        "meta-correlation": dg.plot_meta_correlation(dg.meta_correlation(ds, [h])),
+        "reliability": fg.reliability_bars(None, metaeval.consistency(ds, [h, *names])),
+        "design": dg.plot_correlation_design(dg.correlation_design(ds, columns=[h, *names[:12]])),
+    }
+    problems = {}
+    for name, fig in figs.items():
+        problems[name] = layout_problems(fig)
+        _close(fig)
+    assert problems == {k: [] for k in figs}
+
+
+def test_layout_check_catches_a_clipped_title_and_an_inner_colorbar():
+    """The check above can fail: the old KS figure (tight_layout, colorbar, long title) is caught."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 3))
+    im = ax.imshow(np.random.default_rng(0).random((10, 1)), aspect="auto")
+    ax.set_yticks(range(10), [f"metric {k} with a long name" for k in range(10)])
+    ax.set_title("KS score: low- vs high-quality texts, a long title")
+    cax = fig.add_axes([0.5, 0.3, 0.1, 0.4])  # a colorbar inside the plot
+    fig.colorbar(im, cax=cax)
+    probs = layout_problems(fig)
+    _close(fig)
+    assert any(p.startswith("clipped text") for p in probs)
+    assert any(p.startswith("axes overlap") for p in probs)

@@ -427,7 +427,8 @@ class _Builder:
                                                                           title=f"{self.cfg.method} with {h}"),
                                 alt=f"Dot plot of each metric's {self.cfg.method} with {h} at each level, "
                                     f"with 95% intervals", group=h))
-        s.readings += rd.correlation_readings(f, h, self.levels, self.cfg.method, tid)
+        s.readings += rd.correlation_readings(f, h, self.levels, self.cfg.method, tid,
+                                              n_systems=len(self.ds.systems))
 
     def clusters(self, h, bar):
         from ..compare import compare_all
@@ -454,7 +455,7 @@ class _Builder:
         for lv in self.levels:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
                 self.ds, h, metrics=subset, level=lv, method=self.cfg.method, test="perm-both",
-                n_resamples=self.n, correction="holm", cluster_correction="none", alpha=self.cfg.alpha,
+                n_resamples=self.n, correction="holm", cluster_correction="holm", alpha=self.cfg.alpha,
                 rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
         self.state["clusters"][h] = per_level
         self.results.setdefault("clusters", {})[h] = {lv: c.to_dict() for lv, c in per_level.items()}
@@ -491,7 +492,8 @@ class _Builder:
                                 lambda per_level=per_level, order=order, h=h: fg.cluster_map(
                                     per_level, order=order, title=f"significance clusters, {h}"),
                                 alt=f"Grid of metrics by level showing the cluster rank for {h}", group=h))
-        s.readings += rd.cluster_readings(per_level, h, self.levels, tid)
+        s.readings += rd.cluster_readings(per_level, h, self.levels, tid, n_resamples=self.n,
+                                          n_systems=len(self.ds.systems))
 
     def measures(self, h, bar):
         from ..measures import discriminative_power, measure_table, ranking_consistency
@@ -734,7 +736,7 @@ class _Builder:
         focus = [m for m in mets if any(m in sub for sub in self.state["subset"].values())] or mets
         if len(ds.systems) >= 3:
             results["correlation_design"] = self._timed(s, lambda: dg.correlation_design(
-                ds, columns=[*humans, *focus]))
+                ds, columns=[*humans, *focus], method=self.cfg.method))
             s.functions.append("metaeval.correlation_design")
         else:
             s.skip("correlation design needs at least 3 systems", part=True)
@@ -747,10 +749,12 @@ class _Builder:
             s.tables.append(Table("diag-ks", "Kolmogorov-Smirnov score between low- and high-quality texts", [
                 Column("metric", "metric", "text"), Column("human", "human", "text"),
                 Column("statistic", "KS", "num"), Column("direction", "direction", "int"),
-                Column("pvalue", "p", "p"), Column("n_low", "low texts", "int"),
+                Column("pvalue", "p (analytic, assumes independent texts)", "p"), Column("n_low", "low texts", "int"),
                 Column("n_high", "high texts", "int")],
                 [[r.metric, r.human, r.statistic, r.direction, r.pvalue, r.n_low, r.n_high] for r in f.itertuples()],
-                _sigs(f)))
+                _sigs(f), note="The p-value is the two-sample KS test, which treats the texts as independent; "
+                               "texts of one system or one input are not, so it overstates significance. No "
+                               "reading uses it."))
             s.figures.append(Figure("fig-ks", "KS scores", lambda: dg.plot_ks(results["ks"]),
                                     alt="Heatmap of KS scores, metrics by human column"))
         if "meta_correlation" in results:
@@ -781,23 +785,34 @@ class _Builder:
             hm = f[(f.kind_1 == "human") & (f.kind_2 == "metric")]
             piv = {lv: hm[hm.level == lv].set_index(["column_1", "column_2"]) for lv in ("system", "global")}
             rows = []
+            boot = {}
+            for hh, cf in self.state["corr"].items():
+                g = cf[cf.level == "global"]
+                boot.update({(hh, r.metric): [r.ci_low, r.ci_high] for r in g.itertuples()})
             for (a, b) in piv["system"].index:
                 rs, rg = piv["system"].loc[(a, b)], piv["global"].loc[(a, b)]
                 rows.append([a, b, rs.statistic, rs.pvalue_adjusted, bool(rs.significant), rg.statistic,
-                             rg.pvalue_adjusted, bool(rg.significant)])
+                             rg.pvalue_adjusted, bool(rg.significant), boot.get((a, b))])
             s.tables.append(Table("diag-design", "Correlation design: system- vs sentence-level (global) "
                                   "correlation of each human column with each metric", [
                 Column("human", "human", "text"), Column("metric", "metric", "text"),
                 Column("system", "system r", "num"), Column("system_p", "system p (adj.)", "p"),
                 Column("system_sig", "system significant", "bool"), Column("global", "global r", "num"),
-                Column("global_p", "global p (adj.)", "p"), Column("global_sig", "global significant", "bool")],
-                rows, _sigs(f), note=(f"Columns: the human columns and the {len(focus)} metrics of the pairwise "
-                                      f"sets ({', '.join(focus)}); each level's {len(focus) + len(humans)} "
-                                      f"columns give one family of tests." if len(focus) < len(mets) else "")))
+                Column("global_p", "global p (adj.; ANALYTIC, assumes independent cells)", "p"),
+                Column("global_sig", "global significant (analytic)", "bool"),
+                Column("global_ci", "global 95% CI (boot-both, resampling)", "ci")],
+                rows, _sigs(f), note=(
+                    f"The global-level p-value is the analytic test of Shimorina (2018), which treats the "
+                    f"{len(ds.systems) * len(ds.inputs)} cells as independent although they are clustered by "
+                    f"system and by input, so it overstates significance; prefer the boot-both interval (it "
+                    f"resamples systems and inputs; from the correlation table, rule diag-design). "
+                    + (f"Columns: the human columns and the {len(focus)} metrics of the pairwise sets "
+                       f"({', '.join(focus)}); each level's {len(focus) + len(humans)} columns give one family of "
+                       f"tests." if len(focus) < len(mets) else ""))))
             s.figures.append(Figure("fig-design", "Correlation design",
                                     lambda: dg.plot_correlation_design(cd),
                                     alt="Heatmaps of system- and sentence-level correlations"))
-        s.readings += rd.diagnostic_readings(results)
+        s.readings += rd.diagnostic_readings(results, self.state["corr"])
 
     def text_diagnostics(self, bar=None):
         s = self.sec("text", "Text diagnostics: perturbation detection", rd.intro("text"))
@@ -912,6 +927,7 @@ class _Builder:
 
     def recommendation(self, bar=None):
         s = self.sec("recommendation", "Summary and recommendation", rd.intro("recommendation"))
+        self.state.update(n_resamples=self.n, n_systems=len(self.ds.systems), alpha=self.cfg.alpha)
         rec = rd.recommend(self.state, self.humans, self.levels, self.metrics)
         s.tables += rec["tables"]
         s.readings += rec["readings"]
