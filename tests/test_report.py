@@ -761,3 +761,58 @@ def test_layout_check_catches_a_clipped_title_and_an_inner_colorbar():
     _close(fig)
     assert any(p.startswith("clipped text") for p in probs)
     assert any(p.startswith("axes overlap") for p in probs)
+
+
+# ----------------------------------------------------------------------------- what readers see (14.8)
+
+
+def test_report_prose_has_citations_references_and_no_raw_markup(tiny_report):
+    out, doc, _ = tiny_report
+    html = (out / "report.html").read_text(encoding="utf8")
+    visible = html[html.index("<body>"):]
+    for raw in (".. math::", "**", ":math:", ":func:", "``", "\\frac", "\\alpha", "\\sum", "seed paper"):
+        assert raw not in visible, raw
+    assert "(Xiao et al., 2023)" in visible and "(Gao et al., 2025" in visible  # author-year citations
+    refs = _parse(out)
+    assert [k for k, _ in refs.sections][-2:] == ["references", "cite"]
+    assert [r["key"] for r in doc["references"]] == ["000", "001", "002", "003", "004"]
+    for r in doc["references"]:
+        assert f'id="ref-{r["key"]}"' in html and escape(r["full"]) in html
+    assert "Mingqi Gao, Xinyu Hu, Li Lin, and Xiaojun Wan. 2025" in doc["references"][0]["full"]
+    assert "@software{metaeval," in html and f"version = {{{metaeval.__version__}}}" in doc["bibtex"]
+    # the ICC formulas of the agreement docstring arrive complete, as a table
+    agreement = next(m for m in doc["methods"] if m["function"] == "metaeval.agreement")
+    tables = [b for it in agreement["blocks"] if it["kind"] == "dl" for d in it["items"] for b in d["blocks"]
+              if b["kind"] == "table"]
+    assert [r[0] for r in tables[0]["rows"]] == ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"]
+    # Cronbach's alpha formula (a .. math:: block) is rendered as text
+    cons = next(m for m in doc["methods"] if m["function"] == "metaeval.consistency")
+    assert any(b["kind"] == "math" and b["text"].startswith("α = M/(M - 1)") for b in cons["blocks"])
+
+
+def test_many_signatures_are_collapsed(tiny_report):
+    out, doc, _ = tiny_report
+    html = (out / "report.html").read_text(encoding="utf8")
+    from metaeval.report._render import split_signatures
+
+    multi = [t for s in doc["sections"] for t in s["tables"] if len(t["signatures"]) > 1]
+    assert multi
+    for t in multi:
+        block = html[html.index(f'data-table="{t["id"]}"') - 3000:html.index(f'data-table="{t["id"]}"')]
+        block = block[block.rindex("<figcaption>"):]
+        common = split_signatures(t["signatures"])["common"]
+        assert block.count('class="sig" data-common="1"') == 1 and escape(common) in block
+        assert '<details class="sigs">' in block and all(escape(s_) in block for s_ in t["signatures"])
+    assert split_signatures(["a:1|b:2|v:0", "a:1|b:3|v:0"]) == {"common": "a:1|v:0", "differ": ["b"]}
+
+
+def test_latex_formulas_become_text():
+    from metaeval.report._refs import cite, latex_text
+
+    assert latex_text(r"\tilde p \le \alpha") == "p\u0303 \u2264 \u03b1"
+    assert latex_text(r"\frac{a + b}{c}") == "(a + b)/c"
+    assert latex_text(r"\sigma^2_{Y_j}") == "\u03c3\u00b2_(Y\u2c7c)"
+    assert latex_text(r"\sqrt{x}") == "\u221ax"
+    assert cite("as in seed paper 000, Algorithm 2") == "as in Gao et al. (2025), Algorithm 2"
+    assert cite("(seed papers 001 and 003)") == "(Sheng et al., 2024; Shimorina, 2018)"
+    assert cite("Seed paper 003 (Shimorina 2018), Figure 1") == "Shimorina (2018), Figure 1"

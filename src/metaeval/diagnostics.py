@@ -1981,7 +1981,7 @@ def plot_correlation_design(cd: CorrelationDesign, *, title: str | None = None):
     k = len(cd.columns)
     lab = _label_inches(cd.columns)
     fig, axes = plt.subplots(
-        1, len(cd.levels), figsize=(1.5 + lab + (0.3 * k + 1.0) * len(cd.levels), 1.8 + lab + 0.3 * k),
+        1, len(cd.levels), figsize=(1.5 + lab + max(0.3 * k + 1.0, 2.6) * len(cd.levels), 1.8 + lab + 0.3 * k),
         squeeze=False, layout="constrained",
     )  # fmt: skip
     for n_ax, (ax, lv) in enumerate(zip(axes[0], cd.levels)):
@@ -1993,7 +1993,7 @@ def plot_correlation_design(cd: CorrelationDesign, *, title: str | None = None):
         if n_ax:
             ax.tick_params(labelleft=False)
         name = "sentence level (global)" if lv == "global" else "system level"
-        ax.set_title(f"{name}, alpha {cd.alpha[lv]:g} ({cd.correction})", fontsize=9)
+        ax.set_title(f"{name}\nalpha {cd.alpha[lv]:g} ({cd.correction})", fontsize=8)
     fig.colorbar(im, ax=list(axes[0]), label=cd.method)
     if title:
         fig.suptitle(title)
