@@ -159,6 +159,9 @@ def _section(doc, sid):
 # ----------------------------------------------------------------------------- bundled data
 
 
+_CLI_OUTPUT = {}
+
+
 @pytest.fixture(scope="module")
 def summeval_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("summeval-report")
@@ -166,6 +169,7 @@ def summeval_report(tmp_path_factory):
                                     "--n-resamples", "50", "--splits", "30", "--pairwise-metrics", "4",
                                     "--out", str(out)])
     assert res.exit_code == 0, res.output
+    _CLI_OUTPUT["summeval"] = res.output
     return out, json.loads((out / "results.json").read_text())
 
 
@@ -816,3 +820,50 @@ def test_latex_formulas_become_text():
     assert cite("as in seed paper 000, Algorithm 2") == "as in Gao et al. (2025), Algorithm 2"
     assert cite("(seed papers 001 and 003)") == "(Sheng et al., 2024; Shimorina, 2018)"
     assert cite("Seed paper 003 (Shimorina 2018), Figure 1") == "Shimorina (2018), Figure 1"
+
+
+# ----------------------------------------------------------------------------- cost (14.8)
+
+
+def test_cost_is_said_before_the_run(summeval_report):
+    out, doc = summeval_report
+    text = _CLI_OUTPUT["summeval"]
+    line = next(ln for ln in text.splitlines() if ln.startswith("metaeval: estimated cost: "))
+    assert text.index(line) < text.index("report: ")  # before the run's own output
+    assert "1 human column(s) x 6 metrics x 4 levels on 17 systems x 100 inputs, 50 resamples" in line
+    assert doc["estimate"]["text"] in line and doc["estimate"]["seconds"] > 0
+    assert escape(doc["estimate"]["text"]) in (out / "report.html").read_text()
+
+
+def test_estimate_follows_the_sizes():
+    from metaeval.report import estimate
+
+    quick, full = ReportConfig(quick=True), ReportConfig()
+    a = estimate(16, 100, 6, 212, full)["parts"]
+    b = estimate(16, 100, 6, 106, full)["parts"]
+    c = estimate(32, 100, 6, 212, full)["parts"]
+    assert a["correlation intervals"] == pytest.approx(2 * b["correlation intervals"])  # linear in metrics
+    assert c["correlation intervals"] == pytest.approx(2 * a["correlation intervals"])  # and in cells
+    assert a["significance clusters"] == b["significance clusters"]  # the pairwise set is fixed (10)
+    q = estimate(16, 100, 6, 212, quick)
+    # --quick: intervals for 20 metrics, 100 instead of 1000 resamples
+    assert q["parts"]["correlation intervals"] == pytest.approx(a["correlation intervals"] * 20 / 212 * 101 / 1001)
+    assert "--quick rule: bootstrap intervals for the first 20 of 212 metrics" in q["text"]
+    assert q["seconds"] < 120  # quick stays quick on the wide file of issue 14.8 (6 humans x 212 metrics)
+
+
+def test_quick_rule_caps_bootstrap_intervals(tmp_path):
+    ds, names = wide_dataset(n_metrics=26)
+    doc = write(build(ds, ReportConfig(quick=True, seed=0, n_resamples=20, splits=10, levels=("system", "global"))),
+                str(tmp_path))
+    t = _table(doc, f"corr-{ds.human[0]}")
+    k = [c["key"] for c in t["columns"]].index("global_ci")
+    with_ci = [r[0] for r in t["rows"] if r[k] is not None and r[k][0] is not None]
+    assert len(t["rows"]) == 26 and len(with_ci) == 20
+    assert "--quick rule: bootstrap intervals for 20 of 26 metrics" in t["note"]
+    subset = _table(doc, f"clusters-{ds.human[0]}")["rows"]
+    assert {r[0] for r in subset} <= set(with_ci)
+    assert any(r["rule"] == "corr-quick" for r in _section(doc, "correlations")["readings"])
+    c = metaeval.correlate(ds, ds.human[0], metrics=names, level=["system", "global"], method="kendall_b", ci="none")
+    stat = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("global")] for r in t["rows"]}
+    assert stat == {m: c.get(m, level="global").statistic for m in names}  # every statistic is still there

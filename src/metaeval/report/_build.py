@@ -41,6 +41,7 @@ MODES = {
         "tau_resamples": 999,     # local accuracy, H2 permutations
         "chi2_resamples": 9999,   # local accuracy, H1 permutations (small counts)
         "text": True,             # text diagnostics (rescoring perturbed texts)
+        "ci_metrics": None,       # bootstrap intervals for every metric
     },
     "quick": {
         "n_resamples": 100,
@@ -52,8 +53,57 @@ MODES = {
         "tau_resamples": 99,
         "chi2_resamples": 999,
         "text": False,
+        # --quick rule: bootstrap intervals (the bulk of a wide run's time) for at most 20 metrics per
+        # human column, chosen as the pairwise set is (round-robin over the levels by the statistic); the
+        # other metrics get their statistic without an interval, and the report says so
+        "ci_metrics": 20,
     },
 }
+
+#: seconds per unit of work, measured on the 2-core machine of BENCHMARKS.md under load (quick report
+#: on 16 systems x 100 inputs, 6 human columns x 60 metrics, kendall_b): one bootstrap correlation of
+#: 1600 cells at one level, one permutation resample of a metric pair at one level, one DP resample of
+#: a pair for one measure; the estimate scales them by the number of cells.
+COST = {"corr": 8.5e-4, "pair": 1.1e-3, "dp": 2.5e-4}
+
+
+def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
+    """What a run will cost, from the sizes alone (before any work): ``{"seconds", "parts", "text"}``.
+
+    The bootstrap intervals of the correlation table (humans x metrics x levels x resamples), the
+    pairwise tests of the clusters (humans x levels x pairs x resamples) and discriminative power
+    (humans x levels x 3 coefficients x pairs x resamples) dominate; each count is multiplied by a
+    cost per unit (:data:`COST`) scaled by the number of cells.  A rough figure (within a factor of
+    about 2-3, more on a loaded machine); the text diagnostics, which rescore texts, are not included.
+    """
+    levels = len(cfg.levels)
+    n = cfg.value("n_resamples")
+    cap = cfg.value("ci_metrics")
+    k_ci = n_metrics if cap is None else min(cap, n_metrics)
+    k = cfg.value("pairwise")
+    p = n_metrics if k == "all" else len(k) if isinstance(k, (tuple, list)) else min(int(k), n_metrics)
+    pairs = p * (p - 1) // 2
+    scale = n_systems * n_inputs / 1600
+    parts = {
+        "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
+        "significance clusters": n_humans * levels * pairs * n * COST["pair"] * scale,
+        "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
+    }
+    seconds = sum(parts.values()) + 5.0
+    cap_txt = (f"; --quick rule: bootstrap intervals for the first {k_ci} of {n_metrics} metrics per human column"
+               if cap is not None and n_metrics > cap else "")
+    text = (f"{n_humans} human column(s) x {n_metrics} metrics x {levels} levels on {n_systems} systems x "
+            f"{n_inputs} inputs, {n} resamples, pairwise set of {p}{cap_txt}: about "
+            f"{_duration(seconds)} (rough; mostly {max(parts, key=parts.get)})")
+    return {"seconds": seconds, "parts": parts, "text": text}
+
+
+def _duration(sec):
+    if sec < 90:
+        return f"{max(5, round(sec / 5) * 5):.0f} s"
+    if sec < 5400:
+        return f"{sec / 60:.0f} min"
+    return f"{sec / 3600:.1f} h"
 
 #: thresholds used by the readings (see :mod:`._readings`)
 ALPHA_GOOD, ALPHA_OK = 0.9, 0.7
@@ -392,12 +442,29 @@ class _Builder:
         s = self.sec("correlations", "Correlations with the human scores", rd.intro("correlations"))
         if "metaeval.correlate" not in s.functions:
             s.functions.append("metaeval.correlate")
-        res = self._timed(s, lambda: correlate(
-            self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="boot-both",
-            n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
-        f = res.to_frame()
+        cap = self.cfg.value("ci_metrics")
+        ci_set = list(self.metrics)
+        if cap is not None and len(self.metrics) > cap:  # the --quick rule (MODES): intervals for `cap` metrics
+            import pandas as pd
+
+            point = self._timed(s, lambda: correlate(
+                self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="none"))
+            pf = point.to_frame()
+            ci_set = pairwise_subset(pf, self.levels, cap)
+            res = self._timed(s, lambda: correlate(
+                self.ds, h, metrics=ci_set, level=self.levels, method=self.cfg.method, ci="boot-both",
+                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+            f = pd.concat([res.to_frame(), pf[~pf.metric.isin(ci_set)]], ignore_index=True)
+            self.results.setdefault("correlations", {})[h] = {
+                "statistics": point.to_dict(), "intervals": res.to_dict(), "interval_metrics": ci_set}
+        else:
+            res = self._timed(s, lambda: correlate(
+                self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="boot-both",
+                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+            f = res.to_frame()
+            self.results.setdefault("correlations", {})[h] = res.to_dict()
         self.state["corr"][h] = f
-        self.results.setdefault("correlations", {})[h] = res.to_dict()
+        self.state.setdefault("ci_metrics", {})[h] = ci_set
         first = f[f.level == self.levels[0]].set_index("metric").statistic
         order = sorted(self.metrics, key=lambda m: (not np.isfinite(first[m]), -first[m] if np.isfinite(first[m]) else 0, m))
         cols = [Column("metric", "metric", "text")]
@@ -413,8 +480,12 @@ class _Builder:
             rows.append(row)
         dropped = f[f.n_groups_dropped > 0]
         note = ""
+        if len(ci_set) < len(self.metrics):
+            note = (f"--quick rule: bootstrap intervals for {len(ci_set)} of {len(self.metrics)} metrics (chosen "
+                    f"round-robin over the levels by their statistic, as the pairwise set); the others have their "
+                    f"statistic only (an en dash for the interval). Run without --quick for every interval. ")
         if len(dropped):
-            note = (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
+            note += (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
                     f"few pairs); the counts are in results.json (n_groups_dropped).")
         tid = f"corr-{h}"
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} at each level with 95% bootstrap intervals "
@@ -428,7 +499,8 @@ class _Builder:
                                 alt=f"Dot plot of each metric's {self.cfg.method} with {h} at each level, "
                                     f"with 95% intervals", group=h))
         s.readings += rd.correlation_readings(f, h, self.levels, self.cfg.method, tid,
-                                              n_systems=len(self.ds.systems))
+                                              n_systems=len(self.ds.systems),
+                                              n_intervals=len(ci_set) if len(ci_set) < len(self.metrics) else None)
 
     def clusters(self, h, bar):
         from ..compare import compare_all
@@ -949,6 +1021,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
     """
     t0 = time.perf_counter()
     b = _Builder(ds, cfg, ds_runs, progress)
+    est = estimate(len(ds.systems), len(ds.inputs), len(b.humans), len(b.metrics), cfg)
     sections = b.run(writer)
     seconds = time.perf_counter() - t0
     meta = {
@@ -961,6 +1034,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
                    "levels": list(b.levels)},
         "data": b.data_info,
         "seconds_analyses": seconds,
+        "estimate": {"seconds": est["seconds"], "text": est["text"]},
         "failures": b.failures,
         "rules": rd.rules_table(),
     }

@@ -52,6 +52,9 @@ RULES = {
                 "the other metrics whose interval overlaps it (their upper bound >= its lower bound). "
                 "Overlapping intervals mean the correlations alone do not separate those metrics; the "
                 "significance clusters test the differences.",
+    "corr-quick": "In --quick mode with more than 20 metrics: the bootstrap intervals are computed for 20 "
+                  "metrics per human column (chosen round-robin over the levels by their statistic), and the "
+                  "report says so; the interval readings cover those metrics only.",
     "corr-zero": "For each level: the metrics whose 95% interval contains 0 (no evidence of association at "
                  "that level) and those whose interval lies below 0.",
     "corr-levels": "Whether the same metric has the highest statistic at every level, or which metric tops "
@@ -193,8 +196,12 @@ def data_readings(info):
     return [Reading(" ".join(parts), "data", ["data-columns"])]
 
 
-def correlation_readings(f, h, levels, method, tid, n_systems=None):
+def correlation_readings(f, h, levels, method, tid, n_systems=None, n_intervals=None):
     out = []
+    if n_intervals is not None:
+        out.append(Reading(f"{h}: --quick computed bootstrap intervals for {n_intervals} of "
+                           f"{f.metric.nunique()} metrics (the highest at each level, round-robin); the readings "
+                           "on intervals below cover those metrics only.", "corr-quick", [tid], h))
     if n_systems is not None and n_systems < MIN_SYSTEMS and "system" in levels:
         out.append(Reading(f"{h}, system level: only {n_systems} systems, too few for a system-level conclusion "
                            f"(the correlation of {n_systems} means; at least {MIN_SYSTEMS} are needed): the "
@@ -222,6 +229,7 @@ def correlation_readings(f, h, levels, method, tid, n_systems=None):
         out.append(Reading(txt, "corr-top", [tid], h))
         zero = d[(d.ci_low <= 0) & (d.ci_high >= 0)]
         neg = d[d.ci_high < 0]
+        d = d[np.isfinite(d.ci_low.to_numpy(float)) | np.isfinite(d.ci_high.to_numpy(float))]
         if len(zero) or len(neg):
             txt = f"{h}, {lv} level: "
             bits = []
