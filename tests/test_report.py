@@ -616,6 +616,12 @@ def test_clusters_agree_with_holm_pvalues(tmp_path):
         if cl == 2:  # the first metric outside the top cluster is beaten by a top-cluster metric
             assert any(holm[i, j] <= 0.05 for i in range(j) if c.metrics[i] in top), m
             break
+    pairs = _table(doc, "pairs-h")
+    pk = [c_["key"] for c_ in pairs["columns"]]
+    for r in pairs["rows"]:  # the pair table shows the Holm p-values the clusters use
+        if r[0] == "global":
+            i, j = c.metrics.index(r[1]), c.metrics.index(r[2])
+            assert r[pk.index("p_greater_holm")] == pytest.approx(holm[i, j], rel=1e-12)
     for i, a in enumerate(top):  # and no top-cluster metric beats another one after Holm
         for b in top[i + 1:]:
             assert not holm[c.metrics.index(a), c.metrics.index(b)] <= 0.05
@@ -867,3 +873,16 @@ def test_quick_rule_caps_bootstrap_intervals(tmp_path):
     c = metaeval.correlate(ds, ds.human[0], metrics=names, level=["system", "global"], method="kendall_b", ci="none")
     stat = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("global")] for r in t["rows"]}
     assert stat == {m: c.get(m, level="global").statistic for m in names}  # every statistic is still there
+
+
+def test_quick_clusters_get_enough_resamples_for_holm_to_reach_alpha(tmp_path):
+    # 6 metrics = 15 pairs: 100 resamples give at best 15/101 > .05 after Holm; without an explicit
+    # --n-resamples the cluster tests run ceil(15 / .05) = 300 resamples, and the note says so
+    ds = small_dataset(metrics=("a", "b", "c", "d", "e", "f"), n_systems=6)
+    doc = write(build(ds, ReportConfig(quick=True, seed=0, splits=10, pairwise="all", levels=("system", "global"))),
+                str(tmp_path))
+    t = _table(doc, "clusters-h")
+    assert all("|n:300|" in sig for sig in t["signatures"]) and "Permutation resamples: 300 (not 100)" in t["note"]
+    assert not any(r["rule"] == "clu-resolution" for r in _section(doc, "clusters")["readings"])
+    rows = _table(doc, "rec-trust")["rows"]
+    assert not any(r[2].startswith("no conclusion: too few resamples") for r in rows)

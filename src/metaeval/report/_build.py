@@ -83,10 +83,11 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
     k = cfg.value("pairwise")
     p = n_metrics if k == "all" else len(k) if isinstance(k, (tuple, list)) else min(int(k), n_metrics)
     pairs = p * (p - 1) // 2
+    n_c = n if cfg.n_resamples is not None or not pairs else max(n, math.ceil(pairs / cfg.alpha))
     scale = n_systems * n_inputs / 1600
     parts = {
         "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
-        "significance clusters": n_humans * levels * pairs * n * COST["pair"] * scale,
+        "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
         "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
     }
     seconds = sum(parts.values()) + 5.0
@@ -523,13 +524,19 @@ class _Builder:
         n_pairs = len(subset) * (len(subset) - 1) // 2
         if bar is not None and hasattr(bar, "set_total"):
             bar.set_total(n_pairs * len(self.levels))
+        # without an explicit --n-resamples, the clusters' permutation tests get enough resamples for a
+        # Holm-corrected p-value to reach alpha: m / (n + 1) <= alpha, n = ceil(m / alpha)
+        n_test = self.n
+        if self.cfg.n_resamples is None and n_pairs:
+            n_test = max(self.n, math.ceil(n_pairs / self.cfg.alpha))
         per_level = {}
         for lv in self.levels:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
                 self.ds, h, metrics=subset, level=lv, method=self.cfg.method, test="perm-both",
-                n_resamples=self.n, correction="holm", cluster_correction="holm", alpha=self.cfg.alpha,
+                n_resamples=n_test, correction="holm", cluster_correction="holm", alpha=self.cfg.alpha,
                 rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
         self.state["clusters"][h] = per_level
+        self.state.setdefault("cluster_resamples", {})[h] = n_test
         self.results.setdefault("clusters", {})[h] = {lv: c.to_dict() for lv, c in per_level.items()}
         first = per_level[self.levels[0]]
         order = list(first.metrics)
@@ -547,24 +554,40 @@ class _Builder:
         tid = f"clusters-{h}"
         excluded = [m for m in self.metrics if m not in subset]
         note = rd.subset_note(k, subset, excluded, self.levels)
+        if n_test != self.n:
+            note += (f" Permutation resamples: {n_test} (not {self.n}) so that, after Holm's correction over "
+                     f"{n_pairs} pairs, a p-value can reach alpha ({n_pairs}/({n_test}+1) <= {self.cfg.alpha:g}).")
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} and significance cluster (1 = top) at each level",
                               cols, rows, [c.signature for c in per_level.values()], note=note, group=h))
+        from ..stats.multitest import adjust_pvalues
+
         prow = []
         for lv in self.levels:
-            for p in per_level[lv].to_frame().itertuples():
-                prow.append([lv, p.metric_a, p.metric_b, p.statistic, p.pvalue, p.pvalue_greater, p.pvalue_adjusted])
+            c = per_level[lv]
+            iu = np.triu_indices(len(c.metrics), 1)  # the clusters' family: "row metric better", Holm
+            holm_better = dict(zip(zip(*iu), adjust_pvalues(c.better[iu], method="holm")))
+            for p in c.to_frame().itertuples():
+                i, j = c.metrics.index(p.metric_a), c.metrics.index(p.metric_b)
+                hb = holm_better.get((i, j)) if i < j else None
+                prow.append([lv, p.metric_a, p.metric_b, p.statistic, p.pvalue, p.pvalue_greater, p.pvalue_adjusted,
+                             hb])
         s.tables.append(Table(f"pairs-{h}", f"{h}: every tested pair (delta = A - B)", [
             Column("level", "level", "text"), Column("metric_a", "metric A", "text"),
             Column("metric_b", "metric B", "text"), Column("delta", "delta", "num"),
             Column("p", "p (two-sided)", "p"), Column("p_greater", "p (A better)", "p"),
-            Column("p_holm", "p (Holm)", "p")], prow, [c.signature for c in per_level.values()], group=h))
+            Column("p_holm", "p (two-sided, Holm)", "p"),
+            Column("p_greater_holm", "p (A better, Holm): the clusters' test", "p")], prow,
+            [c.signature for c in per_level.values()], group=h,
+            note="The clusters separate A from B when 'p (A better, Holm)' <= alpha: the one-sided p-values of "
+                 "the pairs, Holm-corrected as one family. The two-sided Holm p-value answers 'do A and B "
+                 "differ?' and is about twice as large."))
         from . import figures as fg
 
         s.figures.append(Figure(f"fig-clusters-{h}", f"{h}: significance clusters",
                                 lambda per_level=per_level, order=order, h=h: fg.cluster_map(
                                     per_level, order=order, title=f"significance clusters, {h}"),
                                 alt=f"Grid of metrics by level showing the cluster rank for {h}", group=h))
-        s.readings += rd.cluster_readings(per_level, h, self.levels, tid, n_resamples=self.n,
+        s.readings += rd.cluster_readings(per_level, h, self.levels, tid, n_resamples=n_test,
                                           n_systems=len(self.ds.systems))
 
     def measures(self, h, bar):

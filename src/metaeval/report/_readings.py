@@ -609,8 +609,9 @@ def recommend(state, humans, levels, metrics):
             data["overall_measure"] = best
     flags = _reliability_flags(state)
     trows = []
-    n_res, n_sys = state.get("n_resamples"), state.get("n_systems")
+    n_sys = state.get("n_systems")
     for h in humans:
+        n_res = state.get("cluster_resamples", {}).get(h, state.get("n_resamples"))
         per_level = state["clusters"].get(h)
         corr = state["corr"].get(h)
         if per_level is None or corr is None:
