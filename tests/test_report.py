@@ -581,7 +581,7 @@ def test_cfa_that_did_not_converge_is_not_interpretable_and_drives_nothing(monke
     assert summary and "not interpretable" in summary[0]
 
 
-# ----------------------------------------------------------------------------- readings follow corrected evidence (14.4)
+# ----------------------------------------------------------------------------- corrected evidence (14.4)
 
 
 def test_summary_does_not_trust_uncorrected_clusters_when_holm_cannot_reach_alpha(tmp_path):
@@ -886,3 +886,32 @@ def test_quick_clusters_get_enough_resamples_for_holm_to_reach_alpha(tmp_path):
     assert not any(r["rule"] == "clu-resolution" for r in _section(doc, "clusters")["readings"])
     rows = _table(doc, "rec-trust")["rows"]
     assert not any(r[2].startswith("no conclusion: too few resamples") for r in rows)
+
+
+def _holm_reference(p):
+    """Holm (1979) step-down adjustment, written out: sort, multiply by m - k, running maximum, cap at 1."""
+    p = np.asarray(p, float)
+    order = np.argsort(p, kind="stable")
+    out = np.empty_like(p)
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - k) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_meta_correlation_reading_uses_holm_corrected_pvalues(tiny_report):
+    _, doc, _ = tiny_report
+    t = _table(doc, "diag-meta")
+    k = [c["key"] for c in t["columns"]]
+    p = np.array([r[k.index("pvalue")] for r in t["rows"]], float)
+    got = np.array([r[k.index("pvalue_holm")] for r in t["rows"]], float)
+    np.testing.assert_allclose(got, _holm_reference(p), rtol=1e-12)
+    text = next(r["text"] for r in _section(doc, "diagnostics")["readings"] if r["rule"] == "diag-meta")
+    sig = [r for r in t["rows"] if r[k.index("pvalue_holm")] < 0.05 and r[k.index("statistic")] < 0]
+    if sig:
+        assert all(f"{r[0]} with {r[1]}" in text for r in sig)
+    else:
+        assert text.startswith("No metric has a negative meta-correlation with Holm-corrected p < .05")
+    uncorrected_only = [r for r in t["rows"] if r[k.index("pvalue")] < 0.05 <= r[k.index("pvalue_holm")]]
+    assert not any(f"{r[0]} with {r[1]} (" in text for r in uncorrected_only)

@@ -10,4 +10,5 @@ report is written.
 from ._build import MODES, Progress, Report, ReportConfig, build, estimate, pairwise_subset
 from ._render import Writer, render_html, write
 
-__all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "estimate", "pairwise_subset", "render_html", "write", "Writer"]
+__all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "estimate", "pairwise_subset", "render_html",
+           "write", "Writer"]

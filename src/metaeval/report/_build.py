@@ -853,14 +853,17 @@ class _Builder:
             s.figures.append(Figure("fig-ks", "KS scores", lambda: dg.plot_ks(results["ks"]),
                                     alt="Heatmap of KS scores, metrics by human column"))
         if "meta_correlation" in results:
-            f = results["meta_correlation"].to_frame()
+            f = rd.with_holm(results["meta_correlation"].to_frame())
             s.tables.append(Table("diag-meta", "Meta-correlation: per-system agreement against system quality", [
                 Column("metric", "metric", "text"), Column("human", "human", "text"),
                 Column("statistic", "meta-correlation", "num"), Column("pvalue", "p", "p"),
+                Column("pvalue_holm", "p (Holm over the table)", "p"),
                 Column("sample_correlation", "sample-level correlation", "num"),
                 Column("n_systems", "systems", "int")],
-                [[r.metric, r.human, r.statistic, r.pvalue, r.sample_correlation, r.n_systems]
-                 for r in f.itertuples()], _sigs(f)))
+                [[r.metric, r.human, r.statistic, r.pvalue, r.pvalue_holm, r.sample_correlation, r.n_systems]
+                 for r in f.itertuples()], _sigs(f),
+                note="Each p-value tests one metric's meta-correlation over the systems; the readings use the "
+                     "Holm-corrected p-values (one family: every metric x human column of the table)."))
             s.figures.append(Figure("fig-meta", "Meta-correlations",
                                     lambda: dg.plot_meta_correlation(results["meta_correlation"]),
                                     alt="Bars of meta-correlation per metric and human column"))

@@ -90,15 +90,17 @@ RULES = {
                 "exceeds the heterotrait-heteromethod and the heterotrait-monomethod values.",
     "val-cfa": "A CFA that did not converge or is not admissible is marked not interpretable (nothing else is "
                "read from it); otherwise its fit against Hu and Bentler's (1999) cut-offs (CFI >= .95, TLI >= .95, "
-               "RMSEA <= .06, SRMR <= .08), and factor correlations above .85 (Brown 2015: traits not empirically distinct).",
+               "RMSEA <= .06, SRMR <= .08), and factor correlations above .85 (Brown 2015: traits not empirically "
+               "distinct).",
     "rec-validity": "A warning in the summary when the CFA did not converge or is not admissible: the factor "
                     "analysis supports no conclusion.",
     "val-concurrent": "For each factor: the metric with the highest validity coefficient against its "
                       "factor scores.",
     "diag-ks": "For each human column: the metric with the highest KS score, and metrics whose gap has the "
                "reversed direction (low-quality texts scoring higher).",
-    "diag-meta": "Metrics with a negative meta-correlation significant at p < .05 (analytic, uncorrected): "
-                 "they agree less with the humans on better systems.",
+    "diag-meta": "Metrics with a negative meta-correlation significant at Holm-corrected p < .05 (analytic over "
+                 "the systems; one family: every metric x human column): they agree less with the humans on "
+                 "better systems. With fewer than 5 systems no conclusion is read.",
     "diag-sample": "For each human column: the range over metrics of the standard deviation of the "
                    "sample-level correlation at the smallest and the largest subset size.",
     "diag-design": "For each human column: how many metrics correlate significantly (after the design's "
@@ -442,6 +444,20 @@ def validity_readings(results):
     return out
 
 
+def with_holm(frame, col="pvalue"):
+    """``frame`` with ``pvalue_holm``: Holm's correction over its finite p-values as one family."""
+    from ..stats.multitest import adjust_pvalues
+
+    f = frame.copy()
+    p = f[col].to_numpy(float)
+    out = np.full(len(p), np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = adjust_pvalues(p[ok], method="holm")
+    f["pvalue_holm"] = out
+    return f
+
+
 def diagnostic_readings(results, corr=None):
     out = []
     if "ks" in results:
@@ -457,15 +473,20 @@ def diagnostic_readings(results, corr=None):
                     if len(rev) else "; every gap has the expected direction.")
             out.append(Reading(txt, "diag-ks", ["diag-ks"], h))
     if "meta_correlation" in results:
-        f = results["meta_correlation"].to_frame()
-        sig = f[(f.pvalue < P_LEVEL) & (f.statistic < 0)]
-        if len(sig):
-            out.append(Reading("Negative meta-correlation with p < .05 (agreement with humans falls on better "
-                               "systems): " + _names([f"{r.metric} with {r.human} ({fmt(r.statistic)})"
-                                                      for r in sig.itertuples()], 10) + ".",
+        f = with_holm(results["meta_correlation"].to_frame())
+        sig = f[(f.pvalue_holm < P_LEVEL) & (f.statistic < 0)]
+        n_sys = int(f.n_systems.max()) if len(f) else 0
+        if n_sys < MIN_SYSTEMS:
+            out.append(Reading(f"Meta-correlations over {n_sys} systems: too few for a conclusion (at least "
+                               f"{MIN_SYSTEMS} are needed).", "diag-meta", ["diag-meta"]))
+        elif len(sig):
+            out.append(Reading("Negative meta-correlation with Holm-corrected p < .05 (agreement with humans falls "
+                               "on better systems): " + _names([f"{r.metric} with {r.human} ({fmt(r.statistic)})"
+                                                                for r in sig.itertuples()], 10) + ".",
                                "diag-meta", ["diag-meta"]))
         else:
-            out.append(Reading("No metric has a negative meta-correlation with p < .05.", "diag-meta", ["diag-meta"]))
+            out.append(Reading(f"No metric has a negative meta-correlation with Holm-corrected p < .05 (over the "
+                               f"{len(f)} tests of the table).", "diag-meta", ["diag-meta"]))
     if "sample_size" in results:
         f = results["sample_size"].to_frame()
         sizes = sorted(f["size"].unique())

@@ -174,9 +174,15 @@ def _cite_all(x):
     from ._refs import cite
 
     if isinstance(x, dict):
-        return {k: (cite(v) if k in _CITED_KEYS and isinstance(v, str) else
-                    [cite(r) for r in v] if k == "skipped" and isinstance(v, list) and all(isinstance(r, str) for r in v)
-                    else _cite_all(v) if k != "rows" else v) for k, v in x.items()}
+        out = {}
+        for k, v in x.items():
+            if k in _CITED_KEYS and isinstance(v, str):
+                out[k] = cite(v)
+            elif k == "skipped" and isinstance(v, list) and all(isinstance(r, str) for r in v):
+                out[k] = [cite(r) for r in v]
+            else:
+                out[k] = v if k == "rows" else _cite_all(v)
+        return out
     if isinstance(x, list):
         return [_cite_all(v) for v in x]
     return x

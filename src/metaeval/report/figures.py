@@ -123,8 +123,8 @@ def reliability_bars(stability=None, consistency=None, *, title=None):
         raise ParameterError("reliability_bars needs stability=, consistency= or both")
     n = max(len(r.to_frame()) for _, r in panels)
     labels = [c for _, r in panels for c in r.to_frame()["column"]]
-    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 1.2 + 0.16 * n), (2.4 + _label_inches(labels)) * len(panels)),
-                             squeeze=False, layout="constrained")
+    size = (max(6, 1.2 + 0.16 * n), (2.4 + _label_inches(labels)) * len(panels))
+    fig, axes = plt.subplots(len(panels), 1, figsize=size, squeeze=False, layout="constrained")
     for ax, (name, res) in zip(axes[:, 0], panels):
         f = res.to_frame()
         x = range(len(f))
