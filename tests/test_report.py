@@ -915,3 +915,17 @@ def test_meta_correlation_reading_uses_holm_corrected_pvalues(tiny_report):
         assert text.startswith("No metric has a negative meta-correlation with Holm-corrected p < .05")
     uncorrected_only = [r for r in t["rows"] if r[k.index("pvalue")] < 0.05 <= r[k.index("pvalue_holm")]]
     assert not any(f"{r[0]} with {r[1]} (" in text for r in uncorrected_only)
+
+
+def test_every_report_figure_is_readable_with_42_long_metric_names(wide):
+    ds, names = wide
+    rep = build(ds, ReportConfig(quick=True, seed=0, n_resamples=20, splits=10, ks_low=3, ks_high=4))
+    figures = [f for s in rep.sections for f in s.figures]
+    assert {f.id for f in figures} >= {f"fig-corr-{ds.human[0]}", "fig-ks", "fig-meta", "fig-design",
+                                       "fig-reliability", "fig-alpha-curve", f"fig-clusters-{ds.human[0]}"}
+    problems = {}
+    for f in figures:
+        fig = f.make()
+        problems[f.id] = layout_problems(fig)
+        _close(fig)
+    assert problems == {f.id: [] for f in figures}
