@@ -117,6 +117,8 @@ def reliability_bars(stability=None, consistency=None, *, title=None):
     :func:`metaeval.consistency` result (bars with their interval).  Either or
     both; one panel each.
     """
+    import numpy as np
+
     plt = _pyplot()
     panels = [(n, r) for n, r in (("stability", stability), ("consistency (alpha)", consistency)) if r is not None]
     if not panels:
@@ -136,6 +138,13 @@ def reliability_bars(stability=None, consistency=None, *, title=None):
             ax.axhline(float(f["target"].iloc[0]), color="C3", linestyle="--", linewidth=1)
         ax.set_xticks(list(x), [_short(c) for c in f["column"]], rotation=90, fontsize=7)
         ax.set_xlim(-0.7, len(f) - 0.3)
+        # a bootstrap interval of alpha over few systems can reach -700: keep the axis readable at [-1, 1]
+        low = np.nanmin(np.r_[f["statistic"].to_numpy(float), f["ci_low"].to_numpy(float) if "ci_low" in f else []])
+        if np.isfinite(low):
+            ax.set_ylim(max(-1.0, min(0.0, low) - 0.05), 1.05)
+            if low < -1.0:
+                ax.set_title("values and intervals below -1 are cut at the axis", fontsize=7, loc="left",
+                             color="0.3")
         ax.set_ylabel(name)
     if title:
         fig.suptitle(title)
