@@ -406,9 +406,11 @@ def validity_readings(results):
             f"convergent {fmt(m.mean_convergent)}, heterotrait-monomethod {fmt(m.mean_htmm)}, "
             f"heterotrait-heteromethod {fmt(m.mean_hthm)}).", "val-mtmm", ["val-campbell-fiske", "val-mtmm"]))
     if "cfa" in results and _cfa_problem(results["cfa"]):
+        detail = getattr(results["cfa"], "problem", "") or ""  # validity's own diagnosis and advice, when given
         out.append(Reading(f"Not interpretable: {_cfa_problem(results['cfa'])}; its fit indices, loadings and "
                            "factor correlations are shown for diagnosis only and no reading, recommendation or "
-                           "further analysis uses them.", "val-cfa", ["val-cfa-fit", "val-cfa-corr"]))
+                           "further analysis uses them." + (f" ({detail}.)" if detail else ""), "val-cfa",
+                           ["val-cfa-fit", "val-cfa-corr"]))
     elif "cfa" in results:
         fa = results["cfa"]
         fit = fa.fit_frame().set_index("measure")["value"]
