@@ -971,8 +971,11 @@ class _Builder:
             Column("perturbation", "perturbation", "text"), Column("metric", "metric", "text"),
             Column("accuracy", "accuracy", "num"), Column("ties", "ties", "num"),
             Column("prefers_perturbed", "prefers perturbed", "num"), Column("ci", "95% CI", "ci"),
-            Column("n", "pairs", "int"), Column("missing", "skipped texts", "int"), Column("p", "p (sign)", "p")],
-            rows, sigs))
+            Column("n", "pairs", "int"), Column("missing", "skipped texts", "int"),
+            Column("p", "p (sign test; assumes independent pairs)", "p")],
+            rows, sigs, note="The sign test treats the (original, perturbed) pairs as independent; pairs of one "
+                             "system or one input are not, so its p-value overstates significance. No reading "
+                             "uses it."))
         s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: plot_detection(results),
                                 alt="Bars of detection accuracy per metric and perturbation"))
         s.readings += rd.text_readings(results)
