@@ -790,6 +790,8 @@ def test_report_prose_has_citations_references_and_no_raw_markup(tiny_report):
         assert f'id="ref-{r["key"]}"' in html and escape(r["full"]) in html
     assert "Mingqi Gao, Xinyu Hu, Li Lin, and Xiaojun Wan. 2025" in doc["references"][0]["full"]
     assert "@software{metaeval," in html and f"version = {{{metaeval.__version__}}}" in doc["bibtex"]
+    methods = visible[visible.index('id="sec-methods"'):visible.index('id="sec-references"')]
+    assert "^{" not in methods and "_{" not in methods  # no TeX braces left in the formulas
     # the ICC formulas of the agreement docstring arrive complete, as a table
     agreement = next(m for m in doc["methods"] if m["function"] == "metaeval.agreement")
     tables = [b for it in agreement["blocks"] if it["kind"] == "dl" for d in it["items"] for b in d["blocks"]
@@ -823,6 +825,9 @@ def test_latex_formulas_become_text():
     assert latex_text(r"\frac{a + b}{c}") == "(a + b)/c"
     assert latex_text(r"\sigma^2_{Y_j}") == "\u03c3\u00b2_(Y\u2c7c)"
     assert latex_text(r"\sqrt{x}") == "\u221ax"
+    from metaeval.report._methods import _plain
+
+    assert _plain("tr(S Sigma^{-1}) and sum_{i<j} p_ij") == "tr(S Sigma\u207b\u00b9) and sum_(i<j) p_ij"
     assert cite("as in seed paper 000, Algorithm 2") == "as in Gao et al. (2025), Algorithm 2"
     assert cite("(seed papers 001 and 003)") == "(Sheng et al., 2024; Shimorina, 2018)"
     assert cite("Seed paper 003 (Shimorina 2018), Figure 1") == "Shimorina (2018), Figure 1"

@@ -57,10 +57,26 @@ def _plain(text):
     text = re.sub(r"(?<![\w*])\*\*(\S(?:.*?\S)?)\*\*(?![\w*])", r"\1", text)
     text = re.sub(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])", r"\1", text)
     text = re.sub(r"`([^`]+)`_?", r"\1", text)
+    text = _braces(text)
     text = re.sub(r"\s+", " ", text).strip()
     if text.endswith("::"):
         text = text[:-1]
     return cite(text)
+
+
+def _braces(text):
+    """Plain-text formulas of docstrings (``Sigma^{-1}``, ``sum_{i<j}``) without TeX braces:
+    Unicode super/subscripts where every character has one, else ``^(...)`` / ``_(...)``."""
+    from ._refs import _SUB, _SUP
+
+    def sub(m):
+        table = _SUP if m.group(1) == "^" else _SUB
+        body = m.group(2)
+        if body and all(c in table for c in body):
+            return "".join(table[c] for c in body)
+        return f"{m.group(1)}({body})"
+
+    return re.sub(r"([\^_])\{([^{}]*)\}", sub, text)
 
 
 def _indent(line):
