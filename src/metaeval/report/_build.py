@@ -60,11 +60,14 @@ MODES = {
     },
 }
 
-#: seconds per unit of work, measured on the 2-core machine of BENCHMARKS.md under load (quick report
-#: on 16 systems x 100 inputs, 6 human columns x 60 metrics, kendall_b): one bootstrap correlation of
-#: 1600 cells at one level, one permutation resample of a metric pair at one level, one DP resample of
-#: a pair for one measure; the estimate scales them by the number of cells.
-COST = {"corr": 8.5e-4, "pair": 1.1e-3, "dp": 2.5e-4}
+#: seconds per unit of work on the 2-core machine of BENCHMARKS.md: the full SummEval run's section
+#: times (load 1.2-1.5; 91.7 s for 4 x 43 x 4 x 1001 bootstrap correlations, 117.9 s for 4 x 4 x 45 x 1000
+#: pair resamples, 76.1 s for DP + RC) divided by their units, times 1.5 for a shared machine: one
+#: bootstrap correlation of 1600 cells at one level, one permutation resample of a metric pair at one
+#: level, one DP resample of a pair for one coefficient; plus a base (imports, the other sections,
+#: figures) of 10 s and 0.01 s per human column x metric.  Checked against the quick SummEval run (about
+#: 10 s) and a quick run on 6 human columns x 212 metrics (45 s).
+COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01}
 
 
 def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
@@ -90,7 +93,7 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
         "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
         "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
     }
-    seconds = sum(parts.values()) + 5.0
+    seconds = sum(parts.values()) + COST["base"] + COST["per_column"] * n_humans * n_metrics
     cap_txt = (f"; --quick rule: bootstrap intervals for the first {k_ci} of {n_metrics} metrics per human column"
                if cap is not None and n_metrics > cap else "")
     text = (f"{n_humans} human column(s) x {n_metrics} metrics x {levels} levels on {n_systems} systems x "
