@@ -159,6 +159,9 @@ def _section(doc, sid):
 # ----------------------------------------------------------------------------- bundled data
 
 
+_CLI_OUTPUT = {}
+
+
 @pytest.fixture(scope="module")
 def summeval_report(tmp_path_factory):
     out = tmp_path_factory.mktemp("summeval-report")
@@ -166,6 +169,7 @@ def summeval_report(tmp_path_factory):
                                     "--n-resamples", "50", "--splits", "30", "--pairwise-metrics", "4",
                                     "--out", str(out)])
     assert res.exit_code == 0, res.output
+    _CLI_OUTPUT["summeval"] = res.output
     return out, json.loads((out / "results.json").read_text())
 
 
@@ -203,7 +207,7 @@ def test_bundled_numbers_equal_library(summeval_report):
             assert row[keys.index(f"{lv}_ci")] == [r.ci_low, r.ci_high]
     subset = pairwise_subset(res.to_frame(), levels, 4)
     c = metaeval.compare_all(ds, "coherence", metrics=subset, level="input", method="kendall_b",
-                             n_resamples=50, rng=0)
+                             n_resamples=50, rng=0, cluster_correction="holm")
     t = _table(doc, "clusters-coherence")
     got = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("input_cluster")] for r in t["rows"]}
     assert got == dict(zip(c.metrics, c.clusters.tolist()))
@@ -230,7 +234,11 @@ def test_bundled_readings_follow_the_numbers(summeval_report):
            for lv in ("system", "input", "item", "global")}
     trust = _table(doc, "rec-trust")
     for row in trust["rows"]:
-        assert set(row[2].split(", ")) <= set(top[row[1]]) | {"none"}
+        # 4 metrics, 6 pairs, 50 resamples: Holm cannot reach .05 (6/51 > .05), so no level is concluded
+        assert row[2].startswith("no conclusion: too few resamples (50)"), row
+    rec = " ".join(r["text"] for r in _section(doc, "recommendation")["readings"])
+    assert "no metric can be recommended from this run" in rec and "1/(50+1)" in rec
+    assert "Trusted at every level" not in rec
 
 
 def test_report_html_is_self_contained(summeval_report):
@@ -429,12 +437,12 @@ def test_template_is_package_data():
 LONG = "m/" + "x" * 260  # a metric name with a slash, longer than a file name may be
 
 
-def small_dataset(human="h", metrics=("a", "b", "c"), seed=0):
+def small_dataset(human="h", metrics=("a", "b", "c"), seed=0, n_systems=5):
     rng = np.random.default_rng(seed)
-    q = rng.standard_normal((5, 30))
+    q = rng.standard_normal((n_systems, 30))
     scores = {human: np.clip(np.rint(3 + q), 1, 5)}
     for k, m in enumerate(metrics):
-        scores[m] = q + (0.5 + k) * rng.standard_normal((5, 30))
+        scores[m] = q + (0.5 + k) * rng.standard_normal((n_systems, 30))
     return metaeval.Dataset.from_arrays(scores, human=[human])
 
 
@@ -571,3 +579,363 @@ def test_cfa_that_did_not_converge_is_not_interpretable_and_drives_nothing(monke
     assert not any("Hu and Bentler" in t or "meets" in t for t in cfa_readings)
     summary = [r["text"] for r in _section(doc, "recommendation")["readings"] if r["rule"] == "rec-validity"]
     assert summary and "not interpretable" in summary[0]
+
+
+# ----------------------------------------------------------------------------- corrected evidence (14.4)
+
+
+def test_summary_does_not_trust_uncorrected_clusters_when_holm_cannot_reach_alpha(tmp_path):
+    # 3 metrics = 3 pairs; 30 resamples: the smallest p is 1/31 and Holm's smallest is 3/31 > .05
+    doc = write(build(small_dataset(), ReportConfig(**SMALL)), str(tmp_path))
+    clu = " ".join(r["text"] for r in _section(doc, "clusters")["readings"])
+    assert "1/(30+1)" in clu and "--n-resamples 60 or more" in clu
+    assert not any(r["rule"] == "clu-top" for r in _section(doc, "clusters")["readings"])
+    rec = [r for r in _section(doc, "recommendation")["readings"] if r["rule"] == "rec-trust"]
+    assert rec and all("no metric can be recommended from this run" in r["text"] for r in rec)
+    assert all(row[2].startswith("no conclusion") for row in _table(doc, "rec-trust")["rows"])
+    assert all("clusters:holm" in sig for sig in _table(doc, "clusters-h")["signatures"])
+
+
+def test_clusters_agree_with_holm_pvalues(tmp_path):
+    ds = small_dataset(metrics=("a", "b", "c", "d"), n_systems=8)
+    doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 199})), str(tmp_path))
+    c = metaeval.compare_all(ds, "h", metrics=["a", "b", "c", "d"], level="global", method="kendall_b",
+                             n_resamples=199, rng=0, cluster_correction="holm")
+    t = _table(doc, "clusters-h")
+    k = [c_["key"] for c_ in t["columns"]].index("global_cluster")
+    assert {r[0]: r[k] for r in t["rows"]} == dict(zip(c.metrics, c.clusters.tolist()))
+    # greedy rule on the Holm-adjusted one-sided p-values: a metric leaves the top cluster only when a
+    # top-cluster metric is better with adjusted p <= alpha
+    top = [m for m, cl in zip(c.metrics, c.clusters) if cl == 1]
+    from metaeval.stats.multitest import adjust_pvalues
+
+    iu = np.triu_indices(len(c.metrics), 1)
+    holm = np.full_like(c.better, np.nan)
+    holm[iu] = adjust_pvalues(c.better[iu], method="holm")
+    for j, (m, cl) in enumerate(zip(c.metrics, c.clusters)):
+        if cl == 2:  # the first metric outside the top cluster is beaten by a top-cluster metric
+            assert any(holm[i, j] <= 0.05 for i in range(j) if c.metrics[i] in top), m
+            break
+    pairs = _table(doc, "pairs-h")
+    pk = [c_["key"] for c_ in pairs["columns"]]
+    for r in pairs["rows"]:  # the pair table shows the Holm p-values the clusters use
+        if r[0] == "global":
+            i, j = c.metrics.index(r[1]), c.metrics.index(r[2])
+            assert r[pk.index("p_greater_holm")] == pytest.approx(holm[i, j], rel=1e-12)
+    for i, a in enumerate(top):  # and no top-cluster metric beats another one after Holm
+        for b in top[i + 1:]:
+            assert not holm[c.metrics.index(a), c.metrics.index(b)] <= 0.05
+
+
+def test_few_systems_give_no_system_level_conclusion(tmp_path):
+    ds = small_dataset(n_systems=4)
+    doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 99})), str(tmp_path))
+    rows = {r[1]: r[2] for r in _table(doc, "rec-trust")["rows"]}
+    assert rows["system"] == "no conclusion: only 4 systems" and not rows["global"].startswith("no conclusion")
+    corr = [r["text"] for r in _section(doc, "correlations")["readings"] if r["rule"] == "few-systems"]
+    assert corr and "only 4 systems" in corr[0]
+    rec = " ".join(r["text"] for r in _section(doc, "recommendation")["readings"])
+    assert "Trusted at every level" not in rec and "system level: no conclusion: only 4 systems" in rec
+
+
+def test_global_analytic_pvalue_is_flagged_beside_the_resampling_interval(tmp_path):
+    ds = small_dataset(n_systems=6)
+    doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 99})), str(tmp_path))
+    t = _table(doc, "diag-design")
+    labels = {c["key"]: c["label"] for c in t["columns"]}
+    assert "ANALYTIC, assumes independent cells" in labels["global_p"] and "boot-both" in labels["global_ci"]
+    assert "overstates significance" in t["note"]
+    corr = _table(doc, "corr-h")
+    ck = [c["key"] for c in corr["columns"]]
+    boot = {r[0]: r[ck.index("global_ci")] for r in corr["rows"]}
+    gk = [c["key"] for c in t["columns"]]
+    for r in t["rows"]:  # the interval beside the analytic p is the correlation table's boot-both interval
+        assert r[gk.index("global_ci")] == boot[r[1]]
+        same = corr["rows"][[x[0] for x in corr["rows"]].index(r[1])][ck.index("global")]
+        assert r[gk.index("global")] == pytest.approx(same, rel=1e-12)  # same coefficient (scipy vs the kernel)
+    text = " ".join(r["text"] for r in _section(doc, "diagnostics")["readings"] if r["rule"] == "diag-design")
+    assert "assumes independent cells" in text and "boot-both 95% interval" in text
+
+
+# ----------------------------------------------------------------------------- figures with many metrics (14.8)
+
+
+def layout_problems(fig):
+    """What a reader would see as broken in a drawn figure: text outside the figure (clipped), a title
+    over a plot, overlapping axes (a colorbar inside a plot), overlapping tick labels."""
+    import matplotlib.text
+
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    W = fig.bbox
+    probs = []
+    undrawn = set()  # tick labels of ticks outside the view limits exist but are not drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - 1e-9 <= tick.get_loc() <= hi + 1e-9:
+                    undrawn |= {id(tick.label1), id(tick.label2)}
+    for t in fig.findobj(matplotlib.text.Text):
+        if not (t.get_visible() and t.get_text().strip()) or id(t) in undrawn:
+            continue
+        b = t.get_window_extent(r)
+        if b.x0 < W.x0 - 1 or b.x1 > W.x1 + 1 or b.y0 < W.y0 - 1 or b.y1 > W.y1 + 1:
+            probs.append(f"clipped text {t.get_text()[:40]!r}")
+    boxes = [ax.get_window_extent(r).shrunk(0.999, 0.999) for ax in fig.axes]
+    titles = [fig._suptitle] + [ax.title for ax in fig.axes]
+    for t in titles:
+        if t is not None and t.get_visible() and t.get_text():
+            b = t.get_window_extent(r).shrunk(0.98, 0.9)
+            if any(b.overlaps(x) for x in boxes):
+                probs.append(f"title over a plot: {t.get_text()[:40]!r}")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            if a.overlaps(b):
+                probs.append("axes overlap (a colorbar or panel inside another)")
+    for ax in fig.axes:
+        for labels in (ax.get_xticklabels(), ax.get_yticklabels()):
+            bbs = [lb.get_window_extent(r).shrunk(0.95, 0.9) for lb in labels
+                   if lb.get_visible() and lb.get_text() and id(lb) not in undrawn]
+            if any(p.overlaps(q) for p, q in zip(bbs, bbs[1:])):
+                probs.append(f"tick labels overlap in {ax.get_title()[:30]!r}")
+    return probs
+
+
+def wide_dataset(n_metrics=42, seed=0):
+    """6 systems x 40 inputs, one human column, many metrics with long names (one with a slash)."""
+    rng = np.random.default_rng(seed)
+    q = rng.standard_normal((6, 40))
+    scores = {"overall quality (expert mean, 1-5)": np.clip(np.rint(3 + q), 1, 5)}
+    names = [f"metric {k:02d} / a rather long descriptive name with settings v{k}" for k in range(n_metrics)]
+    for k, m in enumerate(names):
+        scores[m] = q + (0.3 + 0.05 * k) * rng.standard_normal((6, 40))
+    return metaeval.Dataset.from_arrays(scores, human=["overall quality (expert mean, 1-5)"]), names
+
+
+@pytest.fixture(scope="module")
+def wide():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    return wide_dataset()
+
+
+def _close(fig):
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_figures_with_many_long_metric_names_are_readable(wide):
+    from metaeval import diagnostics as dg
+    from metaeval.report import figures as fg
+
+    ds, names = wide
+    h = ds.human[0]
+    rng = np.random.default_rng(1)
+    stat = rng.uniform(-0.2, 0.8, (len(names), 4))
+    frame = pd.DataFrame([{"metric": m, "level": lv, "statistic": stat[i, j], "ci_low": stat[i, j] - 0.2,
+                           "ci_high": stat[i, j] + 0.2}
+                          for i, m in enumerate(names) for j, lv in enumerate(["system", "input", "item", "global"])])
+    figs = {
+        "correlation intervals": fg.correlation_intervals(frame, title=f"kendall_b with {h}"),
+        "KS": dg.plot_ks(dg.ks_score(ds, [h], low=3, high=4)),
+        "meta-correlation": dg.plot_meta_correlation(dg.meta_correlation(ds, [h])),
+        "reliability": fg.reliability_bars(None, metaeval.consistency(ds, [h, *names])),
+        "design": dg.plot_correlation_design(dg.correlation_design(ds, columns=[h, *names[:12]])),
+    }
+    problems = {}
+    for name, fig in figs.items():
+        problems[name] = layout_problems(fig)
+        _close(fig)
+    assert problems == {k: [] for k in figs}
+
+
+def test_layout_check_catches_a_clipped_title_and_an_inner_colorbar():
+    """The check above can fail: the old KS figure (tight_layout, colorbar, long title) is caught."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(2, 3))
+    im = ax.imshow(np.random.default_rng(0).random((10, 1)), aspect="auto")
+    ax.set_yticks(range(10), [f"metric {k} with a long name" for k in range(10)])
+    ax.set_title("KS score: low- vs high-quality texts, a long title")
+    cax = fig.add_axes([0.5, 0.3, 0.1, 0.4])  # a colorbar inside the plot
+    fig.colorbar(im, cax=cax)
+    probs = layout_problems(fig)
+    _close(fig)
+    assert any(p.startswith("clipped text") for p in probs)
+    assert any(p.startswith("axes overlap") for p in probs)
+
+
+# ----------------------------------------------------------------------------- what readers see (14.8)
+
+
+def test_report_prose_has_citations_references_and_no_raw_markup(tiny_report):
+    out, doc, _ = tiny_report
+    html = (out / "report.html").read_text(encoding="utf8")
+    visible = html[html.index("<body>"):]
+    for raw in (".. math::", "**", ":math:", ":func:", "``", "\\frac", "\\alpha", "\\sum", "seed paper"):
+        assert raw not in visible, raw
+    assert "(Xiao et al., 2023)" in visible and "(Gao et al., 2025" in visible  # author-year citations
+    refs = _parse(out)
+    assert [k for k, _ in refs.sections][-2:] == ["references", "cite"]
+    assert [r["key"] for r in doc["references"]] == ["000", "001", "002", "003", "004"]
+    for r in doc["references"]:
+        assert f'id="ref-{r["key"]}"' in html and escape(r["full"]) in html
+    assert "Mingqi Gao, Xinyu Hu, Li Lin, and Xiaojun Wan. 2025" in doc["references"][0]["full"]
+    assert "@software{metaeval," in html and f"version = {{{metaeval.__version__}}}" in doc["bibtex"]
+    methods = visible[visible.index('id="sec-methods"'):visible.index('id="sec-references"')]
+    assert "^{" not in methods and "_{" not in methods  # no TeX braces left in the formulas
+    # the ICC formulas of the agreement docstring arrive complete, as a table
+    agreement = next(m for m in doc["methods"] if m["function"] == "metaeval.agreement")
+    tables = [b for it in agreement["blocks"] if it["kind"] == "dl" for d in it["items"] for b in d["blocks"]
+              if b["kind"] == "table"]
+    assert [r[0] for r in tables[0]["rows"]] == ["icc1", "icc2", "icc3", "icc1k", "icc2k", "icc3k"]
+    # Cronbach's alpha formula (a .. math:: block) is rendered as text
+    cons = next(m for m in doc["methods"] if m["function"] == "metaeval.consistency")
+    assert any(b["kind"] == "math" and b["text"].startswith("α = M/(M - 1)") for b in cons["blocks"])
+
+
+def test_many_signatures_are_collapsed(tiny_report):
+    out, doc, _ = tiny_report
+    html = (out / "report.html").read_text(encoding="utf8")
+    from metaeval.report._render import split_signatures
+
+    multi = [t for s in doc["sections"] for t in s["tables"] if len(t["signatures"]) > 1]
+    assert multi
+    for t in multi:
+        block = html[html.index(f'data-table="{t["id"]}"') - 3000:html.index(f'data-table="{t["id"]}"')]
+        block = block[block.rindex("<figcaption>"):]
+        common = split_signatures(t["signatures"])["common"]
+        assert block.count('class="sig" data-common="1"') == 1 and escape(common) in block
+        assert '<details class="sigs">' in block and all(escape(s_) in block for s_ in t["signatures"])
+    assert split_signatures(["a:1|b:2|v:0", "a:1|b:3|v:0"]) == {"common": "a:1|v:0", "differ": ["b"]}
+
+
+def test_latex_formulas_become_text():
+    from metaeval.report._refs import cite, latex_text
+
+    assert latex_text(r"\tilde p \le \alpha") == "p\u0303 \u2264 \u03b1"
+    assert latex_text(r"\frac{a + b}{c}") == "(a + b)/c"
+    assert latex_text(r"\sigma^2_{Y_j}") == "\u03c3\u00b2_(Y\u2c7c)"
+    assert latex_text(r"\sqrt{x}") == "\u221ax"
+    from metaeval.report._methods import _plain
+
+    assert _plain("tr(S Sigma^{-1}) and sum_{i<j} p_ij") == "tr(S Sigma\u207b\u00b9) and sum_(i<j) p_ij"
+    assert cite("as in seed paper 000, Algorithm 2") == "as in Gao et al. (2025), Algorithm 2"
+    assert cite("(seed papers 001 and 003)") == "(Sheng et al., 2024; Shimorina, 2018)"
+    assert cite("Seed paper 003 (Shimorina 2018), Figure 1") == "Shimorina (2018), Figure 1"
+
+
+# ----------------------------------------------------------------------------- cost (14.8)
+
+
+def test_cost_is_said_before_the_run(summeval_report):
+    out, doc = summeval_report
+    text = _CLI_OUTPUT["summeval"]
+    line = next(ln for ln in text.splitlines() if ln.startswith("metaeval: estimated cost: "))
+    assert text.index(line) < text.index("report: ")  # before the run's own output
+    assert "1 human column(s) x 6 metrics x 4 levels on 17 systems x 100 inputs, 50 resamples" in line
+    assert doc["estimate"]["text"] in line and doc["estimate"]["seconds"] > 0
+    assert escape(doc["estimate"]["text"]) in (out / "report.html").read_text()
+
+
+def test_estimate_follows_the_sizes():
+    from metaeval.report import estimate
+
+    quick, full = ReportConfig(quick=True), ReportConfig()
+    a = estimate(16, 100, 6, 212, full)["parts"]
+    b = estimate(16, 100, 6, 106, full)["parts"]
+    c = estimate(32, 100, 6, 212, full)["parts"]
+    assert a["correlation intervals"] == pytest.approx(2 * b["correlation intervals"])  # linear in metrics
+    assert c["correlation intervals"] == pytest.approx(2 * a["correlation intervals"])  # and in cells
+    assert a["significance clusters"] == b["significance clusters"]  # the pairwise set is fixed (10)
+    q = estimate(16, 100, 6, 212, quick)
+    # --quick: intervals for 20 metrics, 100 instead of 1000 resamples
+    assert q["parts"]["correlation intervals"] == pytest.approx(a["correlation intervals"] * 20 / 212 * 101 / 1001)
+    assert "--quick rule: bootstrap intervals for the first 20 of 212 metrics" in q["text"]
+    assert q["seconds"] < 120  # quick stays quick on the wide file of issue 14.8 (6 humans x 212 metrics)
+
+
+def test_quick_rule_caps_bootstrap_intervals(tmp_path):
+    ds, names = wide_dataset(n_metrics=26)
+    doc = write(build(ds, ReportConfig(quick=True, seed=0, n_resamples=20, splits=10, levels=("system", "global"))),
+                str(tmp_path))
+    t = _table(doc, f"corr-{ds.human[0]}")
+    k = [c["key"] for c in t["columns"]].index("global_ci")
+    with_ci = [r[0] for r in t["rows"] if r[k] is not None and r[k][0] is not None]
+    assert len(t["rows"]) == 26 and len(with_ci) == 20
+    assert "--quick rule: bootstrap intervals for 20 of 26 metrics" in t["note"]
+    subset = _table(doc, f"clusters-{ds.human[0]}")["rows"]
+    assert {r[0] for r in subset} <= set(with_ci)
+    assert any(r["rule"] == "corr-quick" for r in _section(doc, "correlations")["readings"])
+    c = metaeval.correlate(ds, ds.human[0], metrics=names, level=["system", "global"], method="kendall_b", ci="none")
+    stat = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("global")] for r in t["rows"]}
+    assert stat == {m: c.get(m, level="global").statistic for m in names}  # every statistic is still there
+
+
+def test_quick_clusters_get_enough_resamples_for_holm_to_reach_alpha(tmp_path):
+    # 6 metrics = 15 pairs: 100 resamples give at best 15/101 > .05 after Holm; without an explicit
+    # --n-resamples the cluster tests run ceil(15 / .05) = 300 resamples, and the note says so
+    ds = small_dataset(metrics=("a", "b", "c", "d", "e", "f"), n_systems=6)
+    doc = write(build(ds, ReportConfig(quick=True, seed=0, splits=10, pairwise="all", levels=("system", "global"))),
+                str(tmp_path))
+    t = _table(doc, "clusters-h")
+    assert all("|n:300|" in sig for sig in t["signatures"]) and "Permutation resamples: 300 (not 100)" in t["note"]
+    assert not any(r["rule"] == "clu-resolution" for r in _section(doc, "clusters")["readings"])
+    rows = _table(doc, "rec-trust")["rows"]
+    assert not any(r[2].startswith("no conclusion: too few resamples") for r in rows)
+
+
+def _holm_reference(p):
+    """Holm (1979) step-down adjustment, written out: sort, multiply by m - k, running maximum, cap at 1."""
+    p = np.asarray(p, float)
+    order = np.argsort(p, kind="stable")
+    out = np.empty_like(p)
+    running = 0.0
+    for k, i in enumerate(order):
+        running = max(running, min(1.0, (len(p) - k) * p[i]))
+        out[i] = running
+    return out
+
+
+def test_meta_correlation_reading_uses_holm_corrected_pvalues(tiny_report):
+    _, doc, _ = tiny_report
+    t = _table(doc, "diag-meta")
+    k = [c["key"] for c in t["columns"]]
+    p = np.array([r[k.index("pvalue")] for r in t["rows"]], float)
+    got = np.array([r[k.index("pvalue_holm")] for r in t["rows"]], float)
+    np.testing.assert_allclose(got, _holm_reference(p), rtol=1e-12)
+    text = next(r["text"] for r in _section(doc, "diagnostics")["readings"] if r["rule"] == "diag-meta")
+    sig = [r for r in t["rows"] if r[k.index("pvalue_holm")] < 0.05 and r[k.index("statistic")] < 0]
+    if sig:
+        assert all(f"{r[0]} with {r[1]}" in text for r in sig)
+    else:
+        assert text.startswith("No metric has a negative meta-correlation with Holm-corrected p < .05")
+    uncorrected_only = [r for r in t["rows"] if r[k.index("pvalue")] < 0.05 <= r[k.index("pvalue_holm")]]
+    assert not any(f"{r[0]} with {r[1]} (" in text for r in uncorrected_only)
+
+
+def test_every_report_figure_is_readable_with_42_long_metric_names(wide):
+    ds, names = wide
+    rep = build(ds, ReportConfig(quick=True, seed=0, n_resamples=20, splits=10, ks_low=3, ks_high=4))
+    figures = [f for s in rep.sections for f in s.figures]
+    assert {f.id for f in figures} >= {f"fig-corr-{ds.human[0]}", "fig-ks", "fig-meta", "fig-design",
+                                       "fig-reliability", "fig-alpha-curve", f"fig-clusters-{ds.human[0]}"}
+    problems = {}
+    for f in figures:
+        fig = f.make()
+        problems[f.id] = layout_problems(fig)
+        if f.id == "fig-reliability":  # alpha's bootstrap bounds over 6 systems reach far below -1
+            low = min(x for r in rep.results["reliability"]["consistency"]["results"] for x in [r["ci_low"]]
+                      if x is not None)
+            assert low < -1 and fig.axes[0].get_ylim()[0] >= -1.0  # the axis stays readable
+            assert "cut at the axis" in fig.axes[0].get_title(loc="left")
+        _close(fig)
+    assert problems == {f.id: [] for f in figures}

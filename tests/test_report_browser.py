@@ -36,13 +36,29 @@ def test_report_opens_in_chromium_without_console_errors(tmp_path):
                               ".map(s => s.dataset.section)")
         n_tables = b.evaluate("document.querySelectorAll('table[data-table]').length")
         title = b.evaluate("document.title")
+        embedded = b.evaluate("Array.from(document.images).every(i => i.src.startsWith('data:image/png;base64,'))")
+        text = b.evaluate("document.body.innerText")
+        n_refs = b.evaluate("document.querySelectorAll('ol.references li').length")
+        # no figure is wider than its column (nothing cut off at the right edge)
+        too_wide = b.evaluate("Array.from(document.images).filter(i => i.getBoundingClientRect().right > "
+                              "document.querySelector('main').getBoundingClientRect().right + 1).length")
         shot = b.screenshot(str(tmp_path / "report.png"))
+        shots = []
+        for k, anchor in enumerate(["sec-recommendation", "fig-ks", "sec-methods", "sec-references"]):
+            b.evaluate(f"document.getElementById('{anchor}').scrollIntoView()")
+            shots.append(b.screenshot(str(tmp_path / f"report-{k}.png")))
     assert errors == []
     figures = [f for s in doc["sections"] for f in s["figures"]]
     assert n_images == len(figures) and broken == []
     assert sections[: len(doc["sections"])] == [s["id"] for s in doc["sections"]]
     assert n_tables == sum(len(s["tables"]) for s in doc["sections"])
     assert title == doc["title"]
+    assert embedded and too_wide == 0 and n_refs == 5
+    for raw in (".. math::", "**", ":math:", "\\frac", "seed paper"):
+        assert raw not in text, raw
+    assert "How to cite" in text and "@software{metaeval," in text
+    for p in shots:
+        assert os.path.getsize(p) > 20_000
     with open(shot, "rb") as f:
         assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     assert os.path.getsize(shot) > 20_000

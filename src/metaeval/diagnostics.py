@@ -1817,10 +1817,21 @@ def _pyplot():
     return plt
 
 
+def _short(label, n: int = 40) -> str:
+    """A tick label of at most ``n`` characters (long column names end with an ellipsis)."""
+    s = str(label)
+    return s if len(s) <= n else s[: n - 1] + "\u2026"
+
+
+def _label_inches(labels, fontsize: float = 7) -> float:
+    """A generous width, in inches, of the longest (shortened) label at ``fontsize`` points."""
+    return max((len(_short(x)) for x in labels), default=0) * fontsize * 0.6 / 72
+
+
 def _heatmap(ax, values, rows, cols, *, vmin, vmax, cmap, fmt="{:.2f}", crosses=None):
     im = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
-    ax.set_xticks(range(len(cols)), labels=list(cols), rotation=90, fontsize=7)
-    ax.set_yticks(range(len(rows)), labels=list(rows), fontsize=7)
+    ax.set_xticks(range(len(cols)), labels=[_short(c) for c in cols], rotation=90, fontsize=7)
+    ax.set_yticks(range(len(rows)), labels=[_short(r) for r in rows], fontsize=7)
     if len(rows) * len(cols) <= 400:
         for i in range(len(rows)):
             for j in range(len(cols)):
@@ -1843,11 +1854,13 @@ def plot_ks(ks: KSScores, *, title: str | None = None):
     """
     plt = _pyplot()
     mat = ks.matrix()
-    fig, ax = plt.subplots(figsize=(1.2 + 0.9 * mat.shape[1], 1.0 + 0.25 * mat.shape[0]))
+    # constrained layout keeps the title and the colorbar outside the cells, the size follows the labels
+    width = max(4.8, 1.6 + _label_inches(mat.index) + 0.7 * mat.shape[1])
+    height = 1.4 + _label_inches(mat.columns) + 0.2 * mat.shape[0]
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
     im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=0, vmax=1, cmap="viridis")
-    fig.colorbar(im, ax=ax, label="KS score")
-    ax.set_title(title or "KS score: low- vs high-quality texts")
-    fig.tight_layout()
+    fig.colorbar(im, ax=ax, label="KS score", shrink=min(1.0, 4.0 / height) if height > 4 else 1.0)
+    ax.set_title(title or "KS score: low- vs high-quality texts", fontsize=9)
     return fig
 
 
@@ -1888,14 +1901,39 @@ def plot_meta_correlation(mc: MetaCorrelations, *, title: str | None = None):
     """Bars of meta-correlation per metric, one panel per human dimension (001, Figure 4).
 
     Red markers show each metric's sample-level correlation (the paper's red
-    line).  Bar heights are the ``statistic`` values in metric order.
+    line).  Bar heights are the ``statistic`` values in metric order.  With
+    more than 24 metrics the bars are horizontal (one labelled row per
+    metric; bar widths are the statistics, top to bottom); labels longer
+    than 40 characters end with an ellipsis.
     """
     plt = _pyplot()
     f = mc.to_frame()
     humans = list(dict.fromkeys(f.human))
+    n = f.metric.nunique()
+    label = f"meta-correlation ({f.meta_method.iloc[0]})"
+    if n > 24:  # many metrics: horizontal bars, one readable row per metric, panels side by side
+        fig, axes = plt.subplots(
+            1, len(humans), figsize=(1.0 + _label_inches(f.metric) + 2.6 * len(humans), 1.6 + 0.17 * n),
+            squeeze=False, sharey=True, layout="constrained",
+        )  # fmt: skip
+        for k, (ax, hname) in enumerate(zip(axes[0], humans)):
+            d = f[f.human == hname]
+            y = np.arange(len(d))[::-1]
+            ax.barh(y, d.statistic.to_numpy(float), color="C0")
+            ax.scatter(d.sample_correlation.to_numpy(float), y, color="red", marker="|", s=60, zorder=3)
+            ax.axvline(0, color="black", linewidth=0.8)
+            if k == 0:
+                ax.set_yticks(y, labels=[_short(m) for m in d.metric], fontsize=7)
+            ax.set_ylim(-0.7, len(d) - 0.3)
+            ax.set_xlim(-1, 1)
+            ax.set_xlabel(label, fontsize=8)
+            ax.set_title(_short(hname), fontsize=9)
+        fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)", fontsize=10)
+        return fig
     fig, axes = plt.subplots(
-        1, len(humans), figsize=(1.5 + 0.4 * f.metric.nunique() * len(humans), 4), squeeze=False
-    )
+        1, len(humans), figsize=(max(5.0, 1.5 + (0.4 * n + 0.6) * len(humans)), 2.6 + _label_inches(f.metric)),
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
     for ax, hname in zip(axes[0], humans):
         d = f[f.human == hname]
         x = np.arange(len(d))
@@ -1904,12 +1942,11 @@ def plot_meta_correlation(mc: MetaCorrelations, *, title: str | None = None):
             x, d.sample_correlation.to_numpy(float), color="red", marker="_", s=200, zorder=3
         )
         ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(x, labels=list(d.metric), rotation=90, fontsize=7)
+        ax.set_xticks(x, labels=[_short(m) for m in d.metric], rotation=90, fontsize=7)
         ax.set_ylim(-1, 1)
-        ax.set_title(hname)
-    axes[0][0].set_ylabel(f"meta-correlation ({f.meta_method.iloc[0]})")
-    fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)")
-    fig.tight_layout()
+        ax.set_title(_short(hname), fontsize=9)
+    axes[0][0].set_ylabel(label)
+    fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)", fontsize=10)
     return fig
 
 
@@ -1942,8 +1979,9 @@ def plot_correlation_design(cd: CorrelationDesign, *, title: str | None = None):
     """
     plt = _pyplot()
     k = len(cd.columns)
+    lab = _label_inches(cd.columns)
     fig, axes = plt.subplots(
-        1, len(cd.levels), figsize=(1.5 + (0.45 * k + 1.5) * len(cd.levels), 1.8 + 0.4 * k),
+        1, len(cd.levels), figsize=(1.5 + lab + max(0.3 * k + 1.0, 2.6) * len(cd.levels), 1.8 + lab + 0.3 * k),
         squeeze=False, layout="constrained",
     )  # fmt: skip
     for n_ax, (ax, lv) in enumerate(zip(axes[0], cd.levels)):
@@ -1955,7 +1993,7 @@ def plot_correlation_design(cd: CorrelationDesign, *, title: str | None = None):
         if n_ax:
             ax.tick_params(labelleft=False)
         name = "sentence level (global)" if lv == "global" else "system level"
-        ax.set_title(f"{name}, alpha {cd.alpha[lv]:g} ({cd.correction})", fontsize=9)
+        ax.set_title(f"{name}\nalpha {cd.alpha[lv]:g} ({cd.correction})", fontsize=8)
     fig.colorbar(im, ax=list(axes[0]), label=cd.method)
     if title:
         fig.suptitle(title)

@@ -7,7 +7,8 @@ the figures and the tables.  jinja2 and matplotlib are imported only when a
 report is written.
 """
 
-from ._build import MODES, Progress, Report, ReportConfig, build, pairwise_subset
+from ._build import MODES, Progress, Report, ReportConfig, build, estimate, pairwise_subset
 from ._render import Writer, render_html, write
 
-__all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "pairwise_subset", "render_html", "write", "Writer"]
+__all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "estimate", "pairwise_subset", "render_html",
+           "write", "Writer"]

@@ -41,6 +41,7 @@ MODES = {
         "tau_resamples": 999,     # local accuracy, H2 permutations
         "chi2_resamples": 9999,   # local accuracy, H1 permutations (small counts)
         "text": True,             # text diagnostics (rescoring perturbed texts)
+        "ci_metrics": None,       # bootstrap intervals for every metric
     },
     "quick": {
         "n_resamples": 100,
@@ -52,8 +53,61 @@ MODES = {
         "tau_resamples": 99,
         "chi2_resamples": 999,
         "text": False,
+        # --quick rule: bootstrap intervals (the bulk of a wide run's time) for at most 20 metrics per
+        # human column, chosen as the pairwise set is (round-robin over the levels by the statistic); the
+        # other metrics get their statistic without an interval, and the report says so
+        "ci_metrics": 20,
     },
 }
+
+#: seconds per unit of work on the 2-core machine of BENCHMARKS.md: the full SummEval run's section
+#: times (load 1.2-1.5; 91.7 s for 4 x 43 x 4 x 1001 bootstrap correlations, 117.9 s for 4 x 4 x 45 x 1000
+#: pair resamples, 76.1 s for DP + RC) divided by their units, times 1.5 for a shared machine: one
+#: bootstrap correlation of 1600 cells at one level, one permutation resample of a metric pair at one
+#: level, one DP resample of a pair for one coefficient; plus a base (imports, the other sections,
+#: figures) of 10 s and 0.01 s per human column x metric.  Checked against the quick SummEval run (about
+#: 10 s) and a quick run on 6 human columns x 212 metrics (45 s).
+COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01}
+
+
+def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
+    """What a run will cost, from the sizes alone (before any work): ``{"seconds", "parts", "text"}``.
+
+    The bootstrap intervals of the correlation table (humans x metrics x levels x resamples), the
+    pairwise tests of the clusters (humans x levels x pairs x resamples) and discriminative power
+    (humans x levels x 3 coefficients x pairs x resamples) dominate; each count is multiplied by a
+    cost per unit (:data:`COST`) scaled by the number of cells.  A rough figure (within a factor of
+    about 2-3, more on a loaded machine); the text diagnostics, which rescore texts, are not included.
+    """
+    levels = len(cfg.levels)
+    n = cfg.value("n_resamples")
+    cap = cfg.value("ci_metrics")
+    k_ci = n_metrics if cap is None else min(cap, n_metrics)
+    k = cfg.value("pairwise")
+    p = n_metrics if k == "all" else len(k) if isinstance(k, (tuple, list)) else min(int(k), n_metrics)
+    pairs = p * (p - 1) // 2
+    n_c = n if cfg.n_resamples is not None or not pairs else max(n, math.ceil(pairs / cfg.alpha))
+    scale = n_systems * n_inputs / 1600
+    parts = {
+        "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
+        "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
+        "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
+    }
+    seconds = sum(parts.values()) + COST["base"] + COST["per_column"] * n_humans * n_metrics
+    cap_txt = (f"; --quick rule: bootstrap intervals for the first {k_ci} of {n_metrics} metrics per human column"
+               if cap is not None and n_metrics > cap else "")
+    text = (f"{n_humans} human column(s) x {n_metrics} metrics x {levels} levels on {n_systems} systems x "
+            f"{n_inputs} inputs, {n} resamples, pairwise set of {p}{cap_txt}: about "
+            f"{_duration(seconds)} (rough; mostly {max(parts, key=parts.get)})")
+    return {"seconds": seconds, "parts": parts, "text": text}
+
+
+def _duration(sec):
+    if sec < 90:
+        return f"{max(5, round(sec / 5) * 5):.0f} s"
+    if sec < 5400:
+        return f"{sec / 60:.0f} min"
+    return f"{sec / 3600:.1f} h"
 
 #: thresholds used by the readings (see :mod:`._readings`)
 ALPHA_GOOD, ALPHA_OK = 0.9, 0.7
@@ -392,12 +446,29 @@ class _Builder:
         s = self.sec("correlations", "Correlations with the human scores", rd.intro("correlations"))
         if "metaeval.correlate" not in s.functions:
             s.functions.append("metaeval.correlate")
-        res = self._timed(s, lambda: correlate(
-            self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="boot-both",
-            n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
-        f = res.to_frame()
+        cap = self.cfg.value("ci_metrics")
+        ci_set = list(self.metrics)
+        if cap is not None and len(self.metrics) > cap:  # the --quick rule (MODES): intervals for `cap` metrics
+            import pandas as pd
+
+            point = self._timed(s, lambda: correlate(
+                self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="none"))
+            pf = point.to_frame()
+            ci_set = pairwise_subset(pf, self.levels, cap)
+            res = self._timed(s, lambda: correlate(
+                self.ds, h, metrics=ci_set, level=self.levels, method=self.cfg.method, ci="boot-both",
+                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+            f = pd.concat([res.to_frame(), pf[~pf.metric.isin(ci_set)]], ignore_index=True)
+            self.results.setdefault("correlations", {})[h] = {
+                "statistics": point.to_dict(), "intervals": res.to_dict(), "interval_metrics": ci_set}
+        else:
+            res = self._timed(s, lambda: correlate(
+                self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="boot-both",
+                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+            f = res.to_frame()
+            self.results.setdefault("correlations", {})[h] = res.to_dict()
         self.state["corr"][h] = f
-        self.results.setdefault("correlations", {})[h] = res.to_dict()
+        self.state.setdefault("ci_metrics", {})[h] = ci_set
         first = f[f.level == self.levels[0]].set_index("metric").statistic
         order = sorted(self.metrics, key=lambda m: (not np.isfinite(first[m]), -first[m] if np.isfinite(first[m]) else 0, m))
         cols = [Column("metric", "metric", "text")]
@@ -413,8 +484,12 @@ class _Builder:
             rows.append(row)
         dropped = f[f.n_groups_dropped > 0]
         note = ""
+        if len(ci_set) < len(self.metrics):
+            note = (f"--quick rule: bootstrap intervals for {len(ci_set)} of {len(self.metrics)} metrics (chosen "
+                    f"round-robin over the levels by their statistic, as the pairwise set); the others have their "
+                    f"statistic only (an en dash for the interval). Run without --quick for every interval. ")
         if len(dropped):
-            note = (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
+            note += (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
                     f"few pairs); the counts are in results.json (n_groups_dropped).")
         tid = f"corr-{h}"
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} at each level with 95% bootstrap intervals "
@@ -427,7 +502,9 @@ class _Builder:
                                                                           title=f"{self.cfg.method} with {h}"),
                                 alt=f"Dot plot of each metric's {self.cfg.method} with {h} at each level, "
                                     f"with 95% intervals", group=h))
-        s.readings += rd.correlation_readings(f, h, self.levels, self.cfg.method, tid)
+        s.readings += rd.correlation_readings(f, h, self.levels, self.cfg.method, tid,
+                                              n_systems=len(self.ds.systems),
+                                              n_intervals=len(ci_set) if len(ci_set) < len(self.metrics) else None)
 
     def clusters(self, h, bar):
         from ..compare import compare_all
@@ -450,13 +527,19 @@ class _Builder:
         n_pairs = len(subset) * (len(subset) - 1) // 2
         if bar is not None and hasattr(bar, "set_total"):
             bar.set_total(n_pairs * len(self.levels))
+        # without an explicit --n-resamples, the clusters' permutation tests get enough resamples for a
+        # Holm-corrected p-value to reach alpha: m / (n + 1) <= alpha, n = ceil(m / alpha)
+        n_test = self.n
+        if self.cfg.n_resamples is None and n_pairs:
+            n_test = max(self.n, math.ceil(n_pairs / self.cfg.alpha))
         per_level = {}
         for lv in self.levels:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
                 self.ds, h, metrics=subset, level=lv, method=self.cfg.method, test="perm-both",
-                n_resamples=self.n, correction="holm", cluster_correction="none", alpha=self.cfg.alpha,
+                n_resamples=n_test, correction="holm", cluster_correction="holm", alpha=self.cfg.alpha,
                 rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
         self.state["clusters"][h] = per_level
+        self.state.setdefault("cluster_resamples", {})[h] = n_test
         self.results.setdefault("clusters", {})[h] = {lv: c.to_dict() for lv, c in per_level.items()}
         first = per_level[self.levels[0]]
         order = list(first.metrics)
@@ -474,24 +557,41 @@ class _Builder:
         tid = f"clusters-{h}"
         excluded = [m for m in self.metrics if m not in subset]
         note = rd.subset_note(k, subset, excluded, self.levels)
+        if n_test != self.n:
+            note += (f" Permutation resamples: {n_test} (not {self.n}) so that, after Holm's correction over "
+                     f"{n_pairs} pairs, a p-value can reach alpha ({n_pairs}/({n_test}+1) <= {self.cfg.alpha:g}).")
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} and significance cluster (1 = top) at each level",
                               cols, rows, [c.signature for c in per_level.values()], note=note, group=h))
+        from ..stats.multitest import adjust_pvalues
+
         prow = []
         for lv in self.levels:
-            for p in per_level[lv].to_frame().itertuples():
-                prow.append([lv, p.metric_a, p.metric_b, p.statistic, p.pvalue, p.pvalue_greater, p.pvalue_adjusted])
+            c = per_level[lv]
+            iu = np.triu_indices(len(c.metrics), 1)  # the clusters' family: "row metric better", Holm
+            holm_better = dict(zip(zip(*iu), adjust_pvalues(c.better[iu], method="holm")))
+            for p in c.to_frame().itertuples():
+                i, j = c.metrics.index(p.metric_a), c.metrics.index(p.metric_b)
+                hb = holm_better.get((i, j)) if i < j else None
+                prow.append([lv, p.metric_a, p.metric_b, p.statistic, p.pvalue, p.pvalue_greater, p.pvalue_adjusted,
+                             hb])
         s.tables.append(Table(f"pairs-{h}", f"{h}: every tested pair (delta = A - B)", [
             Column("level", "level", "text"), Column("metric_a", "metric A", "text"),
             Column("metric_b", "metric B", "text"), Column("delta", "delta", "num"),
             Column("p", "p (two-sided)", "p"), Column("p_greater", "p (A better)", "p"),
-            Column("p_holm", "p (Holm)", "p")], prow, [c.signature for c in per_level.values()], group=h))
+            Column("p_holm", "p (two-sided, Holm)", "p"),
+            Column("p_greater_holm", "p (A better, Holm): the clusters' test", "p")], prow,
+            [c.signature for c in per_level.values()], group=h,
+            note="The clusters separate A from B when 'p (A better, Holm)' <= alpha: the one-sided p-values of "
+                 "the pairs, Holm-corrected as one family. The two-sided Holm p-value answers 'do A and B "
+                 "differ?' and is about twice as large."))
         from . import figures as fg
 
         s.figures.append(Figure(f"fig-clusters-{h}", f"{h}: significance clusters",
                                 lambda per_level=per_level, order=order, h=h: fg.cluster_map(
                                     per_level, order=order, title=f"significance clusters, {h}"),
                                 alt=f"Grid of metrics by level showing the cluster rank for {h}", group=h))
-        s.readings += rd.cluster_readings(per_level, h, self.levels, tid)
+        s.readings += rd.cluster_readings(per_level, h, self.levels, tid, n_resamples=n_test,
+                                          n_systems=len(self.ds.systems))
 
     def measures(self, h, bar):
         from ..measures import discriminative_power, measure_table, ranking_consistency
@@ -734,7 +834,7 @@ class _Builder:
         focus = [m for m in mets if any(m in sub for sub in self.state["subset"].values())] or mets
         if len(ds.systems) >= 3:
             results["correlation_design"] = self._timed(s, lambda: dg.correlation_design(
-                ds, columns=[*humans, *focus]))
+                ds, columns=[*humans, *focus], method=self.cfg.method))
             s.functions.append("metaeval.correlation_design")
         else:
             s.skip("correlation design needs at least 3 systems", part=True)
@@ -747,21 +847,26 @@ class _Builder:
             s.tables.append(Table("diag-ks", "Kolmogorov-Smirnov score between low- and high-quality texts", [
                 Column("metric", "metric", "text"), Column("human", "human", "text"),
                 Column("statistic", "KS", "num"), Column("direction", "direction", "int"),
-                Column("pvalue", "p", "p"), Column("n_low", "low texts", "int"),
+                Column("pvalue", "p (analytic, assumes independent texts)", "p"), Column("n_low", "low texts", "int"),
                 Column("n_high", "high texts", "int")],
                 [[r.metric, r.human, r.statistic, r.direction, r.pvalue, r.n_low, r.n_high] for r in f.itertuples()],
-                _sigs(f)))
+                _sigs(f), note="The p-value is the two-sample KS test, which treats the texts as independent; "
+                               "texts of one system or one input are not, so it overstates significance. No "
+                               "reading uses it."))
             s.figures.append(Figure("fig-ks", "KS scores", lambda: dg.plot_ks(results["ks"]),
                                     alt="Heatmap of KS scores, metrics by human column"))
         if "meta_correlation" in results:
-            f = results["meta_correlation"].to_frame()
+            f = rd.with_holm(results["meta_correlation"].to_frame())
             s.tables.append(Table("diag-meta", "Meta-correlation: per-system agreement against system quality", [
                 Column("metric", "metric", "text"), Column("human", "human", "text"),
                 Column("statistic", "meta-correlation", "num"), Column("pvalue", "p", "p"),
+                Column("pvalue_holm", "p (Holm over the table)", "p"),
                 Column("sample_correlation", "sample-level correlation", "num"),
                 Column("n_systems", "systems", "int")],
-                [[r.metric, r.human, r.statistic, r.pvalue, r.sample_correlation, r.n_systems]
-                 for r in f.itertuples()], _sigs(f)))
+                [[r.metric, r.human, r.statistic, r.pvalue, r.pvalue_holm, r.sample_correlation, r.n_systems]
+                 for r in f.itertuples()], _sigs(f),
+                note="Each p-value tests one metric's meta-correlation over the systems; the readings use the "
+                     "Holm-corrected p-values (one family: every metric x human column of the table)."))
             s.figures.append(Figure("fig-meta", "Meta-correlations",
                                     lambda: dg.plot_meta_correlation(results["meta_correlation"]),
                                     alt="Bars of meta-correlation per metric and human column"))
@@ -781,23 +886,34 @@ class _Builder:
             hm = f[(f.kind_1 == "human") & (f.kind_2 == "metric")]
             piv = {lv: hm[hm.level == lv].set_index(["column_1", "column_2"]) for lv in ("system", "global")}
             rows = []
+            boot = {}
+            for hh, cf in self.state["corr"].items():
+                g = cf[cf.level == "global"]
+                boot.update({(hh, r.metric): [r.ci_low, r.ci_high] for r in g.itertuples()})
             for (a, b) in piv["system"].index:
                 rs, rg = piv["system"].loc[(a, b)], piv["global"].loc[(a, b)]
                 rows.append([a, b, rs.statistic, rs.pvalue_adjusted, bool(rs.significant), rg.statistic,
-                             rg.pvalue_adjusted, bool(rg.significant)])
+                             rg.pvalue_adjusted, bool(rg.significant), boot.get((a, b))])
             s.tables.append(Table("diag-design", "Correlation design: system- vs sentence-level (global) "
                                   "correlation of each human column with each metric", [
                 Column("human", "human", "text"), Column("metric", "metric", "text"),
                 Column("system", "system r", "num"), Column("system_p", "system p (adj.)", "p"),
                 Column("system_sig", "system significant", "bool"), Column("global", "global r", "num"),
-                Column("global_p", "global p (adj.)", "p"), Column("global_sig", "global significant", "bool")],
-                rows, _sigs(f), note=(f"Columns: the human columns and the {len(focus)} metrics of the pairwise "
-                                      f"sets ({', '.join(focus)}); each level's {len(focus) + len(humans)} "
-                                      f"columns give one family of tests." if len(focus) < len(mets) else "")))
+                Column("global_p", "global p (adj.; ANALYTIC, assumes independent cells)", "p"),
+                Column("global_sig", "global significant (analytic)", "bool"),
+                Column("global_ci", "global 95% CI (boot-both, resampling)", "ci")],
+                rows, _sigs(f), note=(
+                    f"The global-level p-value is the analytic test of Shimorina (2018), which treats the "
+                    f"{len(ds.systems) * len(ds.inputs)} cells as independent although they are clustered by "
+                    f"system and by input, so it overstates significance; prefer the boot-both interval (it "
+                    f"resamples systems and inputs; from the correlation table, rule diag-design). "
+                    + (f"Columns: the human columns and the {len(focus)} metrics of the pairwise sets "
+                       f"({', '.join(focus)}); each level's {len(focus) + len(humans)} columns give one family of "
+                       f"tests." if len(focus) < len(mets) else ""))))
             s.figures.append(Figure("fig-design", "Correlation design",
                                     lambda: dg.plot_correlation_design(cd),
                                     alt="Heatmaps of system- and sentence-level correlations"))
-        s.readings += rd.diagnostic_readings(results)
+        s.readings += rd.diagnostic_readings(results, self.state["corr"])
 
     def text_diagnostics(self, bar=None):
         s = self.sec("text", "Text diagnostics: perturbation detection", rd.intro("text"))
@@ -858,8 +974,11 @@ class _Builder:
             Column("perturbation", "perturbation", "text"), Column("metric", "metric", "text"),
             Column("accuracy", "accuracy", "num"), Column("ties", "ties", "num"),
             Column("prefers_perturbed", "prefers perturbed", "num"), Column("ci", "95% CI", "ci"),
-            Column("n", "pairs", "int"), Column("missing", "skipped texts", "int"), Column("p", "p (sign)", "p")],
-            rows, sigs))
+            Column("n", "pairs", "int"), Column("missing", "skipped texts", "int"),
+            Column("p", "p (sign test; assumes independent pairs)", "p")],
+            rows, sigs, note="The sign test treats the (original, perturbed) pairs as independent; pairs of one "
+                             "system or one input are not, so its p-value overstates significance. No reading "
+                             "uses it."))
         s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: plot_detection(results),
                                 alt="Bars of detection accuracy per metric and perturbation"))
         s.readings += rd.text_readings(results)
@@ -912,6 +1031,7 @@ class _Builder:
 
     def recommendation(self, bar=None):
         s = self.sec("recommendation", "Summary and recommendation", rd.intro("recommendation"))
+        self.state.update(n_resamples=self.n, n_systems=len(self.ds.systems), alpha=self.cfg.alpha)
         rec = rd.recommend(self.state, self.humans, self.levels, self.metrics)
         s.tables += rec["tables"]
         s.readings += rec["readings"]
@@ -933,6 +1053,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
     """
     t0 = time.perf_counter()
     b = _Builder(ds, cfg, ds_runs, progress)
+    est = estimate(len(ds.systems), len(ds.inputs), len(b.humans), len(b.metrics), cfg)
     sections = b.run(writer)
     seconds = time.perf_counter() - t0
     meta = {
@@ -945,6 +1066,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
                    "levels": list(b.levels)},
         "data": b.data_info,
         "seconds_analyses": seconds,
+        "estimate": {"seconds": est["seconds"], "text": est["text"]},
         "failures": b.failures,
         "rules": rd.rules_table(),
     }

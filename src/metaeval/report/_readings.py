@@ -26,6 +26,24 @@ ICC_BANDS = ((0.9, "excellent"), (0.75, "good"), (0.5, "moderate"), (-math.inf, 
 FIT = {"cfi": (">=", 0.95), "tli": (">=", 0.95), "rmsea": ("<=", 0.06), "srmr": ("<=", 0.08)}  # Hu and Bentler (1999)
 FACTOR_CORR_HIGH = 0.85   # Brown (2015): factors correlating above .85 lack discriminant validity
 P_LEVEL = 0.05
+MIN_SYSTEMS = 5           # below this many systems, system-level correlations and tests support no conclusion
+
+
+def holm_floor(n_resamples, n_pairs):
+    """The smallest Holm-adjusted resampling p-value possible: the smallest resampling p-value is
+    1 / (n + 1), and Holm multiplies the smallest of m p-values by m."""
+    return n_pairs / (n_resamples + 1)
+
+
+def resolution_text(n_resamples, n_pairs, alpha):
+    """The sentence saying that no pair can be significant after Holm (or "" when some can)."""
+    if n_pairs < 1 or holm_floor(n_resamples, n_pairs) <= alpha:
+        return ""
+    need = math.ceil(n_pairs / alpha)
+    return (f"with {n_resamples} resamples the smallest permutation p-value is 1/({n_resamples}+1) = "
+            f"{1 / (n_resamples + 1):.2g}, and after Holm's correction over {n_pairs} pairs at least "
+            f"{holm_floor(n_resamples, n_pairs):.2g} > alpha = {alpha:g}: this run cannot show any difference "
+            f"significant, so the clusters separate nothing (rerun with --n-resamples {need} or more)")
 
 RULES = {
     "data": "The data's size, the human columns used (with their raters), the number of metrics, and "
@@ -34,13 +52,24 @@ RULES = {
                 "the other metrics whose interval overlaps it (their upper bound >= its lower bound). "
                 "Overlapping intervals mean the correlations alone do not separate those metrics; the "
                 "significance clusters test the differences.",
+    "corr-quick": "In --quick mode with more than 20 metrics: the bootstrap intervals are computed for 20 "
+                  "metrics per human column (chosen round-robin over the levels by their statistic), and the "
+                  "report says so; the interval readings cover those metrics only.",
     "corr-zero": "For each level: the metrics whose 95% interval contains 0 (no evidence of association at "
                  "that level) and those whose interval lies below 0.",
     "corr-levels": "Whether the same metric has the highest statistic at every level, or which metric tops "
                    "each level.",
     "clu-top": "For each level: the metrics in the top significance cluster (cluster 1: no metric of the "
-               "cluster is significantly better than another, one-sided p <= alpha, uncorrected, "
-               "mt-metrics-eval's greedy rule).",
+               "cluster is significantly better than another, one-sided permutation p <= alpha after Holm's "
+               "correction over the pairs, mt-metrics-eval's greedy rule), so the clusters agree with the Holm "
+               "p-values of the pair table. Nothing is read from the clusters when the resamples are too few "
+               "for any corrected p-value to reach alpha (rule clu-resolution) or, at system level, with fewer "
+               "than 5 systems (rule few-systems).",
+    "clu-resolution": "With n resamples the smallest permutation p-value is 1/(n+1); when Holm's correction over "
+                      "the m pairs lifts it above alpha (m/(n+1) > alpha), no difference can be significant: the "
+                      "report says so and draws no conclusion from the clusters.",
+    "few-systems": "With fewer than 5 systems the system-level correlation rests on fewer than 5 points: the "
+                   "report says the data cannot support a system-level conclusion.",
     "clu-diff": "For each metric in the top cluster at some but not every level: the levels where it is and "
                 "where it is not (with its cluster there); and the metrics in the top cluster at every level.",
     "dp-best": "The measure(s) with the lowest discriminative power value (most discriminative) and the "
@@ -61,19 +90,23 @@ RULES = {
                 "exceeds the heterotrait-heteromethod and the heterotrait-monomethod values.",
     "val-cfa": "A CFA that did not converge or is not admissible is marked not interpretable (nothing else is "
                "read from it); otherwise its fit against Hu and Bentler's (1999) cut-offs (CFI >= .95, TLI >= .95, "
-               "RMSEA <= .06, SRMR <= .08), and factor correlations above .85 (Brown 2015: traits not empirically distinct).",
+               "RMSEA <= .06, SRMR <= .08), and factor correlations above .85 (Brown 2015: traits not empirically "
+               "distinct).",
     "rec-validity": "A warning in the summary when the CFA did not converge or is not admissible: the factor "
                     "analysis supports no conclusion.",
     "val-concurrent": "For each factor: the metric with the highest validity coefficient against its "
                       "factor scores.",
     "diag-ks": "For each human column: the metric with the highest KS score, and metrics whose gap has the "
                "reversed direction (low-quality texts scoring higher).",
-    "diag-meta": "Metrics with a negative meta-correlation significant at p < .05 (analytic, uncorrected): "
-                 "they agree less with the humans on better systems.",
+    "diag-meta": "Metrics with a negative meta-correlation significant at Holm-corrected p < .05 (analytic over "
+                 "the systems; one family: every metric x human column): they agree less with the humans on "
+                 "better systems. With fewer than 5 systems no conclusion is read.",
     "diag-sample": "For each human column: the range over metrics of the standard deviation of the "
                    "sample-level correlation at the smallest and the largest subset size.",
     "diag-design": "For each human column: how many metrics correlate significantly (after the design's "
-                   "correction) at system level and at sentence (global) level.",
+                   "correction) at system level, and at sentence (global) level by the analytic test, flagged as "
+                   "assuming independent cells, beside how many have a boot-both 95% interval (resampling "
+                   "systems and inputs) excluding 0: the resampling evidence is the one to use.",
     "text-detect": "For each perturbation: the metric that most often prefers the original and the metrics that "
                    "prefer it in less than half of the pairs (ties count against them), or, when none reaches "
                    "one half, every metric's share with its ties.",
@@ -84,8 +117,11 @@ RULES = {
                    "rank 1), and the best by the sum of the two ranks (ties: lower DP); over several human "
                    "columns, the measure with the lowest mean of that sum.",
     "rec-trust": "Per human column and level: the metrics to trust are those in the top significance cluster "
-                 "whose 95% interval lies above 0; a metric is flagged when its Cronbach's alpha is below .7 "
-                 "or its stability below .9. Only the metrics of the pairwise set were tested.",
+                 "(Holm-corrected) whose 95% interval lies above 0; a metric is flagged when its Cronbach's alpha "
+                 "is below .7 or its stability below .9. Only the metrics of the pairwise set were tested. A level "
+                 "gets no conclusion when the resamples are too few for any corrected p-value to reach alpha, "
+                 "or (system level) with fewer than 5 systems; 'trusted at every level' needs a conclusion at "
+                 "every level.",
     "rec-humans": "A warning when a human column's raters agree poorly (Krippendorff's interval alpha "
                   "< .667): every correlation with it is bounded by its unreliability.",
 }
@@ -103,7 +139,8 @@ _INTROS = {
                     "intervals resampling systems and inputs.",
     "clusters": "Is metric A really better than metric B? Every pair of the pairwise set is tested with the "
                 "paired permutation test Perm-Both (Deutsch et al. 2021); metrics not significantly worse "
-                "than the best of their group share a cluster (mt-metrics-eval's greedy rule).",
+                "than the best of their group (one-sided p-values, Holm-corrected over the pairs) share a cluster "
+                "(mt-metrics-eval's greedy rule).",
     "measures": "Which of the 12 correlation measures (level x coefficient) to use on this data (seed paper "
                 "000): discriminative power DP (mean p-value over the metric pairs; lower separates metrics "
                 "better) and ranking consistency RC (Kendall tau-b between the metric rankings on random "
@@ -161,8 +198,16 @@ def data_readings(info):
     return [Reading(" ".join(parts), "data", ["data-columns"])]
 
 
-def correlation_readings(f, h, levels, method, tid):
+def correlation_readings(f, h, levels, method, tid, n_systems=None, n_intervals=None):
     out = []
+    if n_intervals is not None:
+        out.append(Reading(f"{h}: --quick computed bootstrap intervals for {n_intervals} of "
+                           f"{f.metric.nunique()} metrics (the highest at each level, round-robin); the readings "
+                           "on intervals below cover those metrics only.", "corr-quick", [tid], h))
+    if n_systems is not None and n_systems < MIN_SYSTEMS and "system" in levels:
+        out.append(Reading(f"{h}, system level: only {n_systems} systems, too few for a system-level conclusion "
+                           f"(the correlation of {n_systems} means; at least {MIN_SYSTEMS} are needed): the "
+                           "system-level values are shown but not read.", "few-systems", [tid], h))
     tops = {}
     for lv in levels:
         d = f[f.level == lv]
@@ -186,6 +231,7 @@ def correlation_readings(f, h, levels, method, tid):
         out.append(Reading(txt, "corr-top", [tid], h))
         zero = d[(d.ci_low <= 0) & (d.ci_high >= 0)]
         neg = d[d.ci_high < 0]
+        d = d[np.isfinite(d.ci_low.to_numpy(float)) | np.isfinite(d.ci_high.to_numpy(float))]
         if len(zero) or len(neg):
             txt = f"{h}, {lv} level: "
             bits = []
@@ -215,19 +261,31 @@ def subset_note(k, subset, excluded, levels):
             f"the top cluster.")
 
 
-def cluster_readings(per_level, h, levels, tid):
+def cluster_readings(per_level, h, levels, tid, n_resamples=None, n_systems=None):
     out = []
     top = {}
+    first = per_level[levels[0]]
+    n_pairs = len(first.metrics) * (len(first.metrics) - 1) // 2
+    limit = resolution_text(n_resamples, n_pairs, first.alpha) if n_resamples else ""
+    if limit:
+        out.append(Reading(f"{h}: {limit}.", "clu-resolution", [tid, f"pairs-{h}"], h))
+        return out
     for lv in levels:
         c = per_level[lv]
         members = [m for m, k in zip(c.metrics, c.clusters) if k == 1]
         top[lv] = members
+        if lv == "system" and n_systems is not None and n_systems < MIN_SYSTEMS:
+            out.append(Reading(f"{h}, system level: only {n_systems} systems: the clusters are shown but support "
+                               "no conclusion.", "few-systems", [tid], h))
+            levels = [x for x in levels if x != "system"]
+            continue
         if len(members) == len(c.metrics):
             txt = (f"{h}, {lv} level: all {len(members)} tested metrics are in the top cluster: no tested metric "
-                   f"is significantly worse than the best at alpha = {fmt(c.alpha)}.")
+                   f"is significantly worse than the best at alpha = {fmt(c.alpha)} after Holm's correction.")
         else:
-            txt = (f"{h}, {lv} level: top cluster ({len(members)} of {len(c.metrics)}): {_names(members)} "
-                   f"({c.metrics[0]} highest, {fmt(c.statistics[0])}); {int(np.max(c.clusters))} clusters in all.")
+            txt = (f"{h}, {lv} level: top cluster ({len(members)} of {len(c.metrics)}; Holm-corrected): "
+                   f"{_names(members)} ({c.metrics[0]} highest, {fmt(c.statistics[0])}); "
+                   f"{int(np.max(c.clusters))} clusters in all.")
         out.append(Reading(txt, "clu-top", [tid], h))
     if len(levels) > 1:
         every = [m for m in per_level[levels[0]].metrics if all(m in top[lv] for lv in levels)]
@@ -238,10 +296,11 @@ def cluster_readings(per_level, h, levels, tid):
                     for lv in levels if m not in top[lv]]
             out.append(Reading(f"{h}: {m} is in the top cluster at {_names([f'{x} level' for x in inn])} but not "
                                f"at {_names(out_)}.", "clu-diff", [tid], h))
+        which = "every level" if len(levels) == len(per_level) else f"every level read ({_names(levels)})"
         if every:
-            out.append(Reading(f"{h}: in the top cluster at every level: {_names(every)}.", "clu-diff", [tid], h))
+            out.append(Reading(f"{h}: in the top cluster at {which}: {_names(every)}.", "clu-diff", [tid], h))
         else:
-            out.append(Reading(f"{h}: no metric is in the top cluster at every level.", "clu-diff", [tid], h))
+            out.append(Reading(f"{h}: no metric is in the top cluster at {which}.", "clu-diff", [tid], h))
     return out
 
 
@@ -347,9 +406,11 @@ def validity_readings(results):
             f"convergent {fmt(m.mean_convergent)}, heterotrait-monomethod {fmt(m.mean_htmm)}, "
             f"heterotrait-heteromethod {fmt(m.mean_hthm)}).", "val-mtmm", ["val-campbell-fiske", "val-mtmm"]))
     if "cfa" in results and _cfa_problem(results["cfa"]):
+        detail = getattr(results["cfa"], "problem", "") or ""  # validity's own diagnosis and advice, when given
         out.append(Reading(f"Not interpretable: {_cfa_problem(results['cfa'])}; its fit indices, loadings and "
                            "factor correlations are shown for diagnosis only and no reading, recommendation or "
-                           "further analysis uses them.", "val-cfa", ["val-cfa-fit", "val-cfa-corr"]))
+                           "further analysis uses them." + (f" ({detail}.)" if detail else ""), "val-cfa",
+                           ["val-cfa-fit", "val-cfa-corr"]))
     elif "cfa" in results:
         fa = results["cfa"]
         fit = fa.fit_frame().set_index("measure")["value"]
@@ -385,7 +446,21 @@ def validity_readings(results):
     return out
 
 
-def diagnostic_readings(results):
+def with_holm(frame, col="pvalue"):
+    """``frame`` with ``pvalue_holm``: Holm's correction over its finite p-values as one family."""
+    from ..stats.multitest import adjust_pvalues
+
+    f = frame.copy()
+    p = f[col].to_numpy(float)
+    out = np.full(len(p), np.nan)
+    ok = np.isfinite(p)
+    if ok.any():
+        out[ok] = adjust_pvalues(p[ok], method="holm")
+    f["pvalue_holm"] = out
+    return f
+
+
+def diagnostic_readings(results, corr=None):
     out = []
     if "ks" in results:
         f = results["ks"].to_frame()
@@ -400,15 +475,20 @@ def diagnostic_readings(results):
                     if len(rev) else "; every gap has the expected direction.")
             out.append(Reading(txt, "diag-ks", ["diag-ks"], h))
     if "meta_correlation" in results:
-        f = results["meta_correlation"].to_frame()
-        sig = f[(f.pvalue < P_LEVEL) & (f.statistic < 0)]
-        if len(sig):
-            out.append(Reading("Negative meta-correlation with p < .05 (agreement with humans falls on better "
-                               "systems): " + _names([f"{r.metric} with {r.human} ({fmt(r.statistic)})"
-                                                      for r in sig.itertuples()], 10) + ".",
+        f = with_holm(results["meta_correlation"].to_frame())
+        sig = f[(f.pvalue_holm < P_LEVEL) & (f.statistic < 0)]
+        n_sys = int(f.n_systems.max()) if len(f) else 0
+        if n_sys < MIN_SYSTEMS:
+            out.append(Reading(f"Meta-correlations over {n_sys} systems: too few for a conclusion (at least "
+                               f"{MIN_SYSTEMS} are needed).", "diag-meta", ["diag-meta"]))
+        elif len(sig):
+            out.append(Reading("Negative meta-correlation with Holm-corrected p < .05 (agreement with humans falls "
+                               "on better systems): " + _names([f"{r.metric} with {r.human} ({fmt(r.statistic)})"
+                                                                for r in sig.itertuples()], 10) + ".",
                                "diag-meta", ["diag-meta"]))
         else:
-            out.append(Reading("No metric has a negative meta-correlation with p < .05.", "diag-meta", ["diag-meta"]))
+            out.append(Reading(f"No metric has a negative meta-correlation with Holm-corrected p < .05 (over the "
+                               f"{len(f)} tests of the table).", "diag-meta", ["diag-meta"]))
     if "sample_size" in results:
         f = results["sample_size"].to_frame()
         sizes = sorted(f["size"].unique())
@@ -425,9 +505,17 @@ def diagnostic_readings(results):
         for h, d in hm.groupby("column_1", sort=False):
             s_ = d[d.level == "system"]
             g_ = d[d.level == "global"]
-            out.append(Reading(f"{h}: {int(s_.significant.sum())} of {len(s_)} metrics correlate significantly "
-                               f"at system level and {int(g_.significant.sum())} of {len(g_)} at sentence level "
-                               f"(after the correction of each level's family).", "diag-design", ["diag-design"], h))
+            txt = (f"{h}: {int(s_.significant.sum())} of {len(s_)} metrics correlate significantly at system level "
+                   f"(after the correction of the level's family); at sentence (global) level "
+                   f"{int(g_.significant.sum())} of {len(g_)} do by the analytic test, which assumes independent "
+                   f"cells although the cells are clustered by system and input, so it overstates significance")
+            cf = (corr or {}).get(h)
+            if cf is not None:
+                g = cf[(cf.level == "global") & cf.metric.isin(list(g_.column_2))]
+                excl = int(((g.ci_low > 0) | (g.ci_high < 0)).sum())
+                txt += (f"; the resampling evidence (boot-both 95% interval, resampling systems and inputs) "
+                        f"excludes 0 for {excl} of {len(g)}")
+            out.append(Reading(txt + ".", "diag-design", ["diag-design"], h))
     return out
 
 
@@ -544,33 +632,57 @@ def recommend(state, humans, levels, metrics):
             data["overall_measure"] = best
     flags = _reliability_flags(state)
     trows = []
+    n_sys = state.get("n_systems")
     for h in humans:
+        n_res = state.get("cluster_resamples", {}).get(h, state.get("n_resamples"))
         per_level = state["clusters"].get(h)
         corr = state["corr"].get(h)
         if per_level is None or corr is None:
             continue
         ci = corr.set_index(["metric", "level"])
+        first = per_level[levels[0]]
+        n_pairs = len(first.metrics) * (len(first.metrics) - 1) // 2
+        limit = resolution_text(n_res, n_pairs, first.alpha) if n_res else ""
+        why = {}
+        for lv in levels:
+            if limit:
+                why[lv] = f"no conclusion: too few resamples ({n_res}) for any Holm-corrected p-value to reach alpha"
+            elif lv == "system" and n_sys is not None and n_sys < MIN_SYSTEMS:
+                why[lv] = f"no conclusion: only {n_sys} systems"
         for lv in levels:
             c = per_level[lv]
             top = [m for m, k in zip(c.metrics, c.clusters) if k == 1]
             trust = [m for m in top if _finite(ci.loc[(m, lv), "ci_low"]) and ci.loc[(m, lv), "ci_low"] > 0]
             weak = [m for m in top if m not in trust]
+            if lv in why:
+                trust, weak = [], []
             caution = [f"{m} ({', '.join(flags[m])})" for m in trust if m in flags]
-            trows.append([h, lv, ", ".join(trust) or "none", ", ".join(weak) or "-",
+            trows.append([h, lv, why.get(lv) or ", ".join(trust) or "none", ", ".join(weak) or "-",
                           "; ".join(caution) or "-"])
             data["trust"].setdefault(h, {})[lv] = {"trust": trust, "top_cluster_ci_includes_0": weak,
-                                                   "flagged": [m for m in trust if m in flags]}
-        lv_trust = {lv: data["trust"][h][lv]["trust"] for lv in levels}
-        everywhere = [m for m in lv_trust[levels[0]] if all(m in lv_trust[lv] for lv in levels)]
+                                                   "flagged": [m for m in trust if m in flags],
+                                                   "no_conclusion": why.get(lv)}
+        if limit:
+            readings.append(Reading(f"{h}: no metric can be recommended from this run: {limit}.", "rec-trust",
+                                    [f"clusters-{h}", f"pairs-{h}"], h))
+            continue
+        read = [lv for lv in levels if lv not in why]
+        lv_trust = {lv: data["trust"][h][lv]["trust"] for lv in read}
         txt = f"{h}: " + "; ".join(f"at {lv} level trust {_names(ms, 6) or 'no tested metric'}"
                                   for lv, ms in lv_trust.items())
-        if len(levels) > 1:
-            txt += (f". Trusted at every level: {_names(everywhere)}." if everywhere else
-                    ". No metric is trusted at every level.")
+        if why:
+            txt += ("; " if read else "") + "; ".join(f"{lv} level: {w}" for lv, w in why.items())
+        if len(levels) > 1 and not why:
+            everywhere = [m for m in lv_trust[levels[0]] if all(m in lv_trust[lv] for lv in levels)]
+            txt += (f". Trusted at every level (Holm-corrected clusters, intervals above 0): {_names(everywhere)}."
+                    if everywhere else ". No metric is trusted at every level.")
+        elif why:
+            txt += ". No metric can be called trusted at every level: " + _names(list(why)) + \
+                   (" has" if len(why) == 1 else " have") + " no conclusion."
         readings.append(Reading(txt, "rec-trust", [f"clusters-{h}", f"corr-{h}"], h))
     if trows:
-        tables.append(Table("rec-trust", "Metrics to trust at each level (top significance cluster, interval "
-                            "above 0)", [
+        tables.append(Table("rec-trust", "Metrics to trust at each level (top Holm-corrected significance "
+                            "cluster, interval above 0)", [
             Column("human", "human", "text"), Column("level", "level", "text"),
             Column("trust", "trust", "text"), Column("weak", "top cluster, interval includes 0", "text"),
             Column("caution", "trusted but unreliable (alpha < .7 or stability < .9)", "text")], trows, [],

@@ -167,12 +167,54 @@ class Writer:
         return written
 
 
+_CITED_KEYS = ("intro", "title", "note", "text", "description", "reason")
+
+
+def _cite_all(x):
+    """Seed-paper mentions in the report's prose as author-year citations (data values untouched)."""
+    from ._refs import cite
+
+    if isinstance(x, dict):
+        out = {}
+        for k, v in x.items():
+            if k in _CITED_KEYS and isinstance(v, str):
+                out[k] = cite(v)
+            elif k == "skipped" and isinstance(v, list) and all(isinstance(r, str) for r in v):
+                out[k] = [cite(r) for r in v]
+            else:
+                out[k] = v if k == "rows" else _cite_all(v)
+        return out
+    if isinstance(x, list):
+        return [_cite_all(v) for v in x]
+    return x
+
+
+def split_signatures(sigs):
+    """The parts (``key:value``) shared by every signature, shown once, and the keys that differ."""
+    parts = [s.split("|") for s in sigs]
+    common = [p for p in parts[0] if all(p in q for q in parts[1:])]
+    keys = []
+    for q in parts:
+        for p in q:
+            if p not in common:
+                k = p.split(":", 1)[0]
+                if k not in keys:
+                    keys.append(k)
+    return {"common": "|".join(common), "differ": keys}
+
+
 def document(report, methods):
     """The results.json document (JSON-ready: NaN is None)."""
-    doc = report.to_dict()
+    from ._refs import PAPERS, bibtex, references
+
+    doc = _cite_all(report.to_dict())
     order = {k: i for i, k in enumerate(_ORDER)}
     doc["sections"] = sorted(doc["sections"], key=lambda s: order.get(s["id"], len(order)))
     doc["methods"] = methods
+    doc["references"] = references()
+    short = {v[0] for v in PAPERS.values()}
+    doc["other_references"] = list(dict.fromkeys(r for m in methods for r in m["references"] if r not in short))
+    doc["bibtex"] = bibtex()
     doc["created"] = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     return plain(doc)
 
@@ -196,6 +238,8 @@ def render_html(doc, images=None):
     env.filters["anchor"] = slug
     env.filters["jsonv"] = lambda v: json.dumps(v, allow_nan=False)
     env.globals["fmt"] = fmt
+    env.globals["sigsplit"] = split_signatures
+    env.globals["refkey"] = {r["short"]: r["key"] for r in doc.get("references", [])}
     uris = {k: "data:image/png;base64," + base64.b64encode(v).decode("ascii") for k, v in (images or {}).items()}
     return env.get_template("report.html.j2").render(doc=doc, images=uris)
 

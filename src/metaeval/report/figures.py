@@ -28,6 +28,17 @@ def _pyplot():
     return plt
 
 
+def _short(label, n=40):
+    """A tick label of at most ``n`` characters (long column names end with an ellipsis)."""
+    s = str(label)
+    return s if len(s) <= n else s[: n - 1] + "\u2026"
+
+
+def _label_inches(labels, fontsize=7):
+    """A generous width, in inches, of the longest (shortened) label at ``fontsize`` points."""
+    return max((len(_short(x)) for x in labels), default=0) * fontsize * 0.6 / 72
+
+
 def _style(level, method, k):
     return dict(
         linestyle=_LEVEL_STYLE.get(level, "-"),
@@ -106,11 +117,16 @@ def reliability_bars(stability=None, consistency=None, *, title=None):
     :func:`metaeval.consistency` result (bars with their interval).  Either or
     both; one panel each.
     """
+    import numpy as np
+
     plt = _pyplot()
     panels = [(n, r) for n, r in (("stability", stability), ("consistency (alpha)", consistency)) if r is not None]
     if not panels:
         raise ParameterError("reliability_bars needs stability=, consistency= or both")
-    fig, axes = plt.subplots(len(panels), 1, figsize=(max(6, 0.25 * 40), 3.2 * len(panels)), squeeze=False)
+    n = max(len(r.to_frame()) for _, r in panels)
+    labels = [c for _, r in panels for c in r.to_frame()["column"]]
+    size = (max(6, 1.2 + 0.16 * n), (2.4 + _label_inches(labels)) * len(panels))
+    fig, axes = plt.subplots(len(panels), 1, figsize=size, squeeze=False, layout="constrained")
     for ax, (name, res) in zip(axes[:, 0], panels):
         f = res.to_frame()
         x = range(len(f))
@@ -120,11 +136,18 @@ def reliability_bars(stability=None, consistency=None, *, title=None):
         ax.bar(x, f["statistic"], yerr=yerr, color="C0", capsize=2)
         if "target" in f:
             ax.axhline(float(f["target"].iloc[0]), color="C3", linestyle="--", linewidth=1)
-        ax.set_xticks(list(x), f["column"], rotation=90, fontsize=7)
+        ax.set_xticks(list(x), [_short(c) for c in f["column"]], rotation=90, fontsize=7)
+        ax.set_xlim(-0.7, len(f) - 0.3)
+        # a bootstrap interval of alpha over few systems can reach -700: keep the axis readable at [-1, 1]
+        low = np.nanmin(np.r_[f["statistic"].to_numpy(float), f["ci_low"].to_numpy(float) if "ci_low" in f else []])
+        if np.isfinite(low):
+            ax.set_ylim(max(-1.0, min(0.0, low) - 0.05), 1.05)
+            if low < -1.0:
+                ax.set_title("values and intervals below -1 are cut at the axis", fontsize=7, loc="left",
+                             color="0.3")
         ax.set_ylabel(name)
     if title:
         fig.suptitle(title)
-    fig.tight_layout()
     return fig
 
 
@@ -135,17 +158,16 @@ def alpha_curve(curves, *, title=None):
     :func:`metaeval.consistency_curve` result."""
     plt = _pyplot()
     f = curves.to_frame()
-    fig, ax = plt.subplots(figsize=(6.5, 4))
+    fig, ax = plt.subplots(figsize=(6.5 + _label_inches(f["column"]), 4), layout="constrained")
     for k, (col, d) in enumerate(f.groupby("column", sort=False)):
         c = f"C{k % 10}"
-        ax.plot(d["size"], d["alpha_mean"], color=c, label=f"{col} (subsets)")
+        ax.plot(d["size"], d["alpha_mean"], color=c, label=f"{_short(col)} (subsets)")
         ax.fill_between(d["size"], d["ci_low"], d["ci_high"], color=c, alpha=0.15)
-        ax.plot(d["size"], d["prophecy"], color=c, linestyle="--", label=f"{col} (Spearman-Brown)")
+        ax.plot(d["size"], d["prophecy"], color=c, linestyle="--", label=f"{_short(col)} (Spearman-Brown)")
     ax.set_xlabel("number of inputs")
     ax.set_ylabel("Cronbach's alpha")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))
     ax.set_title(title or "alpha versus dataset size")
-    fig.tight_layout()
     return fig
 
 
@@ -170,8 +192,9 @@ def correlation_intervals(frame, *, levels=None, order=None, title=None):
     levels = list(levels or dict.fromkeys(frame.level))
     order = list(order or dict.fromkeys(frame.metric))
     n = len(order)
-    fig, axes = plt.subplots(1, len(levels), figsize=(2.6 * len(levels) + 2.2, 0.9 + 0.19 * n),
-                             sharey=True, squeeze=False)
+    # constrained layout: the title stays above the panels and the labels inside the figure, whatever n
+    fig, axes = plt.subplots(1, len(levels), figsize=(2.6 * len(levels) + 0.6 + _label_inches(order), 1.3 + 0.19 * n),
+                             sharey=True, squeeze=False, layout="constrained")
     pos = {m: n - 1 - k for k, m in enumerate(order)}
     for ax, lv in zip(axes[0], levels):
         d = frame[frame.level == lv]
@@ -182,11 +205,10 @@ def correlation_intervals(frame, *, levels=None, order=None, title=None):
         ax.set_title(f"{lv}", fontsize=9)
         ax.tick_params(axis="x", labelsize=7)
         ax.grid(axis="x", color="0.9")
-    axes[0][0].set_yticks(range(n), order[::-1], fontsize=7)
+    axes[0][0].set_yticks(range(n), [_short(m) for m in order[::-1]], fontsize=7)
     axes[0][0].set_ylim(-0.7, n - 0.3)
     if title:
-        fig.suptitle(title, fontsize=10)
-    fig.tight_layout()
+        fig.suptitle(_short(title, 80), fontsize=10)
     return fig
 
 
@@ -207,7 +229,7 @@ def cluster_map(per_level, *, order=None, title=None):
         for i, m in enumerate(order):
             k = c.metrics.index(m)
             rank[i, j], stat[i, j] = c.clusters[k], c.statistics[k]
-    fig, ax = plt.subplots(figsize=(1.3 * L + 2.8, 0.8 + 0.3 * K))
+    fig, ax = plt.subplots(figsize=(1.3 * L + 1.2 + _label_inches(order), 1.2 + 0.3 * K), layout="constrained")
     top = np.nanmax(rank) if np.isfinite(rank).any() else 1
     ax.imshow(rank, cmap="Blues_r", vmin=1, vmax=max(top + 1, 2), aspect="auto")
     for i in range(K):
@@ -217,9 +239,8 @@ def cluster_map(per_level, *, order=None, title=None):
                 ax.text(j, i, f"{int(rank[i, j])}  ({stat[i, j]:.2f})", ha="center", va="center", fontsize=7,
                         color="white" if dark else "black")
     ax.set_xticks(range(L), levels, fontsize=8)
-    ax.set_yticks(range(K), order, fontsize=7)
-    ax.set_title(title or "significance clusters (1 = top)", fontsize=9)
-    fig.tight_layout()
+    ax.set_yticks(range(K), [_short(m) for m in order], fontsize=7)
+    ax.set_title(_short(title or "significance clusters (1 = top)", 70), fontsize=9)
     return fig
 
 
@@ -250,9 +271,10 @@ def mtmm_heatmap(res, *, title=None):
     mat = res.matrix()
     v = mat.to_numpy(float)
     v = np.where(np.isnan(v), v.T, v)  # symmetric view
-    labels = [f"{t} / {m}" for m, t in mat.index]
+    labels = [_short(f"{t} / {m}") for m, t in mat.index]
     n = len(labels)
-    fig, ax = plt.subplots(figsize=(0.45 * n + 2.5, 0.45 * n + 1.5))
+    lab = _label_inches(labels)
+    fig, ax = plt.subplots(figsize=(0.45 * n + 2.0 + lab, 0.45 * n + 1.2 + lab), layout="constrained")
     show = np.where(np.tril(np.ones_like(v, dtype=bool)), v, np.nan)
     im = ax.imshow(show, cmap="RdBu_r", vmin=-1, vmax=1)
     for i in range(n):
@@ -263,5 +285,4 @@ def mtmm_heatmap(res, *, title=None):
     ax.set_yticks(range(n), labels, fontsize=7)
     fig.colorbar(im, ax=ax, shrink=0.7)
     ax.set_title(title or f"MTMM ({res.method}, {res.level} level)", fontsize=9)
-    fig.tight_layout()
     return fig
