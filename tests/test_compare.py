@@ -30,20 +30,25 @@ from scipy import stats
 from metaeval import (
     DataError,
     Dataset,
+    DegenerateGroupWarning,
     InsufficientResamplesWarning,
     MetaevalError,
     MetaevalWarning,
     ParameterError,
+    UndefinedStatisticWarning,
     compare,
     compare_all,
 )
 from metaeval.compare import _pair_generator
+
 from metaeval.stats import resampling
 from metaeval.stats.clusters import significance_clusters
 
 try:  # tests/ as a package or as a rootdir on sys.path
+    from . import boot_reference as br
     from . import reference as ref
 except ImportError:  # pragma: no cover - depends on how pytest imports tests
+    import boot_reference as br
     import reference as ref
 
 NAN = np.nan
@@ -79,6 +84,19 @@ def common(ds, a, b, human="h"):
     xa, xb, z = ds.scores(a), ds.scores(b), ds.scores(human)
     ok = np.isfinite(xa) & np.isfinite(xb) & np.isfinite(z)
     return (np.where(ok, xa, NAN), np.where(ok, xb, NAN), np.where(ok, z, NAN), ok)
+
+
+def common_level(xa, xb, z, level, method):
+    """Both metrics' macro-averaged statistics (tests/reference.py) over the
+    groups where both are defined (compare's rule)."""
+    ra, rb = ref.level(xa, z, level, method), ref.level(xb, z, level, method)
+    if method == "acc_eq":
+        return ra.value, rb.value
+    keep = [not (math.isnan(u) or math.isnan(v)) for u, v in zip(ra.group, rb.group)]
+    if not any(keep):
+        return NAN, NAN
+    return (math.fsum(u for u, k in zip(ra.group, keep) if k) / sum(keep),
+            math.fsum(v for v, k in zip(rb.group, keep) if k) / sum(keep))
 
 
 def zscore_loops(x, ok):
@@ -282,8 +300,10 @@ def permutation_reference(ds, a, b, level, method, test, rng, B):
                     pa[i][j], pb[i][j] = zb[i][j], za[i][j]
                 else:
                     pa[i][j], pb[i][j] = za[i][j], zb[i][j]
-        null.append(ref.level(pa, zl, level, method).value - ref.level(pb, zl, level, method).value)
-    delta = ref.level(xa, z, level, method).value - ref.level(xb, z, level, method).value
+        sa, sb = common_level(pa, pb, zl, level, method)
+        null.append(sa - sb)
+    sa, sb = common_level(xa, xb, z, level, method)
+    delta = sa - sb
     return np.array(null), delta, {alt: resampling_p(null, delta, alt)
                                    for alt in ("two-sided", "greater", "less")}
 
@@ -450,9 +470,11 @@ def test_bootstrap_tests_match_slow_reference(test, level, method):
         _pair_generator(np.random.SeedSequence(29), "a", "b"), B, N, M, test[5:])
     boot = []
     for k in range(B):
-        xa_k, xb_k, z_k = ([[A[rows[k, i], cols[k, j]] for j in range(M)] for i in range(N)]
-                           for A in (xa, xb, z))
-        boot.append(scipy_level(xa_k, z_k, level, method) - scipy_level(xb_k, z_k, level, method))
+        # every replicate from the definitions (tests/boot_reference.py): pairs
+        # of one original drawn twice skipped, groups where both are defined
+        sa, sb = br.replicate_pair(xa.tolist(), xb.tolist(), z.tolist(), rows[k], cols[k],
+                                   level, method)
+        boot.append(sa - sb)
     boot = np.array(boot)
     delta = scipy_level(xa, z, level, method) - scipy_level(xb, z, level, method)
     null = boot - delta  # the bootstrap shifted to the null
@@ -729,11 +751,83 @@ def test_property_compare_errors_cleanly_or_gives_valid_pvalues(cells, shape, le
     for warning in w:
         assert issubclass(warning.category, MetaevalWarning), str(warning.message)
     xa, xb, z, _ = common(ds, "a", "b")
-    sa = ref.level(xa, z, level, method).value
-    sb = ref.level(xb, z, level, method).value
+    ra, rb = ref.level(xa, z, level, method), ref.level(xb, z, level, method)
+    # both averaged over the groups where both are defined (macro)
+    keep = [not (math.isnan(u) or math.isnan(v)) for u, v in zip(ra.group, rb.group)]
+    sa = np.mean([u for u, k in zip(ra.group, keep) if k]) if any(keep) else NAN
+    sb = np.mean([v for v, k in zip(rb.group, keep) if k]) if any(keep) else NAN
     np.testing.assert_allclose([c.statistic_a, c.statistic_b], [sa, sb], rtol=1e-12, atol=1e-14)
+    assert c.n_groups == sum(keep) and c.n_groups_dropped == len(keep) - sum(keep)
     for p in (c.pvalue, c.pvalue_greater, c.pvalue_less):
         assert math.isnan(p) or 0 <= p <= 1
     if not math.isnan(s.statistic):  # a metric against itself: delta 0, p 1 (or undefined)
         assert s.statistic == 0.0
         assert s.pvalue == 1.0 or math.isnan(s.pvalue)
+
+
+# --------------------------------------------------------------------------
+# issue 18.3: both metrics on the same groups; NaN metrics are not ranked
+
+
+def half_constant(seed=0, N=6, M=8):
+    """Metric a is constant on inputs 0..M/2-1 (hard inputs for b too, where b
+    is noise) and good elsewhere; b is good only on the other half."""
+    g = np.random.default_rng(seed)
+    h = g.normal(size=(N, M))
+    half = M // 2
+    a = h + 0.3 * g.normal(size=(N, M))
+    b = h + 0.3 * g.normal(size=(N, M))
+    a[:, half:] = 1.0  # constant: no correlation on these inputs
+    b[:, :half] = g.normal(size=(N, half))  # noise where a is defined
+    return Dataset.from_arrays({"h": h, "a": a, "b": b}, human="h"), half
+
+
+def test_compare_at_input_level_uses_the_groups_where_both_are_defined():
+    ds, half = half_constant()
+    xa, xb, z = ds.scores("a"), ds.scores("b"), ds.scores("h")
+    # oracle: scipy's Pearson per input, averaged over the inputs where both exist
+    ra = [stats.pearsonr(xa[:, j], z[:, j]).statistic for j in range(half)]
+    rb = [stats.pearsonr(xb[:, j], z[:, j]).statistic for j in range(half)]
+    own_b = np.mean([stats.pearsonr(xb[:, j], z[:, j]).statistic for j in range(z.shape[1])])
+    with pytest.warns(DegenerateGroupWarning, match=r"0 \('a' only\) and 4 \('b' only\)"):
+        c = compare(ds, "h", "a", "b", level="input", method="pearson", n_resamples=199, rng=0)
+    assert c.statistic_a == pytest.approx(np.mean(ra), rel=1e-12)
+    assert c.statistic_b == pytest.approx(np.mean(rb), rel=1e-12)
+    assert c.statistic == pytest.approx(np.mean(ra) - np.mean(rb), rel=1e-12)
+    # the old answer, b averaged over its own inputs, hid the difference
+    assert abs(np.mean(ra) - own_b) < c.statistic / 2
+    assert (c.n_groups, c.n_groups_dropped, c.n_groups_a_only, c.n_groups_b_only) == (
+        half, half, 0, half)
+    assert c.pvalue < 0.05
+    # the permutation null uses the same rule in every resample (slow reference)
+    null, delta, p = permutation_reference(ds, "a", "b", "input", "pearson", "perm-both", 0, 199)
+    np.testing.assert_allclose(c.null_distribution, null, rtol=1e-9, atol=1e-12, equal_nan=True)
+    assert c.pvalue == pytest.approx(p["two-sided"], abs=1e-15)
+
+
+def test_compare_with_no_common_group_is_nan_with_a_warning():
+    ds, _ = half_constant()
+    flat = Dataset.from_arrays({"h": ds.scores("h"), "a": np.ones_like(ds.scores("h")),
+                                "b": ds.scores("b")}, human="h")
+    with pytest.warns(UndefinedStatisticWarning, match="no group where both"):
+        c = compare(flat, "h", "a", "b", level="input", method="spearman", n_resamples=19, rng=0)
+    assert math.isnan(c.statistic) and math.isnan(c.pvalue) and c.n_groups == 0
+
+
+def test_compare_all_does_not_rank_a_nan_metric_in_cluster_one():
+    ds, _ = half_constant()
+    h = ds.scores("h")
+    g = np.random.default_rng(3)
+    ds2 = Dataset.from_arrays({"h": h, "flat": np.ones_like(h), "good": h + 0.1 * g.normal(size=h.shape),
+                               "bad": g.normal(size=h.shape)}, human="h")
+    with pytest.warns(UndefinedStatisticWarning, match="'flat' not ranked"):
+        res = compare_all(ds2, "h", level="input", method="pearson", n_resamples=99, rng=0)
+    assert res.metrics[-1] == "flat" and math.isnan(res.statistics[-1])
+    k = res.metrics.index("flat")
+    assert res.clusters[k] == 0
+    assert dict(res.unranked)["flat"].startswith("its pearson at level 'input' is undefined")
+    assert res.clusters[res.metrics.index("good")] == 1
+    fr = res.ranking_frame()
+    assert fr.loc[fr.metric == "flat", "cluster"].isna().all()
+    assert fr.loc[fr.metric == "good", "cluster"].tolist() == [1]
+    assert res.to_dict()["unranked"][0][0] == "flat"

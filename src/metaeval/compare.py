@@ -35,6 +35,17 @@ Resampling p-values are (count + 1) / (n + 1) with a relative tie tolerance
 of 1e-12 (see :data:`metaeval.correlation.RESAMPLING_TOL`), and results keep
 the null distribution.  Only cells where the human score and both metrics
 are present are used (so the two statistics are computed on the same data).
+At ``input`` and ``item`` level both averages are taken over the same
+groups: those where *both* metrics' statistics are defined (a metric that is
+constant on an input has no correlation there, and averaging each metric
+over its own groups would compare averages over different inputs).  This is
+done in every resample too; the groups left out are counted
+(``n_groups_dropped``) and reported with a
+:class:`~metaeval.errors.DegenerateGroupWarning`.  The bootstrap tests leave
+out, for the pair statistics, the pairs formed by one original drawn twice
+(see :mod:`metaeval.stats.levels`).  Resamples are processed in chunks that
+fit the memory budget (:func:`metaeval.stats.resampling.memory_budget`); the
+numbers do not depend on it.
 """
 
 from __future__ import annotations
@@ -58,12 +69,25 @@ from .correlation import (
     percentile_interval,
     resampling_pvalue,
 )
-from .errors import DataError, InsufficientResamplesWarning, ParameterError
+from .errors import (
+    DataError,
+    DegenerateGroupWarning,
+    InsufficientResamplesWarning,
+    ParameterError,
+    UndefinedStatisticWarning,
+)
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
 from .stats.coefficients import get_coefficient
-from .stats.levels import arrange, check_average, check_level, grouped_values
+from .stats.levels import (
+    DUP_VARIANTS,
+    _aggregate,
+    arrange,
+    check_average,
+    check_level,
+    grouped_values,
+)
 from .stats.multitest import adjust_pairwise_matrix
 from .stats.williams import williams_test
 
@@ -106,6 +130,15 @@ class Comparison:
     n : int
         Cells used (present for the human score and both metrics); for
         Williams, the n of the t statistic.
+    n_groups : int
+        Groups at the level where both statistics are defined (the groups
+        compared; 1 or 0 at ``system`` and ``global``).
+    n_groups_dropped : int
+        Groups left out because the statistic of metric A, of metric B or of
+        both is undefined there (``n_groups_a_only`` + ``n_groups_b_only`` +
+        those undefined for both).
+    n_groups_a_only, n_groups_b_only : int
+        Groups where only metric A's (B's) statistic is defined.
     null_distribution : ndarray or None
         Resampled delta under the null (permutation) or delta* - delta
         (bootstrap).
@@ -132,6 +165,10 @@ class Comparison:
     n_resamples_nan: int
     signature: str
     null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    n_groups: int = 0
+    n_groups_dropped: int = 0
+    n_groups_a_only: int = 0
+    n_groups_b_only: int = 0
 
     def to_dict(self, *, arrays: bool = False) -> dict:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "null_distribution"}
@@ -162,7 +199,12 @@ class Comparisons:
         ``better[i, j]``: one-sided p-value that metric i is better than j.
     clusters : ndarray (K,) of int
         Significance clusters (mt-metrics-eval's greedy ranking; 1 = top),
-        from ``better`` (adjusted with ``cluster_correction``) at ``alpha``.
+        from ``better`` (adjusted with ``cluster_correction``) at ``alpha``,
+        among the metrics with a defined statistic; 0 for a metric that is
+        not ranked (see ``unranked``).
+    unranked : tuple of (str, str)
+        Metrics with an undefined (NaN) statistic and the reason; they are
+        last in ``metrics`` and have no cluster.
     pairs : tuple of Comparison
         Every tested pair (i < j in matrix order).
     """
@@ -178,6 +220,7 @@ class Comparisons:
     alpha: float
     pairs: tuple
     signature: str
+    unranked: tuple = ()
 
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: the :class:`Comparison` fields plus ``pvalue_adjusted``."""
@@ -190,9 +233,19 @@ class Comparisons:
         return pd.DataFrame(rows)
 
     def ranking_frame(self) -> pd.DataFrame:
-        """One row per metric: ``metric, statistic, cluster``."""
+        """One row per metric: ``metric, statistic, cluster, reason``
+        (``cluster`` is missing and ``reason`` says why for unranked metrics)."""
+        why = dict(self.unranked)
         return pd.DataFrame(
-            {"metric": list(self.metrics), "statistic": self.statistics, "cluster": self.clusters}
+            {
+                "metric": list(self.metrics),
+                "statistic": self.statistics,
+                "cluster": pd.array(
+                    [None if m in why else int(c) for m, c in zip(self.metrics, self.clusters)],
+                    dtype="Int64",
+                ),
+                "reason": [why.get(m, "") for m in self.metrics],
+            }
         )
 
     def pvalue_frame(self, *, adjusted: bool = True) -> pd.DataFrame:
@@ -204,6 +257,7 @@ class Comparisons:
             "metrics": list(self.metrics),
             "statistics": self.statistics.tolist(),
             "clusters": self.clusters.tolist(),
+            "unranked": [list(u) for u in self.unranked],
             "correction": self.correction,
             "cluster_correction": self.cluster_correction,
             "alpha": self.alpha,
@@ -233,6 +287,7 @@ class _Opt:
     alternative: str
     confidence_level: float
     seed_tag: str
+    budget: int | None = None
 
 
 def _check_test(test, method):
@@ -262,9 +317,34 @@ def _stat(x, z, opt, detail=False):
     return grouped_values(xg, zg, opt.method, average=opt.average, detail=detail).value
 
 
+def _values(x, z, opt, dup=None):
+    xg, zg = arrange(x, z, opt.level)
+    return grouped_values(xg, zg, opt.method, average=opt.average, detail=False, dup_pairs=dup)
+
+
+def _pair_values(xa, xb, z, opt, dup=None):
+    """Both metrics' statistics (B,) averaged over the groups where both are
+    defined, and the per-group definedness (B, G) of each."""
+    la = _values(xa, z, opt, dup)
+    lb = _values(xb, z, opt, dup)
+    if la.weight is None:  # acc_eq: a group is defined by its pairs, the same for both
+        da = db = la.n_valid >= 2
+        return la.value, lb.value, da, db
+    da, db = np.isfinite(la.group), np.isfinite(lb.group)
+    both = da & db
+    va = _aggregate(la.group, np.where(both, la.weight, 0.0))
+    vb = _aggregate(lb.group, np.where(both, lb.weight, 0.0))
+    return va, vb, da, db
+
+
+def _pair_delta(xa, xb, z, opt, dup=None):
+    va, vb, _, _ = _pair_values(xa, xb, z, opt, dup)
+    return va - vb
+
+
 def _williams(xa, xb, z, opt):
-    sa = float(_stat(xa, z, opt)[0])
-    sb = float(_stat(xb, z, opt)[0])
+    va, vb, _, _ = _pair_values(xa, xb, z, opt)
+    sa, sb = float(va[0]), float(vb[0])
     sab = float(_stat(xa, xb, opt)[0])
     ag, _ = arrange(xa, z, opt.level)
     nv = np.isfinite(ag[0]).sum(-1)
@@ -285,29 +365,39 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
         sa, sb, t, p2, pg, pl, n = _williams(xa, xb, z, opt)
         delta = sa - sb
         pv = {"two-sided": p2, "greater": pg, "less": pl}
+        _, _, da, db = _pair_values(xa, xb, z, opt)
     else:
-        sa = float(_stat(xa, z, opt)[0])
-        sb = float(_stat(xb, z, opt)[0])
+        va, vb, da, db = _pair_values(xa, xb, z, opt)
+        sa, sb = float(va[0]), float(vb[0])
         delta = sa - sb
         N, M = z.shape
         B = opt.n_resamples
+        null = np.empty(B)
         if opt.test.startswith("perm-"):
             za, zb = _zscore(xa), _zscore(xb)
-            w = _rs.swap_masks(gen, B, N, M, _PERM_SCHEME[opt.test])
-            pa = np.where(w, zb, za)
-            pb = np.where(w, za, zb)
-            null = _stat(pa, z, opt) - _stat(pb, z, opt)
+            for sl, w in _rs.swap_mask_chunks(gen, B, N, M, _PERM_SCHEME[opt.test], opt.budget):
+                null[sl] = _pair_delta(np.where(w, zb, za), np.where(w, za, zb), z, opt)
         else:
-            rows, cols = _rs.bootstrap_indices(gen, B, N, M, opt.test[5:])
-            zz = _rs.take_cells(z, rows, cols)
-            boot = _stat(_rs.take_cells(xa, rows, cols), zz, opt) - _stat(
-                _rs.take_cells(xb, rows, cols), zz, opt
-            )
-            ci = percentile_interval(boot, opt.confidence_level)
+            valid = np.isfinite(z)
+            dup_needed = opt.method in DUP_VARIANTS or opt.method == "acc_eq"
+            chunks = _rs.bootstrap_chunks(gen, B, N, M, opt.test[5:], opt.budget)
+            for sl, rows, cols in chunks:
+                dup = _rs.duplicate_pairs(rows, cols, valid, opt.level) if dup_needed else None
+                null[sl] = _pair_delta(
+                    _rs.take_cells(xa, rows, cols),
+                    _rs.take_cells(xb, rows, cols),
+                    _rs.take_cells(z, rows, cols),
+                    opt,
+                    dup,
+                )
+            boot = null
+            if np.isfinite(delta):
+                ci = percentile_interval(boot, opt.confidence_level)
             null = boot - delta
         n_nan = int((~np.isfinite(null)).sum())
         pv = {alt: resampling_pvalue(null, delta, alt) for alt in ALTERNATIVES}
         n = n_cells
+    groups = _group_counts(da, db)
     sig = make_signature(
         human=opt.human,
         level=opt.level,
@@ -343,7 +433,39 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
         n_resamples_nan=n_nan,
         signature=sig,
         null_distribution=null,
+        **groups,
     )
+
+
+def _group_counts(da, db):
+    da, db = np.asarray(da[0]), np.asarray(db[0])
+    return {
+        "n_groups": int((da & db).sum()),
+        "n_groups_dropped": int((~(da & db)).sum()),
+        "n_groups_a_only": int((da & ~db).sum()),
+        "n_groups_b_only": int((db & ~da).sum()),
+    }
+
+
+def _warn_pair(c: Comparison, stacklevel=3):
+    """Warnings of one comparison, raised in the calling process from its counts."""
+    if c.n_groups_a_only or c.n_groups_b_only:
+        warnings.warn(
+            f"{c.method} at level {c.level!r}: of the groups where only one metric's statistic "
+            f"is defined, {c.n_groups_a_only} ({c.metric_a!r} only) and {c.n_groups_b_only} "
+            f"({c.metric_b!r} only) are left out, so both are averaged over the same "
+            f"{c.n_groups} groups (counted in n_groups_dropped)",
+            DegenerateGroupWarning,
+            stacklevel=stacklevel,
+        )
+    if not np.isfinite(c.statistic):
+        warnings.warn(
+            f"{c.method} at level {c.level!r}: the comparison of {c.metric_a!r} with "
+            f"{c.metric_b!r} is undefined (no group where both statistics are defined); "
+            "statistic, p-values and interval are NaN",
+            UndefinedStatisticWarning,
+            stacklevel=stacklevel,
+        )
 
 
 def _pair_generator(ss, a, b):
@@ -385,6 +507,7 @@ def compare(
     alternative: str = "two-sided",
     confidence_level: float = 0.95,
     rng=None,
+    memory_budget=None,
 ) -> Comparison:
     """Test whether metric A agrees with the human scores better than metric B.
 
@@ -406,10 +529,21 @@ def compare(
         For the bootstrap interval of the difference.
     rng : seed, optional
         See :func:`metaeval.correlate`.
+    memory_budget : int or str, optional
+        See :func:`metaeval.correlate` (chunks of resamples; the numbers do
+        not depend on it).
 
     Returns
     -------
     Comparison
+
+    Warns
+    -----
+    DegenerateGroupWarning
+        When groups where only one metric's statistic is defined are left
+        out (counted in ``n_groups_dropped``).
+    UndefinedStatisticWarning
+        When no group has both statistics defined (everything is NaN).
 
     Examples
     --------
@@ -423,8 +557,12 @@ def compare(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
     )
     cols = _metric_columns(dataset, [metric_a, metric_b])
+    budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
-    opt = _Opt(human, level, method, test, average, n_resamples, alternative, confidence_level, tag)
+    opt = _Opt(
+        human, level, method, test, average, n_resamples, alternative, confidence_level, tag,
+        budget,
+    )
     xa, xb, z, n = _common(dataset.scores(cols[0]), dataset.scores(cols[1]), dataset.scores(human))
     if n < 2:
         raise DataError(
@@ -432,7 +570,9 @@ def compare(
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return _pair_test(xa, xb, z, opt, _pair_generator(ss, metric_a, metric_b), n, cols)
+        c = _pair_test(xa, xb, z, opt, _pair_generator(ss, metric_a, metric_b), n, cols)
+    _warn_pair(c)
+    return c
 
 
 def compare_all(
@@ -454,6 +594,7 @@ def compare_all(
     n_jobs: int = 1,
     progress=None,
     clusters: str = "metaeval",
+    memory_budget=None,
 ) -> Comparisons:
     """Compare every pair of metrics; p-value matrix, correction and clusters.
 
@@ -480,6 +621,13 @@ def compare_all(
     Each pair's random stream is derived from the seed and the two metric
     names only, so results do not depend on ``n_jobs`` or on which other
     metrics are compared.
+
+    A metric whose own statistic is undefined (NaN: for example constant
+    scores, or no group with a defined correlation) is not ranked: it comes
+    last, gets cluster 0 (no cluster) and its reason is in ``unranked``; it
+    never takes part in the clusters of the others.  Its pairs are still
+    tested (and are NaN when the comparison is undefined).  ``memory_budget``
+    is as in :func:`metaeval.correlate`.
     """
     human, level, average, n_resamples = _validate(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
@@ -496,8 +644,12 @@ def compare_all(
         raise ParameterError(f"alpha={alpha!r} must be in (0, 1)")
     check_n_jobs(n_jobs)
     metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="compare_all")
+    budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
-    opt = _Opt(human, level, method, test, average, n_resamples, alternative, confidence_level, tag)
+    opt = _Opt(
+        human, level, method, test, average, n_resamples, alternative, confidence_level, tag,
+        budget,
+    )
     z = dataset.scores(human)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -516,6 +668,8 @@ def compare_all(
             return _pair_test(xa, xb, zz, opt, _pair_generator(ss, a, b), n, (a, b))
 
     pairs = run_units(work, units, n_jobs=n_jobs, progress=progress)
+    for c in pairs:
+        _warn_pair(c)
     P = np.full((K, K), np.nan)
     better = np.full((K, K), np.nan)
     for (i, j), c in zip(units, pairs):
@@ -534,9 +688,27 @@ def compare_all(
     better_adj = _adjust_full(better, cluster_correction)
     if test != "williams":
         _warn_resolution(n_resamples, K * (K - 1) // 2, alpha, correction, cluster_correction)
-    ranks = significance_clusters(
-        np.array([own[m] for m in order]), better_adj, alpha=alpha, names=list(order)
+    stats_arr = np.array([own[m] for m in order])
+    ranked = np.isfinite(stats_arr)
+    ranks = np.zeros(K, int)  # 0: not ranked
+    if ranked.any():
+        idx = np.flatnonzero(ranked)
+        ranks[idx] = significance_clusters(
+            stats_arr[idx], better_adj[np.ix_(idx, idx)], alpha=alpha,
+            names=[order[i] for i in idx],
+        )
+    unranked = tuple(
+        (order[i], f"its {method} at level {level!r} is undefined (NaN): constant scores or "
+         "too few valid pairs in every group")
+        for i in np.flatnonzero(~ranked)
     )
+    if unranked:
+        warnings.warn(
+            f"compare_all: {', '.join(repr(m) for m, _ in unranked)} not ranked (statistic "
+            "undefined); cluster 0, listed in unranked",
+            UndefinedStatisticWarning,
+            stacklevel=2,
+        )
     sig = make_signature(
         human=human,
         level=level,
@@ -559,6 +731,7 @@ def compare_all(
         pvalues_adjusted=P_adj,
         better=better,
         clusters=np.asarray(ranks),
+        unranked=unranked,
         correction=correction,
         cluster_correction=cluster_correction,
         alpha=float(alpha),

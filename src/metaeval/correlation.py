@@ -27,7 +27,14 @@ from .errors import (
 )
 from .stats import resampling as _rs
 from .stats.coefficients import fisher_interval, get_coefficient
-from .stats.levels import arrange, check_average, check_level, grouped_values, level_values
+from .stats.levels import (
+    DUP_VARIANTS,
+    arrange,
+    check_average,
+    check_level,
+    grouped_values,
+    level_values,
+)
 
 CI_METHODS = ("none", "fisher", "boot-systems", "boot-inputs", "boot-both")
 PVALUE_METHODS = ("auto", "permutation", "none")
@@ -306,6 +313,39 @@ class _Options:
     pvalue: str
     alternative: str
     seed_tag: str
+    budget: int | None = None
+
+
+def permutation_null(gen, xg, yg, method, average, n_resamples, budget=None):
+    """Null statistics of the within-group permutation test, in chunks of
+    resamples that fit the memory budget (the same numbers for any chunking)."""
+    shuffle = _rs.WithinGroupShuffle(xg, yg)
+    null = np.empty(n_resamples)
+    for sl in _rs.resample_chunks(n_resamples, xg.size, budget):
+        xs, ys = shuffle.draw(gen, sl.stop - sl.start)
+        null[sl] = grouped_values(xs, ys, method, average=average, detail=False).value
+    return null
+
+
+def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit, budget=None):
+    """Bootstrap replicates of the statistic, in chunks of resamples.
+
+    Pairs formed by one original drawn twice are left out of the pair
+    statistics (:mod:`metaeval.stats.levels`, "Bootstrap replicates and
+    duplicated originals").
+    """
+    N, M = x.shape
+    valid = np.isfinite(x) & np.isfinite(y)
+    dup_needed = method in DUP_VARIANTS or method == "acc_eq"
+    dist = np.empty(n_resamples)
+    for sl, rows, cols in _rs.bootstrap_chunks(gen, n_resamples, N, M, unit, budget):
+        dup = _rs.duplicate_pairs(rows, cols, valid, level) if dup_needed else None
+        xb = _rs.take_cells(x, rows, cols)
+        yb = _rs.take_cells(y, rows, cols)
+        dist[sl] = level_values(
+            xb, yb, level, method, average=average, detail=False, dup_pairs=dup
+        ).value
+    return dist
 
 
 def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
@@ -335,8 +375,9 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
         else:
             pmethod = "none"
     elif pmethod == "permutation":
-        xs, ys = _rs.shuffle_within_groups(gen, xg[0], yg[0], opt.n_resamples)
-        null = grouped_values(xs, ys, method, average=opt.average, detail=False).value
+        null = permutation_null(
+            gen, xg[0], yg[0], method, opt.average, opt.n_resamples, opt.budget
+        )
         centred = not coef.constant_is_degenerate
         pvalue = resampling_pvalue(null, stat, opt.alternative, centred=centred)
 
@@ -347,13 +388,13 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
     if opt.ci == "fisher":
         lo, hi = (float(v) for v in fisher_interval(stat, n, method, opt.confidence_level))
     elif opt.ci.startswith("boot-"):
-        N, M = x.shape
-        rows, cols = _rs.bootstrap_indices(gen, opt.n_resamples, N, M, opt.ci[5:])
-        xb = _rs.take_cells(x, rows, cols)
-        yb = _rs.take_cells(y, rows, cols)
-        dist = level_values(xb, yb, level, method, average=opt.average, detail=False).value
+        dist = bootstrap_distribution(
+            gen, x, y, level, method, opt.average, opt.n_resamples, opt.ci[5:], opt.budget
+        )
         n_nan += int((~np.isfinite(dist)).sum())
-        lo, hi = percentile_interval(dist, opt.confidence_level)
+        # an undefined statistic has no interval, whatever the replicates say
+        if np.isfinite(stat):
+            lo, hi = percentile_interval(dist, opt.confidence_level)
 
     sig = make_signature(
         human=opt.human,
@@ -410,6 +451,13 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             UndefinedStatisticWarning,
             stacklevel=3,
         )
+    if res.distribution is not None and not np.isfinite(res.statistic):
+        warnings.warn(
+            f"{res.method} of metric {res.metric!r} at level {res.level!r} is undefined, so "
+            "its bootstrap interval is NaN (resampled data cannot define it)",
+            UndefinedStatisticWarning,
+            stacklevel=3,
+        )
     if res.ci_method == "fisher" and np.isfinite(res.statistic) and np.isnan(res.ci_low):
         warnings.warn(
             f"the Fisher interval of {res.method} for metric {res.metric!r} at level "
@@ -455,6 +503,7 @@ def correlate(
     rng=None,
     n_jobs: int = 1,
     progress=None,
+    memory_budget=None,
 ) -> Correlations:
     """Correlate every metric with a human score column.
 
@@ -480,7 +529,11 @@ def correlate(
     ci : {"boot-both", "boot-systems", "boot-inputs", "fisher", "none"}
         Percentile bootstrap over systems, inputs or both (rows then columns,
         resampled with replacement; the whole statistic, including the level's
-        grouping and acc_eq's threshold, is recomputed on every replicate), or
+        grouping and acc_eq's threshold, is recomputed on every replicate;
+        the pair statistics ``acc_23``, ``kendall_23``, ``acc_eq`` and
+        ``pairwise_accuracy`` leave out the pairs formed by one original drawn
+        twice, see :mod:`metaeval.stats.levels`; an undefined statistic gets
+        a NaN interval), or
         the Fisher-z interval with the Bonett and Wright (2000) constants,
         defined for single correlations (``system``, ``global``) with
         ``pearson``, ``spearman`` or ``kendall_b``.
@@ -508,6 +561,12 @@ def correlate(
         Workers (joblib); results do not depend on it.
     progress : callable, optional
         Called with 1 after each metric x level x method unit.
+    memory_budget : int or str, optional
+        Bytes (or a string like ``"512MB"``) that the resampled cell arrays of
+        one unit may take; resamples are processed in chunks that fit.
+        Default: the environment variable ``METAEVAL_MEMORY_BUDGET``, else
+        1 GiB (:func:`metaeval.stats.resampling.memory_budget`).  The numbers
+        do not depend on it.
 
     Returns
     -------
@@ -517,6 +576,10 @@ def correlate(
     -----
     ConstantInputWarning, TooFewPairsWarning
         When groups are dropped (also counted in each result).
+    UndefinedStatisticWarning
+        When more than 5% of the resampled statistics are undefined
+        (counted in ``n_resamples_nan``), or when the statistic itself is
+        undefined (its bootstrap interval is then NaN).
 
     Examples
     --------
@@ -564,8 +627,11 @@ def correlate(
             )
     for lv in levels:
         check_level_size(dataset, lv)
+    budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
-    opt = _Options(human, average, ci, confidence_level, n_resamples, pvalue, alternative, tag)
+    opt = _Options(
+        human, average, ci, confidence_level, n_resamples, pvalue, alternative, tag, budget
+    )
     y = dataset.scores(human)
     units = [(m, lv, meth) for m in metrics for lv in levels for meth in methods]
 

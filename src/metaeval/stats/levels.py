@@ -24,6 +24,43 @@ nlpstats) or ``micro`` (a weighted mean: weights are the numbers of valid
 items per group for the correlations, and the numbers of valid pairs per group
 for the pair statistics ``kendall_23``, ``acc_23``, ``acc_eq``, which makes
 micro-averaged accuracy the pooled share of correct pairs).
+
+Bootstrap replicates and duplicated originals
+---------------------------------------------
+A bootstrap replicate (:func:`metaeval.stats.resampling.bootstrap_indices`)
+may hold the same original system, input or cell several times.  Two copies
+of one original form a pair that is tied in both the metric and the human
+score (Txy); the pair statistics count such a pair as a correctly predicted
+tie, so the replicates of ``acc_23``, ``kendall_23``, ``pairwise_accuracy``
+and ``acc_eq`` are biased upward (on SummEval, coherence vs ROUGE-1 at input
+level, most of the bootstrap distribution of acc_23 lay above the estimate
+and the 95% interval excluded it).  The population statistic is defined over
+pairs of *distinct* units, so pairs formed by one original drawn twice are
+not pairs of the population and must not count.  With multiplicities c_k of
+the valid originals k among a group's items there are
+
+    D = sum_k C(c_k, 2)
+
+such pairs (:func:`metaeval.stats.resampling.duplicate_pairs`); every one
+is in Txy.  Passing ``dup_pairs`` (B, G) removes them:
+
+    Txy' = Txy - D,  N' = N - D,
+    acc_23 = (C + Txy') / N',  tau_23 = (C + Txy' - D_disc - Tx - Ty) / N'
+
+(D_disc: discordant pairs), and micro weights use N'.  Kendall's tau-b is
+unaffected: its numerator C - D_disc has no ties and its denominator
+sqrt((N - Tx - Txy)(N - Ty - Txy)) keeps N - Txy = N' - Txy'; Pearson,
+Spearman and tau-c are not pair counts and are left as they are.  For
+``acc_eq`` every duplicate pair has |dx| = 0, so it is a metric tie at any
+threshold and counts in every group accuracy of the sweep; with N_g pairs
+in group g and weight w_g, the corrected average at threshold t,
+
+    sum_g w_g (correct_g(t) - D_g) / (N_g - D_g),
+
+equals the sweep of the weights w_g N_g / (N_g - D_g) minus the constant
+sum_g w_g D_g / (N_g - D_g), so the same kernel, with those weights, finds
+the threshold, and the constant is subtracted from its maximum.  A group (or
+replicate) with no non-duplicate pair is undefined (NaN).
 """
 
 from __future__ import annotations
@@ -33,11 +70,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import ParameterError, ResourceError
-from ._kernels import C, TXY
-from .coefficients import get_coefficient, kernels
+from ._kernels import C
+from .coefficients import TXY, get_coefficient, kendall_from_stats, kendall_stats, kernels
 
 LEVELS = ("system", "input", "item", "global")
 AVERAGES = ("macro", "micro")
+# Pair statistics whose bootstrap replicates drop the pairs formed by one
+# original drawn twice (``dup_pairs``), with their Kendall-family variant.
+DUP_VARIANTS = {"kendall_23": "23", "acc_23": "acc23", "pairwise_accuracy": "acc23"}
 
 # Names other tools use.  Unambiguous ones map to ours; ambiguous ones are
 # refused with an explanation.
@@ -148,20 +188,25 @@ class LevelValues:
         group at the calibrated threshold).
     n_valid : (B, G) valid items per group.
     epsilon : (B,) calibrated tie threshold (``acc_eq`` only) else None.
+    weight : (B, G) each group's weight in ``value`` (zero where the group
+        statistic is undefined); None for ``acc_eq``.
     """
 
     value: np.ndarray
     group: np.ndarray
     n_valid: np.ndarray
     epsilon: np.ndarray | None = None
+    weight: np.ndarray | None = None
 
 
-def _weights(group, nv, pair_weighted, average):
+def _weights(group, nv, pair_weighted, average, pairs=None):
     defined = np.isfinite(group)
     if average == "macro":
         w = defined.astype(float)
     else:
-        w = np.where(defined, nv * (nv - 1) / 2.0 if pair_weighted else nv, 0.0)
+        if pair_weighted and pairs is None:
+            pairs = nv * (nv - 1) / 2.0
+        w = np.where(defined, pairs if pair_weighted else nv, 0.0)
     return w
 
 
@@ -173,7 +218,7 @@ def _aggregate(group, w):
 
 
 def level_values(
-    x, y, level, method, *, average="macro", fast=True, detail=True
+    x, y, level, method, *, average="macro", fast=True, detail=True, dup_pairs=None
 ) -> LevelValues:
     """The statistic of ``method`` at ``level`` for every batch item.
 
@@ -188,9 +233,16 @@ def level_values(
     detail : bool
         For ``acc_eq``, also compute each group's acc_23 at the calibrated
         threshold (``group``); resampling loops pass False and get NaN there.
+    dup_pairs : ndarray (B, G), optional
+        Pairs formed by one original drawn twice in a bootstrap replicate
+        (:func:`metaeval.stats.resampling.duplicate_pairs`); the pair
+        statistics leave them out (module docstring).  Ignored by the other
+        methods.
     """
     xg, yg = arrange(x, y, level)
-    return grouped_values(xg, yg, method, average=average, fast=fast, detail=detail)
+    return grouped_values(
+        xg, yg, method, average=average, fast=fast, detail=detail, dup_pairs=dup_pairs
+    )
 
 
 def _out_of_memory(method, shape, exc, need=None):
@@ -219,11 +271,13 @@ def grouped_values(xg, yg, method, *, average="macro", fast=True, detail=True,
         For ``acc_eq``, also compute each group's acc_23 at the calibrated
         threshold.
     dup_pairs : ndarray, shape (B, G), optional
-        ``acc_eq`` only: pairs of each group formed by two copies of the same
-        original cell (a bootstrap resample drawing a cell twice).  They are
-        tied in both scores and are left out of the group's pairs, so a
+        Pairs of each group formed by two copies of the same original cell (a
+        bootstrap resample drawing a cell twice).  They are tied in both
+        scores and are left out of the group's pairs by the pair statistics
+        (``acc_eq`` and the tie-counting variants of ``DUP_VARIANTS``), so a
         resample is scored on the pairs of distinct cells; micro weights use
-        the remaining pair counts.  Default: none.
+        the remaining pair counts.  Ignored by the other methods.  Default:
+        none.
 
     Raises
     ------
@@ -242,13 +296,18 @@ def _grouped_values(xg, yg, method, average, fast, detail, dup_pairs):
     coef = get_coefficient(method)
     xg, yg = np.asarray(xg, float), np.asarray(yg, float)
     nv = (np.isfinite(xg) & np.isfinite(yg)).sum(-1)
-    if dup_pairs is not None and coef.batch is not None:
-        raise ParameterError(f"dup_pairs applies to method='acc_eq' only, not {method!r}")
     if coef.batch is not None:
-        # unbroadcast inputs: a human batch of one is ranked/used once
-        group = coef.batch(xg, yg, fast=fast)
-        w = _weights(group, nv, coef.pair_weighted, average)
-        return LevelValues(_aggregate(group, w), group, nv)
+        pairs = None
+        if dup_pairs is not None and method in DUP_VARIANTS:
+            s = np.array(kendall_stats(xg, yg, 0.0, fast=fast))
+            s[..., TXY] -= dup_pairs
+            group = kendall_from_stats(s, DUP_VARIANTS[method])
+            pairs = nv * (nv - 1) / 2.0 - dup_pairs
+        else:
+            # unbroadcast inputs: a human batch of one is ranked/used once
+            group = coef.batch(xg, yg, fast=fast)
+        w = _weights(group, nv, coef.pair_weighted, average, pairs)
+        return LevelValues(_aggregate(group, w), group, nv, weight=w)
     # acc_eq: one threshold shared by all groups
     B = max(xg.shape[0], yg.shape[0])
     if dup_pairs is None:

@@ -8,11 +8,31 @@ independent work units (metrics, metric pairs, blocks of resamples) get
 child streams spawned from it by *unit index*, never by worker, so results do
 not depend on the number of workers.
 
-All index and mask matrices are drawn in one step per unit (STYLE.md 2).
+All index and mask matrices are drawn in one step per unit (STYLE.md 2);
+the (B, N, M) cell arrays built from them are processed in chunks of
+resamples sized from a memory budget (:func:`memory_budget`,
+:func:`resample_chunks`), so peak memory does not grow with ``n_resamples``.
+Draws never depend on the chunk size: numpy's ``Generator`` gives the same
+numbers whether an array is drawn at once or in consecutive pieces (bounded
+integers and doubles draw element by element; random bytes in pieces of a
+multiple of 4 bytes), which the tests check.
+
+Duplicated originals
+--------------------
+A bootstrap replicate that draws the same system (input, cell) twice creates
+pairs of identical items.  For the pair statistics (``acc_23``,
+``kendall_23``, ``pairwise_accuracy``, ``acc_eq``) such a pair is tied in both
+the metric and the human score and would count as a correctly predicted tie,
+biasing the bootstrap upward.  :func:`duplicate_pairs` counts them: with
+multiplicities c_k of the valid originals k in a group there are
+sum_k C(c_k, 2) of them, which the level code subtracts from the tied-both
+count Txy and from the number of pairs (see :mod:`metaeval.stats.levels`).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import zlib
 
 import numpy as np
@@ -20,6 +40,18 @@ import numpy as np
 from ..errors import ParameterError
 
 BOOTSTRAP_UNITS = ("systems", "inputs", "both")
+MEMORY_BUDGET_ENV = "METAEVAL_MEMORY_BUDGET"
+DEFAULT_MEMORY_BUDGET = 1 << 30  # 1 GiB
+# Bytes per resampled cell that a chunk may use: the metric and human cell
+# arrays, their arranged copies, ranks and the kernels' work arrays (about a
+# dozen float64 values per cell).
+BYTES_PER_CELL = 96
+_BYTE_UNITS = {
+    "": 1, "b": 1,
+    "k": 1000, "kb": 1000, "m": 1000**2, "mb": 1000**2, "g": 1000**3, "gb": 1000**3,
+    "t": 1000**4, "tb": 1000**4,
+    "kib": 1024, "mib": 1024**2, "gib": 1024**3, "tib": 1024**4,
+}
 PERMUTATION_SCHEMES = ("both", "systems", "inputs", "both-rowcol")
 
 
@@ -135,24 +167,235 @@ def swap_masks(gen, n_resamples, n_systems, n_inputs, scheme):
     )
 
 
+def swap_mask_chunks(gen, n_resamples, n_systems, n_inputs, scheme, budget=None):
+    """:func:`swap_masks` in chunks of resamples: yields ``(slice, mask)``
+    with the chunk's (b, N, M) boolean masks, equal to the corresponding
+    rows of one :func:`swap_masks` draw whatever the chunk size."""
+    B, N, M = n_resamples, n_systems, n_inputs
+    chunks = resample_chunks(B, N * M, budget)
+    if scheme == "both":
+        coins = CoinStream(gen, B, N * M)
+        for sl in chunks:
+            yield sl, coins.bits(sl).reshape(-1, N, M)
+        return
+    if scheme not in PERMUTATION_SCHEMES:
+        raise ParameterError(
+            f"permutation scheme {scheme!r}; choose one of {', '.join(PERMUTATION_SCHEMES)}"
+        )
+    # one coin per row and/or column: drawn in full (B x (N + M) values)
+    r = gen.random((B, N, 1)) < 0.5 if scheme in ("systems", "both-rowcol") else None
+    c = gen.random((B, 1, M)) < 0.5 if scheme in ("inputs", "both-rowcol") else None
+    for sl in chunks:
+        if r is not None and c is not None:
+            w = r[sl] ^ c[sl]
+        else:
+            w = r[sl] if r is not None else c[sl]
+        yield sl, np.broadcast_to(w, (sl.stop - sl.start, N, M))
+
+
 def shuffle_within_groups(gen, xg, yg, n_resamples):
     """Permute the metric among each group's valid pairs, ``n_resamples`` times.
 
     ``xg``, ``yg``: (G, n) arranged scores.  Returns (B, G, n) metric and
     human arrays in which each group's valid pairs are packed to the left and
     the metric values are randomly permuted among them (a null of no
-    association within groups); invalid positions are NaN.
+    association within groups); invalid positions are NaN.  Equal to
+    consecutive :meth:`WithinGroupShuffle.draw` calls of any sizes summing
+    to ``n_resamples``.
     """
-    G, n = xg.shape
-    valid = np.isfinite(xg) & np.isfinite(yg)
-    # pack valid pairs left, keeping their order
-    order = np.argsort(~valid, axis=-1, kind="stable")
-    xs = np.take_along_axis(np.where(valid, xg, np.nan), order, -1)
-    ys = np.take_along_axis(np.where(valid, yg, np.nan), order, -1)
-    nv = valid.sum(-1)
-    keys = gen.random((n_resamples, G, n))
-    keys = np.where(np.arange(n) < nv[:, None], keys, 1.0 + np.arange(n))
-    perm = np.argsort(keys, axis=-1)
-    return np.take_along_axis(np.broadcast_to(xs, perm.shape), perm, -1), np.broadcast_to(
-        ys, perm.shape
-    )
+    return WithinGroupShuffle(xg, yg).draw(gen, n_resamples)
+
+
+class WithinGroupShuffle:
+    """The groups of :func:`shuffle_within_groups`, packed once; each
+    :meth:`draw` permutes a chunk of resamples."""
+
+    def __init__(self, xg, yg):
+        G, n = xg.shape
+        valid = np.isfinite(xg) & np.isfinite(yg)
+        # pack valid pairs left, keeping their order
+        order = np.argsort(~valid, axis=-1, kind="stable")
+        self.xs = np.take_along_axis(np.where(valid, xg, np.nan), order, -1)
+        self.ys = np.take_along_axis(np.where(valid, yg, np.nan), order, -1)
+        self.nv = valid.sum(-1)
+        self.shape = (G, n)
+
+    def draw(self, gen, n_resamples):
+        G, n = self.shape
+        keys = gen.random((n_resamples, G, n))
+        keys = np.where(np.arange(n) < self.nv[:, None], keys, 1.0 + np.arange(n))
+        perm = np.argsort(keys, axis=-1)
+        return np.take_along_axis(np.broadcast_to(self.xs, perm.shape), perm, -1), np.broadcast_to(
+            self.ys, perm.shape
+        )
+
+
+def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None):
+    """:func:`bootstrap_indices` in chunks of resamples: yields
+    ``(slice, rows, cols)`` with the chunk's index matrices.
+
+    The draws equal one :func:`bootstrap_indices` call whatever the chunk
+    size: the (B, N) row indices are drawn first (as there), then the column
+    indices chunk by chunk (bounded integers are drawn element by element).
+    The chunks' cell arrays (``n_systems * n_inputs`` cells per resample)
+    fit in :func:`memory_budget`.
+    """
+    if unit not in BOOTSTRAP_UNITS:
+        raise ParameterError(f"bootstrap unit {unit!r}; choose one of {', '.join(BOOTSTRAP_UNITS)}")
+    B, N, M = n_resamples, n_systems, n_inputs
+    rows_all = None
+    if unit in ("systems", "both"):
+        rows_all = gen.integers(0, N, size=(B, N))
+    for sl in resample_chunks(B, N * M, budget):
+        b = sl.stop - sl.start
+        rows = np.broadcast_to(np.arange(N), (b, N)) if rows_all is None else rows_all[sl]
+        if unit in ("inputs", "both"):
+            cols = gen.integers(0, M, size=(b, M))
+        else:
+            cols = np.broadcast_to(np.arange(M), (b, M))
+        yield sl, rows, cols
+
+
+# --------------------------------------------------------------------------
+# memory budget and chunks of resamples
+
+
+def parse_bytes(value, *, name="memory_budget") -> int:
+    """Bytes from an int or a string such as ``"512MB"``, ``"2GiB"``, ``"1e9"``."""
+    if isinstance(value, bool):
+        raise ParameterError(f"{name}={value!r} must be a number of bytes or a string like '512MB'")
+    if isinstance(value, (int, np.integer)):
+        n = int(value)
+    else:
+        m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][0-9]+)?)\s*([A-Za-z]*)\s*", str(value))
+        unit = m.group(2).lower() if m else None
+        if m is None or unit not in _BYTE_UNITS:
+            raise ParameterError(
+                f"{name}={value!r} is not a size; use bytes or a number with a unit "
+                "(B, KB, MB, GB, KiB, MiB, GiB), e.g. '512MB'"
+            )
+        n = int(float(m.group(1)) * _BYTE_UNITS[unit])
+    if n < 1:
+        raise ParameterError(f"{name}={value!r} must be positive")
+    return n
+
+
+def memory_budget(budget=None) -> int:
+    """The memory budget in bytes for the cell arrays of one resampling loop.
+
+    ``budget`` (bytes or a string like ``"512MB"``) if given, else the
+    environment variable ``METAEVAL_MEMORY_BUDGET``, else 1 GiB.  It sets
+    how many resamples are processed at once; the numbers never depend on it.
+    """
+    if budget is not None:
+        return parse_bytes(budget)
+    env = os.environ.get(MEMORY_BUDGET_ENV, "").strip()
+    if env:
+        return parse_bytes(env, name=MEMORY_BUDGET_ENV)
+    return DEFAULT_MEMORY_BUDGET
+
+
+def resample_chunks(n_resamples, n_cells, budget=None, *, bytes_per_cell=BYTES_PER_CELL):
+    """Consecutive slices of ``range(n_resamples)`` whose resampled cell
+    arrays (``n_cells`` cells each, ``bytes_per_cell`` bytes per cell) fit in
+    :func:`memory_budget` (at least one resample per chunk)."""
+    per = max(1, int(n_cells)) * bytes_per_cell
+    size = max(1, memory_budget(budget) // per)
+    return [slice(b, min(b + size, n_resamples)) for b in range(0, n_resamples, size)]
+
+
+class CoinStream:
+    """The packed Perm-Both coins of ``n_resamples * n_cells`` cells
+    (:func:`fair_bytes`), drawn piece by piece as consecutive chunks of
+    resamples ask for them: the coins are the same as one
+    ``fair_bytes(gen, n_resamples * n_cells)`` draw (bytes are drawn in
+    multiples of 8 except the last piece), but only one chunk is held."""
+
+    def __init__(self, gen, n_resamples, n_cells):
+        self.gen = gen
+        self.n_cells = int(n_cells)
+        self.total = (int(n_resamples) * self.n_cells + 7) // 8
+        self.drawn = 0  # bytes drawn so far
+        self.buf = np.zeros(0, np.uint8)  # bytes [drawn - buf.size, drawn)
+        self.next = 0  # next resample expected
+
+    def bits(self, sl: slice) -> np.ndarray:
+        """Boolean coins (b1 - b0, n_cells) of resamples ``sl`` (consecutive calls)."""
+        b0, b1 = sl.start, sl.stop
+        if b0 != self.next:
+            raise ValueError("CoinStream chunks must be consecutive")  # pragma: no cover
+        self.next = b1
+        lo, hi = b0 * self.n_cells, b1 * self.n_cells
+        need = (hi + 7) // 8
+        if need > self.drawn:
+            k = need - self.drawn
+            if need < self.total:
+                k = min(-(-k // 8) * 8, self.total - self.drawn)
+            else:
+                k = self.total - self.drawn
+            self.buf = np.concatenate((self.buf, fair_bytes(self.gen, 8 * k)))
+            self.drawn += k
+        start = self.drawn - self.buf.size  # byte index of buf[0]
+        byte0 = lo // 8
+        bits = np.unpackbits(self.buf[byte0 - start : need - start])
+        off = lo - 8 * byte0
+        out = bits[off : off + hi - lo].reshape(b1 - b0, self.n_cells).astype(bool)
+        self.buf = self.buf[hi // 8 - start :]
+        return out
+
+    def packed(self, sl: slice) -> np.ndarray:
+        """The coins of resamples ``sl`` packed again from their first bit
+        (the layout the Perm-Both kernels take)."""
+        return np.packbits(self.bits(sl).ravel())
+
+
+def duplicate_pairs(rows, cols, valid, level):
+    """Pairs formed by the same original drawn twice, per replicate and group.
+
+    Parameters
+    ----------
+    rows, cols : ndarray (B, N), (B, M)
+        Bootstrap indices (:func:`bootstrap_indices`).
+    valid : ndarray (N, M) of bool
+        Original cells where the metric and the human score are present.
+    level : str
+
+    Returns
+    -------
+    ndarray (B, G) of float (exact integers)
+        With c_k the multiplicity of original k among a group's items,
+        sum_k C(c_k, 2) over the valid originals: systems within an input
+        (``input``), inputs within a system (``item``), system means
+        (``system``: a system counts when it has a valid resampled cell) and
+        cells (``global``: a cell's multiplicity is the product of its row's
+        and its column's).
+    """
+    rows = np.asarray(rows)
+    cols = np.asarray(cols)
+    B, N = rows.shape
+    M = cols.shape[1]
+    V = np.asarray(valid, float)
+    cr = _multiplicities(rows, N)  # (B, N)
+    cc = _multiplicities(cols, M)  # (B, M)
+    if level == "input":
+        per_col = (cr * (cr - 1) / 2.0) @ V  # (B, M): by original column
+        return np.take_along_axis(per_col, cols, axis=1)
+    if level == "item":
+        per_row = (cc * (cc - 1) / 2.0) @ V.T  # (B, N): by original row
+        return np.take_along_axis(per_row, rows, axis=1)
+    if level == "system":
+        has = (cc @ V.T) > 0  # (B, N): the system has a valid resampled cell
+        return ((cr * (cr - 1) / 2.0) * has).sum(-1, keepdims=True)
+    if level == "global":
+        # sum_ij V_ij p(p - 1)/2 with p = cr_i cc_j
+        sq = (((cr * cr) @ V) * (cc * cc)).sum(-1)
+        lin = ((cr @ V) * cc).sum(-1)
+        return ((sq - lin) / 2.0)[:, None]
+    raise ParameterError(f"level={level!r}")  # pragma: no cover - validated
+
+
+def _multiplicities(idx, n):
+    """(B, n) counts of each original in each row of ``idx`` (B, k)."""
+    B = idx.shape[0]
+    flat = (idx + n * np.arange(B)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
