@@ -68,6 +68,7 @@ from .validity import (
     mtmm,
     residual_pca,
 )
+from .wmt import compare_spa, soft_pairwise_accuracy
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -139,6 +140,8 @@ __all__ = [
     "ConcurrentValidity",
     "residual_pca",
     "ResidualPCA",
+    "soft_pairwise_accuracy",
+    "compare_spa",
     "LEVELS",
     "METHODS",
     "MetaevalError",
