@@ -224,3 +224,203 @@ def test_compare_spa_slow_reference_and_api():
     assert r.statistic > 0 and r.pvalue < 0.05
     with pytest.raises(ParameterError, match="two different metrics"):
         compare_spa(ds, "h", "m0", "m0")
+
+
+# ---- task sets and aggregation ------------------------------------------------
+
+from metaeval.wmt import Task, TaskSetResults, global_pairwise_accuracy, run_tasks  # noqa: E402
+from metaeval.stats.clusters import significance_clusters  # noqa: E402
+
+
+def _wmt_like(seed=0, lps=("en-de", "zh-en"), N=6, M=30, n_metrics=4):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for lp in lps:
+        h = rng.standard_normal((N, 1)) + 0.5 * rng.standard_normal((N, M))
+        cols = {"mqm": h}
+        for k in range(n_metrics):
+            cols[f"M{k}"] = h + (0.3 + 0.5 * k) * rng.standard_normal((N, M))
+        out[f"{lp}:seg"] = metaeval.Dataset.from_arrays(cols, human="mqm")
+    return out
+
+
+def _tasks(lps=("en-de", "zh-en")):
+    ts = []
+    for lp in lps:
+        ts.append(Task(f"{lp}:seg", "mqm", level="system", method="pearson", refs="refA"))
+        ts.append(Task(f"{lp}:seg", "mqm", level="global", method="kendall_b", refs="refA"))
+        ts.append(Task(f"{lp}:seg", "mqm", level="input", method="acc_eq", refs="refA"))
+    return ts
+
+
+def test_run_tasks_matches_compare_all_and_correlate():
+    ds = _wmt_like()
+    res = run_tasks(_tasks(), ds, n_resamples=50, rng=3)
+    assert len(res) == 6
+    for r in res:
+        fr = metaeval.correlate(ds[r.task.data], "mqm", level=r.task.level, method=r.task.method,
+                                ci="none", pvalue="none").to_frame().set_index("metric")
+        for m in r.metrics:
+            assert r.stat(m) == pytest.approx(fr.loc[m, "statistic"], rel=1e-12)
+        assert list(r.statistics) == sorted(r.statistics, reverse=True)
+        np.testing.assert_array_equal(r.ranks, significance_clusters(r.statistics, r.better, names=list(r.metrics)))
+    # each task has its own named stream: a task's numbers do not depend on the others
+    alone = run_tasks(_tasks()[1:2], ds, n_resamples=50, rng=3)
+    np.testing.assert_array_equal(alone[0].better, res[1].better)
+    # no test: ranks are positions (mt-metrics-eval k=0)
+    r0 = run_tasks(_tasks()[:1], ds, n_resamples=0)
+    np.testing.assert_array_equal(r0[0].ranks, np.arange(1, 5))
+
+
+def _as_mtme_results(res):
+    """Our TaskResults as mt-metrics-eval TaskResults (tasks.py, commit 68a481a)."""
+    from _mtme_anchor import mtme_function
+
+    TaskResults = mtme_function("tasks", "TaskResults")
+    corr_fcn = {"pearson": "pearson", "kendall_b": "kendall", "acc_eq": "KendallWithTiesOpt", "spa": "pce"}
+    out = []
+    for r in res:
+        t = TaskResults()
+        t.name = (f"lang={r.task.attr('lp')} level={r.task.level} corr_fcn={corr_fcn[r.task.method]} "
+                  f"corr_fcn_args={{}}")
+        t.pval = 0.05
+        t.corr_ranks = {m: [float(s), int(k)] for m, s, k in zip(r.metrics, r.statistics, r.ranks)}
+        out.append(t)
+    return out
+
+
+def test_aggregation_equals_mtme_tasksetresults():
+    """assign_weights, average_ranks and average_corrs equal mt-metrics-eval
+    tasks.py TaskSetResults.AssignWeights/AverageRanks/AverageCorrs (commit
+    68a481a, run from its source on the same per-task results)."""
+    from _mtme_anchor import mtme_function
+
+    TaskResults = mtme_function("tasks", "TaskResults")
+    TSR = mtme_function("tasks", "TaskSetResults", {"np": np, "TaskResults": TaskResults})
+    ds = _wmt_like(1, lps=("en-de", "zh-en", "en-ru"), n_metrics=5)
+    ts = _tasks(("en-de", "zh-en", "en-ru"))
+    ts.append(Task("en-de:seg", "mqm", level="system", method="spa"))
+    # drop one metric from one task: averages keep metrics present in all tasks
+    res = run_tasks(ts, ds, n_resamples=30, n_permutations=200, rng=5)
+    mt = _as_mtme_results(res)
+    theirs = TSR(mt)
+    for ours_attrs, their_attrs in (([], []), (["lp"], ["lang"]), (["lp", "method"], ["lang", "corr_fcn"]),
+                                    (["method"], ["corr_fcn"])):
+        w = res.assign_weights(ours_attrs)
+        np.testing.assert_allclose(w, theirs.AssignWeights(their_attrs), rtol=1e-15)
+        ar, tr = res.average_ranks(w), theirs.AverageRanks(w)
+        assert set(ar) == set(tr)
+        for m in ar:
+            assert ar[m] == pytest.approx(tr[m], rel=1e-12)
+        ac, tc = res.average_corrs(w), theirs.AverageCorrs(w)
+        assert list(ac) == list(tc)
+        for m in ac:
+            assert ac[m] == pytest.approx(tc[m], rel=1e-12)
+
+
+def test_average_keeps_metrics_in_all_tasks_and_tables():
+    ds = _wmt_like(2)
+    res = run_tasks(_tasks()[:2], ds, metrics=["M0", "M1", "M2"], n_resamples=20, rng=1)
+    # a task on another metric set
+    extra = run_tasks(_tasks()[2:3], ds, metrics=["M0", "M1"], n_resamples=0)
+    both = TaskSetResults(res.results + extra.results)
+    assert set(both.average_ranks()) == {"M0", "M1"}
+    # hand computation: weights 1/3 each, ranks/corrs rescaled by each task's range
+    m = "M0"
+    exp = sum((r.stat(m) - r.task.range[0]) / (r.task.range[1] - r.task.range[0]) for r in both) / 3
+    assert both.average_corrs()[m] == pytest.approx(exp, rel=1e-12)
+    txt = res.table()
+    assert "avg corr" in txt and "en-de" in txt and "pearson" in txt
+    csv = res.table(fmt="csv")
+    assert csv.splitlines()[0].startswith("metric,avg_corr,avg_rank,task1,task1_rank")
+    tex = res.table(fmt="latex")
+    assert tex.startswith("\\begin{tabular}") and "\\toprule" in tex and "kendall\\_b" in tex
+    fr = res.to_frame()
+    assert list(fr.columns) == ["task", "lp", "level", "method", "human", "metric", "statistic", "rank"]
+    with pytest.raises(ParameterError, match="datasets lacks 'xx:seg'"):
+        run_tasks([Task("xx:seg", "mqm")], ds)
+    with pytest.raises(ParameterError, match="duplicate task"):
+        run_tasks([_tasks()[0], _tasks()[0]], ds)
+    with pytest.raises(ParameterError, match="weights has 1 entries"):
+        res.average_ranks([1.0])
+
+
+# ---- WMT22 pooled global accuracy ----------------------------------------------
+
+
+def _sys_sets(seed=0):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for lp, N in (("en-de", 7), ("zh-en", 5), ("en-ru", 6)):
+        h = np.round(rng.standard_normal((N, 1)), 1)  # ties in human scores
+        cols = {"mqm": h}
+        for k in range(4):
+            cols[f"M{k}"] = np.round(h + (0.2 + 0.4 * k) * rng.standard_normal((N, 1)), 1)
+        if lp == "zh-en":
+            cols["only-zh"] = rng.standard_normal((N, 1))
+        out[lp] = metaeval.Dataset.from_arrays(cols, human="mqm")
+    return out
+
+
+def _mtme_pooled(stats, sizes):
+    """The pooled accuracy of mt-metrics-eval data.py
+    CompareMetricsWithGlobalAccuracy (its inner _Accuracy: stats.Agreement summed
+    over eval sets), written out here since data.py cannot be imported."""
+    def acc(g, m):
+        a = p = b = 0
+        for n in sizes:
+            x, y = stats.Agreement(g[b:b + n], m[b:b + n])
+            a += x
+            p += y
+            b += n
+        return a / p, p
+    return acc
+
+
+def test_global_accuracy_equals_mtme():
+    stats = mtme("stats")
+    sets = _sys_sets()
+    res = global_pairwise_accuracy(sets, "mqm", n_resamples=0)
+    assert "only-zh" not in res.metrics and len(res.metrics) == 4
+    sizes = [ds.shape[0] for ds in sets.values()]
+    acc = _mtme_pooled(stats, sizes)
+    g = [float(v) for ds in sets.values() for v in ds.scores("mqm")[:, 0]]
+    for m, s in zip(res.metrics, res.statistics):
+        mv = [float(v) for ds in sets.values() for v in ds.scores(m)[:, 0]]
+        a, p = acc(g, mv)
+        assert s == a and res.n_pairs == p == 21 + 10 + 15
+
+
+def test_global_accuracy_null_equals_mtme_permutation_sig_diff():
+    """Perm-Both on the merged system vectors = mt-metrics-eval stats.py
+    PermutationSigDiff(..., average_by='none') with the pooled accuracy, on its
+    own draws (commit 68a481a)."""
+    stats = mtme("stats")
+    import scipy.stats
+
+    from metaeval.wmt import _pooled_null
+
+    sets = _sys_sets(1)
+    sizes = [ds.shape[0] for ds in sets.values()]
+    acc = _mtme_pooled(stats, sizes)
+    H = np.concatenate([ds.scores("mqm")[:, 0] for ds in sets.values()])
+    x1 = np.concatenate([ds.scores("M0")[:, 0] for ds in sets.values()])
+    x2 = np.concatenate([ds.scores("M2")[:, 0] for ds in sets.values()])
+    c1 = stats.Correlation(len(H), list(H), list(x1))
+    c2 = stats.Correlation(len(H), list(H), list(x2))
+    k = 60
+    np.random.seed(8)
+    p, delta, used, draws = stats.PermutationSigDiff(c2, c1, acc, "none", k)  # "M0 better"
+    np.random.seed(8)
+    w1 = np.array([np.random.binomial(1, 0.5, len(H)) for _ in range(k)])
+    bounds, s = [], 0
+    for n in sizes:
+        bounds.append((s, s + n))
+        s += n
+    halves = _pooled_null(scipy.stats.zscore(x1), scipy.stats.zscore(x2), H, bounds, w1 == 0)
+    np.testing.assert_allclose(halves, np.array(draws), rtol=0, atol=1e-15)
+    from metaeval.stats.clusters import mtme_pvalue
+
+    assert mtme_pvalue(halves[:, 0] - halves[:, 1], delta) == p
+    res = global_pairwise_accuracy(sets, "mqm", n_resamples=100, rng=2)
+    assert res.ranks[0] == 1 and "method:pairwise_accuracy" in res.signature

@@ -68,7 +68,7 @@ from .validity import (
     mtmm,
     residual_pca,
 )
-from .wmt import compare_spa, soft_pairwise_accuracy
+from .wmt import compare_spa, global_pairwise_accuracy, run_tasks, soft_pairwise_accuracy
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -142,6 +142,8 @@ __all__ = [
     "ResidualPCA",
     "soft_pairwise_accuracy",
     "compare_spa",
+    "run_tasks",
+    "global_pairwise_accuracy",
     "LEVELS",
     "METHODS",
     "MetaevalError",

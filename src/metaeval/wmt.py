@@ -336,7 +336,515 @@ def compare_spa(
     )
 
 
+# --------------------------------------------------------------------------
+# Task sets and aggregation (mt-metrics-eval tasks.py)
+
+#: Methods whose statistic lies in [0, 1] (the others in [-1, 1]), for the
+#: rescaling of :meth:`TaskSetResults.average_corrs` (mt-metrics-eval
+#: ``TaskResults.range``).
+UNIT_RANGE_METHODS = ("spa", "acc_eq", "acc_23", "pairwise_accuracy", "accuracy")
+TASK_ATTRS = ("lp", "level", "method", "human", "refs", "data")
+CLUSTER_RULES = ("mtme", "metaeval")
+TABLE_FORMATS = ("text", "csv", "latex")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One WMT task: a dataset, a level and a method, ranked into clusters.
+
+    Parameters
+    ----------
+    data : str
+        Key of the dataset in the mapping given to :func:`run_tasks` (e.g.
+        ``"en-de:seg"``; build them with :func:`metaeval.read_mtme`).
+    human : str
+        Human score column.
+    level : str
+        metaeval level (``system``, ``input``, ``item``, ``global``; see
+        docs/mt.md for mt-metrics-eval's names).  ``method="spa"`` is
+        system level on segment scores.
+    method : str
+        A correlation method (``pearson``, ``kendall_b``, ``acc_eq``, ...) or
+        ``"spa"`` (:func:`soft_pairwise_accuracy`).
+    lp, refs : str, optional
+        Attributes used for weights and table headers (``lp`` defaults to
+        the part of ``data`` before ``:``).
+    average : {"macro", "micro"}
+    """
+
+    data: str
+    human: str
+    level: str = "system"
+    method: str = "pearson"
+    lp: str | None = None
+    refs: str | None = None
+    average: str = "macro"
+
+    def attr(self, name: str) -> str:
+        """The task's value of attribute ``name`` (one of TASK_ATTRS), as a string."""
+        if name not in TASK_ATTRS:
+            raise ParameterError(f"task attribute {name!r}; choose one of {', '.join(TASK_ATTRS)}")
+        if name == "lp":
+            return self.lp if self.lp is not None else self.data.split(":")[0]
+        v = getattr(self, name)
+        return "" if v is None else str(v)
+
+    @property
+    def name(self) -> str:
+        return " ".join(f"{a}={self.attr(a)}" for a in TASK_ATTRS)
+
+    @property
+    def range(self) -> tuple[float, float]:
+        return (0.0, 1.0) if self.method in UNIT_RANGE_METHODS else (-1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class TaskResult(_Result):
+    """Statistic and cluster rank of every metric on one task.
+
+    ``metrics`` are in decreasing order of ``statistics`` (ties by name);
+    ``ranks`` are significance-cluster ranks (1 = top); ``better[i, j]``
+    (i < j) is the p-value of "metric i better than metric j" used for the
+    clusters (NaN without a significance test: then ``ranks`` are the
+    positions 1..K, as mt-metrics-eval does with ``k=0``).
+    """
+
+    task: Task = field(metadata={"nofr": True})
+    metrics: tuple = field(metadata={"nofr": True})
+    statistics: np.ndarray = field(**_ARR)
+    ranks: np.ndarray = field(**_ARR)
+    better: np.ndarray = field(**_ARR)
+    signature: str = ""
+
+    def stat(self, metric: str) -> float:
+        return float(self.statistics[self.metrics.index(metric)])
+
+    def rank(self, metric: str) -> int:
+        return int(self.ranks[self.metrics.index(metric)])
+
+
+def _order(stats: dict) -> list:
+    return sorted(stats, key=lambda m: (-stats[m] if np.isfinite(stats[m]) else np.inf, m))
+
+
+def _run_task(task, ds, metrics, n_resamples, gen_ss, alpha, clusters, n_permutations):
+    from .compare import compare_all
+    from .correlation import correlate
+    from .stats.clusters import significance_clusters
+
+    ms = [m for m in ds.metrics if metrics is None or m in metrics]
+    if not ms:
+        raise ParameterError(f"task {task.name!r}: none of the metrics is in dataset {task.data!r}")
+    if task.method == "spa":
+        spa = soft_pairwise_accuracy(ds, task.human, metrics=ms, rng=gen_ss, n_permutations=n_permutations)
+        stats = spa.statistics
+        order = _order(stats)
+        K = len(order)
+        better = np.full((K, K), np.nan)
+        if n_resamples:
+            for i in range(K):
+                for j in range(i + 1, K):
+                    c = compare_spa(ds, task.human, order[i], order[j], n_resamples=n_resamples,
+                                    n_permutations=n_permutations, rng=gen_ss)
+                    better[i, j] = c.pvalue_mtme if clusters == "mtme" else c.pvalue
+        sig = spa[0].signature
+    else:
+        if n_resamples:
+            cmp = compare_all(ds, task.human, metrics=ms, level=task.level, method=task.method,
+                              average=task.average, n_resamples=n_resamples, correction="none",
+                              alpha=alpha, rng=gen_ss, clusters=clusters)
+            stats = dict(zip(cmp.metrics, cmp.statistics))
+            order = list(cmp.metrics)
+            better = cmp.better
+            sig = cmp.signature
+        else:
+            cor = correlate(ds, task.human, metrics=ms, level=task.level, method=task.method,
+                            average=task.average, ci="none", pvalue="none")
+            fr = cor.to_frame()
+            stats = dict(zip(fr["metric"], fr["statistic"].astype(float)))
+            order = _order(stats)
+            better = np.full((len(order), len(order)), np.nan)
+            sig = str(fr["signature"].iloc[0])
+    st = np.array([stats[m] for m in order], dtype=float)
+    if n_resamples:
+        ranks = significance_clusters(st, better, alpha=alpha, names=order)
+    else:
+        ranks = np.arange(1, len(order) + 1)
+    return TaskResult(task=task, metrics=tuple(order), statistics=st, ranks=np.asarray(ranks),
+                      better=better, signature=sig)
+
+
+def run_tasks(
+    tasks,
+    datasets,
+    *,
+    metrics=None,
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    alpha: float = 0.05,
+    clusters: str = "mtme",
+    rng=None,
+) -> TaskSetResults:
+    """Run a WMT-style task set: each task's statistics and cluster ranks.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+    datasets : mapping of str to Dataset
+        The datasets the tasks name (``Task.data``).
+    metrics : sequence of str, optional
+        Metrics to rank (default: every metric of each task's dataset).
+        :meth:`TaskSetResults.average_ranks` keeps those present in all tasks.
+    n_resamples : int
+        Perm-Both draws per metric pair (0: no test; ranks are positions).
+    n_permutations : int
+        Sign draws of SPA tasks.
+    alpha : float
+    clusters : {"mtme", "metaeval"}
+        p-values for the clusters: mt-metrics-eval's ``count / n``
+        (default, to reproduce WMT rankings) or metaeval's
+        ``(count + 1) / (n + 1)`` (see :mod:`metaeval.stats.clusters`).
+    rng : seed
+        Each task draws from a stream named after the task, so a task's
+        numbers do not depend on the other tasks.
+
+    Returns
+    -------
+    TaskSetResults
+    """
+    tasks = list(tasks)
+    if not tasks or not all(isinstance(t, Task) for t in tasks):
+        raise ParameterError("tasks must be a non-empty sequence of metaeval.wmt.Task")
+    names = [t.name for t in tasks]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ParameterError(f"duplicate task(s): {dup[0]!r}")
+    missing = sorted({t.data for t in tasks if t.data not in datasets})
+    if missing:
+        raise ParameterError(f"datasets lacks {', '.join(map(repr, missing))} (named by Task.data); "
+                             f"available: {', '.join(map(repr, datasets))}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 0:
+        raise ParameterError(f"n_resamples={n_resamples!r} must be an int >= 0")
+    _check_choice(clusters, "clusters", CLUSTER_RULES)
+    ss, _ = _rs.seed_sequence(rng)
+    out = []
+    for t in tasks:
+        child = np.random.SeedSequence(_rs.named_generator(ss, t.name).integers(0, 2**32, size=4).tolist())
+        out.append(_run_task(t, datasets[t.data], metrics, int(n_resamples), child, alpha, clusters,
+                             n_permutations))
+    return TaskSetResults(tuple(out))
+
+
+@dataclass(frozen=True)
+class TaskSetResults(_Collection):
+    """Results of :func:`run_tasks`, with WMT's aggregation.
+
+    ``to_frame()`` columns: ``task, lp, level, method, human, metric,
+    statistic, rank``.
+    """
+
+    _item = TaskResult
+    _key = "task"
+
+    def to_frame(self) -> pd.DataFrame:
+        rows = []
+        for r in self.results:
+            for m, s, k in zip(r.metrics, r.statistics, r.ranks):
+                rows.append({"task": r.task.name, "lp": r.task.attr("lp"), "level": r.task.level,
+                             "method": r.task.method, "human": r.task.human, "metric": m,
+                             "statistic": float(s), "rank": int(k)})
+        return pd.DataFrame(rows, columns=["task", "lp", "level", "method", "human", "metric",
+                                           "statistic", "rank"])
+
+    def assign_weights(self, attrs=(), total: float = 1.0) -> list:
+        """Weights that split ``total`` equally over the values of ``attrs[0]``,
+        then recursively over ``attrs[1:]``; equal within the last split
+        (mt-metrics-eval tasks.py, ``TaskSetResults.AssignWeights``)."""
+        attrs = list(attrs)
+        n = len(self.results)
+        if not attrs:
+            return [total / n] * n
+        groups: dict[str, list[int]] = {}
+        for k, r in enumerate(self.results):
+            groups.setdefault(r.task.attr(attrs[0]), []).append(k)
+        w = [0.0] * n
+        for idx in groups.values():
+            sub = TaskSetResults(tuple(self.results[k] for k in idx))
+            for k, v in zip(idx, sub.assign_weights(attrs[1:], total / len(groups))):
+                w[k] = v
+        return w
+
+    def _weights(self, weights):
+        n = len(self.results)
+        if weights is None:
+            return [1.0 / n] * n
+        weights = [float(x) for x in weights]
+        if len(weights) != n:
+            raise ParameterError(f"weights has {len(weights)} entries for {n} tasks")
+        return weights
+
+    def _common_metrics(self):
+        sets = [set(r.metrics) for r in self.results]
+        return set.intersection(*sets) if sets else set()
+
+    def average_ranks(self, weights=None) -> dict:
+        """Weighted sum of cluster ranks of the metrics present in every task,
+        ascending (mt-metrics-eval ``TaskSetResults.AverageRanks``)."""
+        w = self._weights(weights)
+        common = self._common_metrics()
+        out = {m: sum(wk * r.rank(m) for wk, r in zip(w, self.results)) for m in common}
+        return dict(sorted(out.items(), key=lambda kv: (kv[1], kv[0])))
+
+    def average_corrs(self, weights=None) -> dict:
+        """Weighted sum of statistics rescaled to [0, 1] by each task's range
+        ((c - lo) / (hi - lo), range (-1, 1) for correlations and (0, 1) for
+        accuracies and SPA), metrics present in every task, descending
+        (mt-metrics-eval ``TaskSetResults.AverageCorrs``)."""
+        w = self._weights(weights)
+        common = self._common_metrics()
+        out = {}
+        for m in common:
+            tot = 0.0
+            for wk, r in zip(w, self.results):
+                lo, hi = r.task.range
+                tot += wk * (r.stat(m) - lo) / (hi - lo)
+            out[m] = tot
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def table_frame(self, weights=None) -> pd.DataFrame:
+        """One row per metric present in every task: ``metric, avg_corr,
+        avg_rank``, then ``task<k>`` statistic and ``task<k>_rank`` per task;
+        sorted by decreasing average correlation (WMT23/24 tables)."""
+        ac = self.average_corrs(weights)
+        ar = self.average_ranks(weights)
+        rows = []
+        for m in ac:
+            row = {"metric": m, "avg_corr": ac[m], "avg_rank": ar[m]}
+            for k, r in enumerate(self.results, 1):
+                row[f"task{k}"] = r.stat(m)
+                row[f"task{k}_rank"] = r.rank(m)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def table(self, weights=None, *, fmt: str = "text", digits: int = 3) -> str:
+        """The WMT-style table as text, CSV or LaTeX (booktabs).
+
+        Rows: metrics by decreasing average correlation; columns: average
+        correlation, average rank, then ``rank statistic`` per task, with the
+        task attributes (lp, level, method) as header rows.
+        """
+        _check_choice(fmt, "fmt", TABLE_FORMATS)
+        fr = self.table_frame(weights)
+        if fmt == "csv":
+            return fr.to_csv(index=False)
+        heads = [
+            ["", "", ""] + [r.task.attr("lp") for r in self.results],
+            ["", "", ""] + [f"{r.task.level}" for r in self.results],
+            ["metric", "avg corr", "avg rank"] + [r.task.method for r in self.results],
+        ]
+        body = []
+        for _, row in fr.iterrows():
+            cells = [str(row["metric"]), f"{row['avg_corr']:.{digits}f}", f"{row['avg_rank']:.2f}"]
+            for k in range(1, len(self.results) + 1):
+                cells.append(f"{int(row[f'task{k}_rank'])} {row[f'task{k}']:.{digits}f}")
+            body.append(cells)
+        if fmt == "latex":
+            def esc(x):
+                return x.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+            lines = ["\\begin{tabular}{l" + "r" * (len(heads[0]) - 1) + "}", "\\toprule"]
+            for h in heads:
+                lines.append(" & ".join(esc(c) for c in h) + " \\\\")
+            lines.append("\\midrule")
+            for c in body:
+                lines.append(" & ".join(esc(x) for x in c) + " \\\\")
+            lines += ["\\bottomrule", "\\end{tabular}"]
+            return "\n".join(lines) + "\n"
+        widths = [max(len(r[k]) for r in heads + body) for k in range(len(heads[0]))]
+        out = []
+        for r in heads + [None] + body:
+            if r is None:
+                out.append("  ".join("-" * w for w in widths))
+                continue
+            out.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
+        return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# WMT22 pooled global pairwise accuracy
+
+
+def _sys_vector(ds, column, human):
+    """System-level score of ``column`` over the cells the human scores cover."""
+    from .stats.levels import arrange
+
+    x, _ = arrange(ds.scores(column), ds.scores(human), "system")
+    return x[0, 0]
+
+
+def _agreement(h, m):
+    """(agreements, pairs) over system pairs (i < j) with both human scores:
+    ``sign(h_i - h_j) == sign(m_i - m_j)`` (mt-metrics-eval stats.py ``Agreement``)."""
+    iu = np.triu_indices(h.shape[-1], 1)
+    hs = np.sign(h[..., iu[0]] - h[..., iu[1]])
+    ms = np.sign(m[..., iu[0]] - m[..., iu[1]])
+    ok = np.isfinite(hs)
+    return ((hs == ms) & ok).sum(-1), ok.sum(-1)
+
+
+@dataclass(frozen=True)
+class GlobalAccuracy(_Result):
+    """WMT22's pooled system-level pairwise accuracy (:func:`global_pairwise_accuracy`).
+
+    ``metrics`` in decreasing accuracy (ties by name), ``statistics`` the
+    pooled accuracies, ``n_pairs`` the pooled pair count, ``ranks`` the
+    clusters, ``better[i, j]`` the Perm-Both p-value of "i better than j".
+    """
+
+    metrics: tuple = field(metadata={"nofr": True})
+    human: str = ""
+    n_pairs: int = 0
+    datasets: tuple = field(default=(), metadata={"nofr": True})
+    signature: str = ""
+    statistics: np.ndarray = field(**_ARR)
+    ranks: np.ndarray = field(**_ARR)
+    better: np.ndarray = field(**_ARR)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"metric": list(self.metrics), "statistic": self.statistics,
+                             "rank": self.ranks, "n_pairs": self.n_pairs, "signature": self.signature})
+
+
+def _pooled_null(za, zb, hs, bounds, masks):
+    """Pooled accuracy of both Perm-Both halves for (D, n) swap masks of the
+    merged system vectors."""
+    a = np.where(masks, zb, za)
+    b = np.where(masks, za, zb)
+    acc = np.zeros((masks.shape[0], 2))
+    pairs = 0
+    for s, e in bounds:
+        ga, p = _agreement(hs[s:e], a[:, s:e])
+        gb, _ = _agreement(hs[s:e], b[:, s:e])
+        acc[:, 0] += ga
+        acc[:, 1] += gb
+        pairs += int(np.max(p)) if np.size(p) else 0
+    return acc / pairs
+
+
+def global_pairwise_accuracy(
+    datasets,
+    human,
+    *,
+    metrics=None,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    clusters: str = "mtme",
+    rng=None,
+) -> GlobalAccuracy:
+    """WMT22's global system-level pairwise accuracy pooled over datasets.
+
+    For each dataset (e.g. one per language pair), every pair of systems with
+    both human scores counts once; a metric agrees when
+    ``sign(h_i - h_j) == sign(m_i - m_j)`` (ties agree only with ties).
+    Agreements and pair counts are summed over datasets, and only metrics
+    present in every dataset are kept (mt-metrics-eval data.py,
+    ``CompareMetricsWithGlobalAccuracy``).  System scores are each dataset's
+    system-level scores (a one-input dataset from ``read_mtme(level="sys")``)
+    or the means over the human-scored cells.
+
+    Significance: Perm-Both on the merged system vectors (z-scored over all
+    systems of all datasets, one coin per system), as mt-metrics-eval's
+    ``PermutationSigDiff`` with ``average_by='none'``; clusters by
+    mt-metrics-eval's rule with ``clusters`` p-values (see :func:`run_tasks`).
+
+    Parameters
+    ----------
+    datasets : mapping of str to Dataset
+    human : str or mapping of str to str
+        Human column (per dataset if a mapping).
+    metrics : sequence of str, optional
+    n_resamples : int
+        0: no test (ranks are positions).
+    alpha : float
+    clusters : {"mtme", "metaeval"}
+    rng : seed
+
+    Returns
+    -------
+    GlobalAccuracy
+    """
+    from .correlation import resampling_pvalue
+    from .stats.clusters import significance_clusters
+
+    if not datasets:
+        raise ParameterError("datasets is empty")
+    names = list(datasets)
+    hum = {n: human[n] if isinstance(human, dict) else human for n in names}
+    for n in names:
+        _human_column(datasets[n], hum[n])
+    _check_choice(clusters, "clusters", CLUSTER_RULES)
+    common = set.intersection(*(set(datasets[n].metrics) for n in names))
+    if metrics is not None:
+        common &= set(metrics)
+    if not common:
+        raise DataError("no metric is present in every dataset (global accuracy keeps only those)")
+    hs, cols, bounds = [], {m: [] for m in common}, []
+    for n in names:
+        ds = datasets[n]
+        h = _sys_vector(ds, hum[n], hum[n])
+        keep = np.isfinite(h)
+        s = sum(len(x) for x in hs)
+        hs.append(h[keep])
+        bounds.append((s, s + int(keep.sum())))
+        for m in common:
+            v = _sys_vector(ds, m, hum[n])[keep]
+            if not np.isfinite(v).all():
+                raise DataError(f"metric {m!r} lacks a system-level score for a system of {n!r}")
+            cols[m].append(v)
+    H = np.concatenate(hs)
+    X = {m: np.concatenate(v) for m, v in cols.items()}
+    acc, npairs = {}, 0
+    for m in sorted(common):
+        agree, pairs = 0, 0
+        for s, e in bounds:
+            a, p = _agreement(H[s:e], X[m][s:e])
+            agree += int(a)
+            pairs += int(p)
+        acc[m] = agree / pairs if pairs else np.nan
+        npairs = pairs
+    order = _order(acc)
+    K = len(order)
+    better = np.full((K, K), np.nan)
+    ss, tag = _rs.seed_sequence(rng)
+    if n_resamples:
+        from .stats.clusters import mtme_pvalue
+
+        for i in range(K):
+            for j in range(i + 1, K):
+                za, zb = _zscore_flat(X[order[i]]), _zscore_flat(X[order[j]])
+                masks = _rs.named_generator(ss, order[i], order[j]).random((n_resamples, H.size)) < 0.5
+                halves = _pooled_null(za, zb, H, bounds, masks)
+                null = halves[:, 0] - halves[:, 1]
+                d = acc[order[i]] - acc[order[j]]
+                better[i, j] = mtme_pvalue(null, d) if clusters == "mtme" else resampling_pvalue(null, d, "greater")
+        ranks = significance_clusters(np.array([acc[m] for m in order]), better, alpha=alpha, names=order)
+    else:
+        ranks = np.arange(1, K + 1)
+    sig = make_signature(human=",".join(sorted(set(hum.values()))), level="system",
+                         method="pairwise_accuracy", test="perm-both" if n_resamples else None,
+                         n=n_resamples or None, clusters=clusters, pooled=len(names), seed=tag)
+    return GlobalAccuracy(metrics=tuple(order), human=",".join(sorted(set(hum.values()))),
+                          n_pairs=npairs, datasets=tuple(names), signature=sig,
+                          statistics=np.array([acc[m] for m in order]), ranks=np.asarray(ranks),
+                          better=better)
+
+
 __all__ = [
+    "Task",
+    "TaskResult",
+    "TaskSetResults",
+    "run_tasks",
+    "global_pairwise_accuracy",
+    "GlobalAccuracy",
     "soft_pairwise_accuracy",
     "SoftPairwiseAccuracy",
     "SoftPairwiseAccuracies",
