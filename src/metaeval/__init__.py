@@ -35,6 +35,7 @@ from .errors import (
 # they are imported on first use (PEP 562), so `import metaeval` and
 # `metaeval --help` stay fast.  `from metaeval import correlate` works as usual.
 _LAZY = {
+    ".wmt": ("compare_spa", "global_pairwise_accuracy", "run_tasks", "soft_pairwise_accuracy"),
     ".preferences": (
         "PreferenceData",
         "bradley_terry",
@@ -193,6 +194,7 @@ __all__ = [
     "ConcurrentValidity",
     "residual_pca",
     "ResidualPCA",
+<<<<<<< HEAD
     "PreferenceData",
     "read_preferences",
     "preference_agreement",
@@ -200,6 +202,12 @@ __all__ = [
     "position_consistency",
     "length_bias",
     "bradley_terry",
+=======
+    "soft_pairwise_accuracy",
+    "compare_spa",
+    "run_tasks",
+    "global_pairwise_accuracy",
+>>>>>>> wmt
     "LEVELS",
     "METHODS",
     "MetaevalError",

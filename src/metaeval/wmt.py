@@ -1,0 +1,853 @@
+"""WMT metrics-task meta-evaluation: soft pairwise accuracy, task sets, aggregation.
+
+* :func:`soft_pairwise_accuracy` -- SPA (Thompson et al. 2024), WMT24/25's
+  system-level statistic, with mt-metrics-eval's per-segment permutation
+  p-values (``pce.py``), a bootstrap CI, and :func:`compare_spa`, a
+  Perm-Both comparison of two metrics' SPA.
+* :class:`Task`, :func:`run_tasks`, :class:`TaskSetResults` -- WMT-style task
+  sets (language pair x level x method x human x references), each ranked
+  into significance clusters, aggregated with weights into an average
+  correlation and an average rank per metric (mt-metrics-eval ``tasks.py``),
+  with terminal, CSV and LaTeX tables; :func:`global_pairwise_accuracy` --
+  WMT22's pooled system-level pairwise accuracy over language pairs.
+
+See ``docs/mt.md`` for a walkthrough from an mt-metrics-eval directory to the
+WMT-style table.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from ._results import _ARR, _Collection, _Result
+from ._signature import make_signature
+from .correlation import (
+    _check_choice,
+    _check_confidence,
+    _human_column,
+    _metric_columns,
+    percentile_interval,
+)
+from .errors import DataError, MissingCellsWarning, ParameterError
+from .stats import resampling as _rs
+from .stats.clusters import mtme_pvalue
+from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
+
+SPA_CI = ("none", "boot-inputs")
+
+
+def _check_int(v, name, minimum=1):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ParameterError(f"{name}={v!r} must be an int >= {minimum}")
+    return int(v)
+
+
+def _complete_inputs(dataset, columns):
+    """Inputs where every system has every column; warn when some are dropped."""
+    ok = np.ones(dataset.shape[1], dtype=bool)
+    for c in columns:
+        ok &= np.isfinite(dataset.scores(c)).all(axis=0)
+    if not ok.any():
+        raise DataError(
+            f"no input has scores of every system for {', '.join(map(repr, columns))}: soft "
+            "pairwise accuracy needs the same inputs for all systems (a paired test); drop "
+            "the systems with missing scores (Dataset.subset)"
+        )
+    dropped = int((~ok).sum())
+    if dropped:
+        warnings.warn(
+            f"soft pairwise accuracy uses the {int(ok.sum())} inputs where every system has "
+            f"every score; {dropped} input(s) with a missing cell left out",
+            MissingCellsWarning,
+            stacklevel=3,
+        )
+    return ok
+
+
+@dataclass(frozen=True)
+class SoftPairwiseAccuracy(_Result):
+    """SPA of one metric.
+
+    Attributes
+    ----------
+    metric, human : str
+    statistic : float
+        ``1 - mean_{i<j} |p_human(i > j) - p_metric(i > j)|`` (in [0, 1]).
+    ci_low, ci_high : float
+        Bootstrap percentile interval over inputs (NaN with ``ci="none"``).
+    n_systems, n_inputs, n_permutations : int
+    signature : str
+    pvalues_metric, pvalues_human : ndarray (N, N)
+        Pairwise p-values, ``[i, j]`` for i < j in dataset system order.
+    bootstrap_distribution : ndarray or None
+    """
+
+    metric: str
+    human: str
+    statistic: float
+    ci_low: float
+    ci_high: float
+    n_systems: int
+    n_inputs: int
+    n_permutations: int
+    signature: str
+    pvalues_metric: np.ndarray = field(**_ARR)
+    pvalues_human: np.ndarray = field(**_ARR)
+    bootstrap_distribution: np.ndarray = field(**_ARR)
+
+
+@dataclass(frozen=True)
+class SoftPairwiseAccuracies(_Collection):
+    """SPA of every metric (:func:`soft_pairwise_accuracy`); ``to_frame()``
+    columns: ``metric, human, statistic, ci_low, ci_high, n_systems,
+    n_inputs, n_permutations, signature``."""
+
+    _item = SoftPairwiseAccuracy
+
+    @property
+    def statistics(self) -> dict:
+        return {r.metric: r.statistic for r in self.results}
+
+
+def soft_pairwise_accuracy(
+    dataset,
+    human: str,
+    *,
+    metrics=None,
+    n_permutations: int = 1000,
+    rng=None,
+    precision: str = "float64",
+    ci: str = "none",
+    n_resamples: int = 1000,
+    confidence_level: float = 0.95,
+) -> SoftPairwiseAccuracies:
+    """Soft pairwise accuracy of each metric (system level; WMT24's statistic).
+
+    Parameters
+    ----------
+    dataset : Dataset
+        Segment-level scores (systems x inputs).
+    human : str
+        The human score column.
+    metrics : str or list of str, optional
+        Default: every metric column.
+    n_permutations : int
+        Sign-flip draws per system pair (pce.py's ``num_permutations``).
+    rng : seed, optional
+        Seeds the sign draws.  One ``(n_permutations, M)`` sign matrix is
+        drawn and shared by the human scores, every metric and every system
+        pair, as in pce.py (which seeds both the human and the metric call
+        with ``seed=4``).  An int ``s`` gives the same draws as
+        ``pce.compute_pairwise_p_values(..., seed=s)``: ``rng=4,
+        precision="float32"`` reproduces mt-metrics-eval's WMT24 numbers.
+    precision : {"float64", "float32"}
+        ``float32`` is pce.py's arithmetic (bit-identical p-values); the
+        default ``float64`` avoids float32 rounding of the sums, which can
+        flip a draw that ties the observed difference.
+    ci : {"none", "boot-inputs"}
+        ``boot-inputs``: percentile interval from ``n_resamples`` bootstrap
+        resamples of the inputs (segments), each recomputing all p-values
+        with the same sign draws.
+    n_resamples : int
+        Bootstrap resamples (``ci="boot-inputs"``).
+    confidence_level : float
+
+    Returns
+    -------
+    SoftPairwiseAccuracies
+
+    Notes
+    -----
+    With systems i, j and per-segment scores s, the p-value of "i better
+    than j" is the share of sign draws m in {-1, 1}^M with
+    ``m . (s_i - s_j) >= 1 . (s_i - s_j)`` (count / P, no +1: SPA's
+    definition; mt-metrics-eval pce.py, ``compute_pairwise_p_values``), and
+    ``SPA = 1 - mean_{i<j} |p_h - p_m|`` (``compute_one_minus_pce``).  Only
+    inputs where every system has the human and every metric score are
+    used (a :class:`~metaeval.errors.MissingCellsWarning` counts the others).
+
+    References
+    ----------
+    B. Thompson, N. Mathur, D. Deutsch, H. Khayrallah (2024). Improving
+    Statistical Significance in Human Evaluation of Automatic Metrics via
+    Soft Pairwise Accuracy. WMT 2024.
+    """
+    human = _human_column(dataset, human)
+    metrics = _metric_columns(dataset, metrics)
+    n_permutations = _check_int(n_permutations, "n_permutations")
+    _check_choice(precision, "precision", PRECISIONS)
+    _check_choice(ci, "ci", SPA_CI)
+    n_resamples = _check_int(n_resamples, "n_resamples")
+    confidence_level = _check_confidence(confidence_level)
+    if len(dataset.systems) < 2:
+        raise DataError("soft pairwise accuracy needs at least 2 systems")
+    ok = _complete_inputs(dataset, [human, *metrics])
+    H = dataset.scores(human)[:, ok]
+    X = np.stack([dataset.scores(m)[:, ok] for m in metrics])
+    M = H.shape[1]
+    ss, tag = _rs.seed_sequence(rng)
+    gen = np.random.default_rng(ss)
+    signs = sign_draws(gen, n_permutations, M)
+    allp = pairwise_pvalues(np.concatenate([H[None], X]), signs, precision=precision)
+    ph, pm = allp[0], allp[1:]
+    spa = spa_from_pvalues(ph, pm)
+    boot = None
+    lo = hi = np.full(len(metrics), np.nan)
+    if ci == "boot-inputs":
+        bgen = _rs.named_generator(ss, "spa-bootstrap")
+        idx = bgen.integers(0, M, size=(n_resamples, M))
+        S = np.concatenate([H[None], X])
+        boot = np.empty((n_resamples, len(metrics)))
+        for b in range(n_resamples):
+            p = pairwise_pvalues(S[:, :, idx[b]], signs, precision=precision)
+            boot[b] = spa_from_pvalues(p[0], p[1:])
+        ints = [percentile_interval(boot[:, k], confidence_level) for k in range(len(metrics))]
+        lo = np.array([a for a, _ in ints])
+        hi = np.array([b for _, b in ints])
+    sig = make_signature(
+        human=human, level="system", method="spa", n=n_permutations,
+        ci=(ci, n_resamples, confidence_level) if ci != "none" else None,
+        precision=precision, seed=tag,
+    )
+    return SoftPairwiseAccuracies(
+        tuple(
+            SoftPairwiseAccuracy(
+                metric=m, human=human, statistic=float(spa[k]), ci_low=float(lo[k]),
+                ci_high=float(hi[k]), n_systems=int(H.shape[0]), n_inputs=int(M),
+                n_permutations=n_permutations, signature=sig, pvalues_metric=pm[k],
+                pvalues_human=ph, bootstrap_distribution=None if boot is None else boot[:, k],
+            )
+            for k, m in enumerate(metrics)
+        )
+    )
+
+
+@dataclass(frozen=True)
+class SPAComparison(_Result):
+    """Perm-Both comparison of two metrics' SPA (:func:`compare_spa`).
+
+    Attributes
+    ----------
+    metric_a, metric_b, human : str
+    statistic_a, statistic_b : float
+        SPA of each metric on the shared inputs.
+    statistic : float
+        ``statistic_a - statistic_b``.
+    pvalue : float
+        One-sided "A better": ``(count + 1) / (n + 1)`` of swapped differences
+        ``>= statistic``.
+    pvalue_mtme : float
+        ``count / n`` (mt-metrics-eval's ``PermutationSigDiff`` estimator).
+    n_resamples : int
+    signature : str
+    null_distribution : ndarray (n_resamples,)
+    """
+
+    metric_a: str
+    metric_b: str
+    human: str
+    statistic_a: float
+    statistic_b: float
+    statistic: float
+    pvalue: float
+    pvalue_mtme: float
+    n_resamples: int
+    signature: str
+    null_distribution: np.ndarray = field(**_ARR)
+
+
+def _zscore_flat(a):
+    """Global z-score over all cells (population sd), as scipy.stats.zscore
+    on the flattened vector (mt-metrics-eval ``PermutationSigDiff``)."""
+    v = a.ravel()
+    sd = v.std()
+    return (a - v.mean()) / sd if sd > 0 else a - v.mean()
+
+
+def compare_spa(
+    dataset,
+    human: str,
+    metric_a: str,
+    metric_b: str,
+    *,
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    rng=None,
+    precision: str = "float64",
+) -> SPAComparison:
+    """Is metric A's SPA higher than metric B's?  A Perm-Both permutation test.
+
+    Each draw exchanges the (globally z-scored) scores of A and B in each
+    (system, input) cell with probability 1/2 and recomputes both SPAs with
+    the *same* sign draws (as mt-metrics-eval's ``PermutationSigDiff`` with
+    ``PairwiseConfidenceError``, whose pce.py calls are all seeded alike).
+    The swap masks of all draws come from one stream; the SPA p-values of a
+    chunk of draws come from one matmul.
+
+    Parameters
+    ----------
+    dataset, human, metric_a, metric_b
+    n_resamples : int
+        Perm-Both draws.
+    n_permutations : int
+        Sign draws of the SPA p-values (see :func:`soft_pairwise_accuracy`).
+    rng : seed
+    precision : {"float64", "float32"}
+
+    Returns
+    -------
+    SPAComparison
+    """
+    human = _human_column(dataset, human)
+    ms = _metric_columns(dataset, [metric_a, metric_b])
+    if ms[0] == ms[1]:
+        raise ParameterError("compare_spa needs two different metrics")
+    n_resamples = _check_int(n_resamples, "n_resamples")
+    n_permutations = _check_int(n_permutations, "n_permutations")
+    _check_choice(precision, "precision", PRECISIONS)
+    ok = _complete_inputs(dataset, [human, *ms])
+    H = dataset.scores(human)[:, ok]
+    za = _zscore_flat(dataset.scores(ms[0])[:, ok])
+    zb = _zscore_flat(dataset.scores(ms[1])[:, ok])
+    N, M = H.shape
+    ss, tag = _rs.seed_sequence(rng)
+    signs = sign_draws(np.random.default_rng(ss), n_permutations, M)
+    p = pairwise_pvalues(np.stack([H, za, zb]), signs, precision=precision)
+    sa, sb = spa_from_pvalues(p[0], p[1:])
+    delta = float(sa - sb)
+    masks = _rs.named_generator(ss, "spa-perm-both").random((n_resamples, N, M)) < 0.5
+    halves = swapped_spa(za, zb, p[0], signs, masks, precision=precision)
+    null = halves[:, 0] - halves[:, 1]
+    from .correlation import resampling_pvalue
+
+    sig = make_signature(
+        human=human, level="system", method="spa", test="perm-both", alt="greater",
+        n=n_resamples, spa_n=n_permutations, precision=precision, seed=tag,
+    )
+    return SPAComparison(
+        metric_a=ms[0], metric_b=ms[1], human=human, statistic_a=float(sa), statistic_b=float(sb),
+        statistic=delta, pvalue=float(resampling_pvalue(null, delta, "greater")),
+        pvalue_mtme=mtme_pvalue(null, delta), n_resamples=n_resamples, signature=sig,
+        null_distribution=null,
+    )
+
+
+# --------------------------------------------------------------------------
+# Task sets and aggregation (mt-metrics-eval tasks.py)
+
+#: Methods whose statistic lies in [0, 1] (the others in [-1, 1]), for the
+#: rescaling of :meth:`TaskSetResults.average_corrs` (mt-metrics-eval
+#: ``TaskResults.range``).
+UNIT_RANGE_METHODS = ("spa", "acc_eq", "acc_23", "pairwise_accuracy", "accuracy")
+TASK_ATTRS = ("lp", "level", "method", "human", "refs", "data")
+CLUSTER_RULES = ("mtme", "metaeval")
+TABLE_FORMATS = ("text", "csv", "latex")
+
+
+@dataclass(frozen=True)
+class Task:
+    """One WMT task: a dataset, a level and a method, ranked into clusters.
+
+    Parameters
+    ----------
+    data : str
+        Key of the dataset in the mapping given to :func:`run_tasks` (e.g.
+        ``"en-de:seg"``; build them with :func:`metaeval.read_mtme`).
+    human : str
+        Human score column.
+    level : str
+        metaeval level (``system``, ``input``, ``item``, ``global``; see
+        docs/mt.md for mt-metrics-eval's names).  ``method="spa"`` is
+        system level on segment scores.
+    method : str
+        A correlation method (``pearson``, ``kendall_b``, ``acc_eq``, ...) or
+        ``"spa"`` (:func:`soft_pairwise_accuracy`).
+    lp, refs : str, optional
+        Attributes used for weights and table headers (``lp`` defaults to
+        the part of ``data`` before ``:``).
+    average : {"macro", "micro"}
+    """
+
+    data: str
+    human: str
+    level: str = "system"
+    method: str = "pearson"
+    lp: str | None = None
+    refs: str | None = None
+    average: str = "macro"
+
+    def attr(self, name: str) -> str:
+        """The task's value of attribute ``name`` (one of TASK_ATTRS), as a string."""
+        if name not in TASK_ATTRS:
+            raise ParameterError(f"task attribute {name!r}; choose one of {', '.join(TASK_ATTRS)}")
+        if name == "lp":
+            return self.lp if self.lp is not None else self.data.split(":")[0]
+        v = getattr(self, name)
+        return "" if v is None else str(v)
+
+    @property
+    def name(self) -> str:
+        return " ".join(f"{a}={self.attr(a)}" for a in TASK_ATTRS)
+
+    @property
+    def range(self) -> tuple[float, float]:
+        return (0.0, 1.0) if self.method in UNIT_RANGE_METHODS else (-1.0, 1.0)
+
+
+@dataclass(frozen=True)
+class TaskResult(_Result):
+    """Statistic and cluster rank of every metric on one task.
+
+    ``metrics`` are in decreasing order of ``statistics`` (ties by name);
+    ``ranks`` are significance-cluster ranks (1 = top); ``better[i, j]``
+    (i < j) is the p-value of "metric i better than metric j" used for the
+    clusters (NaN without a significance test: then ``ranks`` are the
+    positions 1..K, as mt-metrics-eval does with ``k=0``).
+    """
+
+    task: Task = field(metadata={"nofr": True})
+    metrics: tuple = field(metadata={"nofr": True})
+    statistics: np.ndarray = field(**_ARR)
+    ranks: np.ndarray = field(**_ARR)
+    better: np.ndarray = field(**_ARR)
+    signature: str = ""
+
+    def stat(self, metric: str) -> float:
+        return float(self.statistics[self.metrics.index(metric)])
+
+    def rank(self, metric: str) -> int:
+        return int(self.ranks[self.metrics.index(metric)])
+
+
+def _order(stats: dict) -> list:
+    return sorted(stats, key=lambda m: (-stats[m] if np.isfinite(stats[m]) else np.inf, m))
+
+
+def _run_task(task, ds, metrics, n_resamples, gen_ss, alpha, clusters, n_permutations):
+    from .compare import compare_all
+    from .correlation import correlate
+    from .stats.clusters import significance_clusters
+
+    ms = [m for m in ds.metrics if metrics is None or m in metrics]
+    if not ms:
+        raise ParameterError(f"task {task.name!r}: none of the metrics is in dataset {task.data!r}")
+    if task.method == "spa":
+        spa = soft_pairwise_accuracy(ds, task.human, metrics=ms, rng=gen_ss, n_permutations=n_permutations)
+        stats = spa.statistics
+        order = _order(stats)
+        K = len(order)
+        better = np.full((K, K), np.nan)
+        if n_resamples:
+            for i in range(K):
+                for j in range(i + 1, K):
+                    c = compare_spa(ds, task.human, order[i], order[j], n_resamples=n_resamples,
+                                    n_permutations=n_permutations, rng=gen_ss)
+                    better[i, j] = c.pvalue_mtme if clusters == "mtme" else c.pvalue
+        sig = spa[0].signature
+    else:
+        if n_resamples:
+            cmp = compare_all(ds, task.human, metrics=ms, level=task.level, method=task.method,
+                              average=task.average, n_resamples=n_resamples, correction="none",
+                              alpha=alpha, rng=gen_ss, clusters=clusters)
+            stats = dict(zip(cmp.metrics, cmp.statistics))
+            order = list(cmp.metrics)
+            better = cmp.better
+            sig = cmp.signature
+        else:
+            cor = correlate(ds, task.human, metrics=ms, level=task.level, method=task.method,
+                            average=task.average, ci="none", pvalue="none")
+            fr = cor.to_frame()
+            stats = dict(zip(fr["metric"], fr["statistic"].astype(float)))
+            order = _order(stats)
+            better = np.full((len(order), len(order)), np.nan)
+            sig = str(fr["signature"].iloc[0])
+    st = np.array([stats[m] for m in order], dtype=float)
+    if n_resamples:
+        ranks = significance_clusters(st, better, alpha=alpha, names=order)
+    else:
+        ranks = np.arange(1, len(order) + 1)
+    return TaskResult(task=task, metrics=tuple(order), statistics=st, ranks=np.asarray(ranks),
+                      better=better, signature=sig)
+
+
+def run_tasks(
+    tasks,
+    datasets,
+    *,
+    metrics=None,
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    alpha: float = 0.05,
+    clusters: str = "mtme",
+    rng=None,
+) -> TaskSetResults:
+    """Run a WMT-style task set: each task's statistics and cluster ranks.
+
+    Parameters
+    ----------
+    tasks : sequence of Task
+    datasets : mapping of str to Dataset
+        The datasets the tasks name (``Task.data``).
+    metrics : sequence of str, optional
+        Metrics to rank (default: every metric of each task's dataset).
+        :meth:`TaskSetResults.average_ranks` keeps those present in all tasks.
+    n_resamples : int
+        Perm-Both draws per metric pair (0: no test; ranks are positions).
+    n_permutations : int
+        Sign draws of SPA tasks.
+    alpha : float
+    clusters : {"mtme", "metaeval"}
+        p-values for the clusters: mt-metrics-eval's ``count / n``
+        (default, to reproduce WMT rankings) or metaeval's
+        ``(count + 1) / (n + 1)`` (see :mod:`metaeval.stats.clusters`).
+    rng : seed
+        Each task draws from a stream named after the task, so a task's
+        numbers do not depend on the other tasks.
+
+    Returns
+    -------
+    TaskSetResults
+    """
+    tasks = list(tasks)
+    if not tasks or not all(isinstance(t, Task) for t in tasks):
+        raise ParameterError("tasks must be a non-empty sequence of metaeval.wmt.Task")
+    names = [t.name for t in tasks]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ParameterError(f"duplicate task(s): {dup[0]!r}")
+    missing = sorted({t.data for t in tasks if t.data not in datasets})
+    if missing:
+        raise ParameterError(f"datasets lacks {', '.join(map(repr, missing))} (named by Task.data); "
+                             f"available: {', '.join(map(repr, datasets))}")
+    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 0:
+        raise ParameterError(f"n_resamples={n_resamples!r} must be an int >= 0")
+    _check_choice(clusters, "clusters", CLUSTER_RULES)
+    ss, _ = _rs.seed_sequence(rng)
+    out = []
+    for t in tasks:
+        child = np.random.SeedSequence(_rs.named_generator(ss, t.name).integers(0, 2**32, size=4).tolist())
+        out.append(_run_task(t, datasets[t.data], metrics, int(n_resamples), child, alpha, clusters,
+                             n_permutations))
+    return TaskSetResults(tuple(out))
+
+
+@dataclass(frozen=True)
+class TaskSetResults(_Collection):
+    """Results of :func:`run_tasks`, with WMT's aggregation.
+
+    ``to_frame()`` columns: ``task, lp, level, method, human, metric,
+    statistic, rank``.
+    """
+
+    _item = TaskResult
+    _key = "task"
+
+    def to_frame(self) -> pd.DataFrame:
+        rows = []
+        for r in self.results:
+            for m, s, k in zip(r.metrics, r.statistics, r.ranks):
+                rows.append({"task": r.task.name, "lp": r.task.attr("lp"), "level": r.task.level,
+                             "method": r.task.method, "human": r.task.human, "metric": m,
+                             "statistic": float(s), "rank": int(k)})
+        return pd.DataFrame(rows, columns=["task", "lp", "level", "method", "human", "metric",
+                                           "statistic", "rank"])
+
+    def assign_weights(self, attrs=(), total: float = 1.0) -> list:
+        """Weights that split ``total`` equally over the values of ``attrs[0]``,
+        then recursively over ``attrs[1:]``; equal within the last split
+        (mt-metrics-eval tasks.py, ``TaskSetResults.AssignWeights``)."""
+        attrs = list(attrs)
+        n = len(self.results)
+        if not attrs:
+            return [total / n] * n
+        groups: dict[str, list[int]] = {}
+        for k, r in enumerate(self.results):
+            groups.setdefault(r.task.attr(attrs[0]), []).append(k)
+        w = [0.0] * n
+        for idx in groups.values():
+            sub = TaskSetResults(tuple(self.results[k] for k in idx))
+            for k, v in zip(idx, sub.assign_weights(attrs[1:], total / len(groups))):
+                w[k] = v
+        return w
+
+    def _weights(self, weights):
+        n = len(self.results)
+        if weights is None:
+            return [1.0 / n] * n
+        weights = [float(x) for x in weights]
+        if len(weights) != n:
+            raise ParameterError(f"weights has {len(weights)} entries for {n} tasks")
+        return weights
+
+    def _common_metrics(self):
+        sets = [set(r.metrics) for r in self.results]
+        return set.intersection(*sets) if sets else set()
+
+    def average_ranks(self, weights=None) -> dict:
+        """Weighted sum of cluster ranks of the metrics present in every task,
+        ascending (mt-metrics-eval ``TaskSetResults.AverageRanks``)."""
+        w = self._weights(weights)
+        common = self._common_metrics()
+        out = {m: sum(wk * r.rank(m) for wk, r in zip(w, self.results)) for m in common}
+        return dict(sorted(out.items(), key=lambda kv: (kv[1], kv[0])))
+
+    def average_corrs(self, weights=None) -> dict:
+        """Weighted sum of statistics rescaled to [0, 1] by each task's range
+        ((c - lo) / (hi - lo), range (-1, 1) for correlations and (0, 1) for
+        accuracies and SPA), metrics present in every task, descending
+        (mt-metrics-eval ``TaskSetResults.AverageCorrs``)."""
+        w = self._weights(weights)
+        common = self._common_metrics()
+        out = {}
+        for m in common:
+            tot = 0.0
+            for wk, r in zip(w, self.results):
+                lo, hi = r.task.range
+                tot += wk * (r.stat(m) - lo) / (hi - lo)
+            out[m] = tot
+        return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+    def table_frame(self, weights=None) -> pd.DataFrame:
+        """One row per metric present in every task: ``metric, avg_corr,
+        avg_rank``, then ``task<k>`` statistic and ``task<k>_rank`` per task;
+        sorted by decreasing average correlation (WMT23/24 tables)."""
+        ac = self.average_corrs(weights)
+        ar = self.average_ranks(weights)
+        rows = []
+        for m in ac:
+            row = {"metric": m, "avg_corr": ac[m], "avg_rank": ar[m]}
+            for k, r in enumerate(self.results, 1):
+                row[f"task{k}"] = r.stat(m)
+                row[f"task{k}_rank"] = r.rank(m)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def table(self, weights=None, *, fmt: str = "text", digits: int = 3) -> str:
+        """The WMT-style table as text, CSV or LaTeX (booktabs).
+
+        Rows: metrics by decreasing average correlation; columns: average
+        correlation, average rank, then ``rank statistic`` per task, with the
+        task attributes (lp, level, method) as header rows.
+        """
+        _check_choice(fmt, "fmt", TABLE_FORMATS)
+        fr = self.table_frame(weights)
+        if fmt == "csv":
+            return fr.to_csv(index=False)
+        heads = [
+            ["", "", ""] + [r.task.attr("lp") for r in self.results],
+            ["", "", ""] + [f"{r.task.level}" for r in self.results],
+            ["metric", "avg corr", "avg rank"] + [r.task.method for r in self.results],
+        ]
+        body = []
+        for _, row in fr.iterrows():
+            cells = [str(row["metric"]), f"{row['avg_corr']:.{digits}f}", f"{row['avg_rank']:.2f}"]
+            for k in range(1, len(self.results) + 1):
+                cells.append(f"{int(row[f'task{k}_rank'])} {row[f'task{k}']:.{digits}f}")
+            body.append(cells)
+        if fmt == "latex":
+            def esc(x):
+                return x.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+            lines = ["\\begin{tabular}{l" + "r" * (len(heads[0]) - 1) + "}", "\\toprule"]
+            for h in heads:
+                lines.append(" & ".join(esc(c) for c in h) + " \\\\")
+            lines.append("\\midrule")
+            for c in body:
+                lines.append(" & ".join(esc(x) for x in c) + " \\\\")
+            lines += ["\\bottomrule", "\\end{tabular}"]
+            return "\n".join(lines) + "\n"
+        widths = [max(len(r[k]) for r in heads + body) for k in range(len(heads[0]))]
+        out = []
+        for r in heads + [None] + body:
+            if r is None:
+                out.append("  ".join("-" * w for w in widths))
+                continue
+            out.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
+        return "\n".join(out) + "\n"
+
+
+# --------------------------------------------------------------------------
+# WMT22 pooled global pairwise accuracy
+
+
+def _sys_vector(ds, column, human):
+    """System-level score of ``column`` over the cells the human scores cover."""
+    from .stats.levels import arrange
+
+    x, _ = arrange(ds.scores(column), ds.scores(human), "system")
+    return x[0, 0]
+
+
+def _agreement(h, m):
+    """(agreements, pairs) over system pairs (i < j) with both human scores:
+    ``sign(h_i - h_j) == sign(m_i - m_j)`` (mt-metrics-eval stats.py ``Agreement``)."""
+    iu = np.triu_indices(h.shape[-1], 1)
+    hs = np.sign(h[..., iu[0]] - h[..., iu[1]])
+    ms = np.sign(m[..., iu[0]] - m[..., iu[1]])
+    ok = np.isfinite(hs)
+    return ((hs == ms) & ok).sum(-1), ok.sum(-1)
+
+
+@dataclass(frozen=True)
+class GlobalAccuracy(_Result):
+    """WMT22's pooled system-level pairwise accuracy (:func:`global_pairwise_accuracy`).
+
+    ``metrics`` in decreasing accuracy (ties by name), ``statistics`` the
+    pooled accuracies, ``n_pairs`` the pooled pair count, ``ranks`` the
+    clusters, ``better[i, j]`` the Perm-Both p-value of "i better than j".
+    """
+
+    metrics: tuple = field(metadata={"nofr": True})
+    human: str = ""
+    n_pairs: int = 0
+    datasets: tuple = field(default=(), metadata={"nofr": True})
+    signature: str = ""
+    statistics: np.ndarray = field(**_ARR)
+    ranks: np.ndarray = field(**_ARR)
+    better: np.ndarray = field(**_ARR)
+
+    def to_frame(self) -> pd.DataFrame:
+        return pd.DataFrame({"metric": list(self.metrics), "statistic": self.statistics,
+                             "rank": self.ranks, "n_pairs": self.n_pairs, "signature": self.signature})
+
+
+def _pooled_null(za, zb, hs, bounds, masks):
+    """Pooled accuracy of both Perm-Both halves for (D, n) swap masks of the
+    merged system vectors."""
+    a = np.where(masks, zb, za)
+    b = np.where(masks, za, zb)
+    acc = np.zeros((masks.shape[0], 2))
+    pairs = 0
+    for s, e in bounds:
+        ga, p = _agreement(hs[s:e], a[:, s:e])
+        gb, _ = _agreement(hs[s:e], b[:, s:e])
+        acc[:, 0] += ga
+        acc[:, 1] += gb
+        pairs += int(np.max(p)) if np.size(p) else 0
+    return acc / pairs
+
+
+def global_pairwise_accuracy(
+    datasets,
+    human,
+    *,
+    metrics=None,
+    n_resamples: int = 1000,
+    alpha: float = 0.05,
+    clusters: str = "mtme",
+    rng=None,
+) -> GlobalAccuracy:
+    """WMT22's global system-level pairwise accuracy pooled over datasets.
+
+    For each dataset (e.g. one per language pair), every pair of systems with
+    both human scores counts once; a metric agrees when
+    ``sign(h_i - h_j) == sign(m_i - m_j)`` (ties agree only with ties).
+    Agreements and pair counts are summed over datasets, and only metrics
+    present in every dataset are kept (mt-metrics-eval data.py,
+    ``CompareMetricsWithGlobalAccuracy``).  System scores are each dataset's
+    system-level scores (a one-input dataset from ``read_mtme(level="sys")``)
+    or the means over the human-scored cells.
+
+    Significance: Perm-Both on the merged system vectors (z-scored over all
+    systems of all datasets, one coin per system), as mt-metrics-eval's
+    ``PermutationSigDiff`` with ``average_by='none'``; clusters by
+    mt-metrics-eval's rule with ``clusters`` p-values (see :func:`run_tasks`).
+
+    Parameters
+    ----------
+    datasets : mapping of str to Dataset
+    human : str or mapping of str to str
+        Human column (per dataset if a mapping).
+    metrics : sequence of str, optional
+    n_resamples : int
+        0: no test (ranks are positions).
+    alpha : float
+    clusters : {"mtme", "metaeval"}
+    rng : seed
+
+    Returns
+    -------
+    GlobalAccuracy
+    """
+    from .correlation import resampling_pvalue
+    from .stats.clusters import significance_clusters
+
+    if not datasets:
+        raise ParameterError("datasets is empty")
+    names = list(datasets)
+    hum = {n: human[n] if isinstance(human, dict) else human for n in names}
+    for n in names:
+        _human_column(datasets[n], hum[n])
+    _check_choice(clusters, "clusters", CLUSTER_RULES)
+    common = set.intersection(*(set(datasets[n].metrics) for n in names))
+    if metrics is not None:
+        common &= set(metrics)
+    if not common:
+        raise DataError("no metric is present in every dataset (global accuracy keeps only those)")
+    hs, cols, bounds = [], {m: [] for m in common}, []
+    for n in names:
+        ds = datasets[n]
+        h = _sys_vector(ds, hum[n], hum[n])
+        keep = np.isfinite(h)
+        s = sum(len(x) for x in hs)
+        hs.append(h[keep])
+        bounds.append((s, s + int(keep.sum())))
+        for m in common:
+            v = _sys_vector(ds, m, hum[n])[keep]
+            if not np.isfinite(v).all():
+                raise DataError(f"metric {m!r} lacks a system-level score for a system of {n!r}")
+            cols[m].append(v)
+    H = np.concatenate(hs)
+    X = {m: np.concatenate(v) for m, v in cols.items()}
+    acc, npairs = {}, 0
+    for m in sorted(common):
+        agree, pairs = 0, 0
+        for s, e in bounds:
+            a, p = _agreement(H[s:e], X[m][s:e])
+            agree += int(a)
+            pairs += int(p)
+        acc[m] = agree / pairs if pairs else np.nan
+        npairs = pairs
+    order = _order(acc)
+    K = len(order)
+    better = np.full((K, K), np.nan)
+    ss, tag = _rs.seed_sequence(rng)
+    if n_resamples:
+        from .stats.clusters import mtme_pvalue
+
+        for i in range(K):
+            for j in range(i + 1, K):
+                za, zb = _zscore_flat(X[order[i]]), _zscore_flat(X[order[j]])
+                masks = _rs.named_generator(ss, order[i], order[j]).random((n_resamples, H.size)) < 0.5
+                halves = _pooled_null(za, zb, H, bounds, masks)
+                null = halves[:, 0] - halves[:, 1]
+                d = acc[order[i]] - acc[order[j]]
+                better[i, j] = mtme_pvalue(null, d) if clusters == "mtme" else resampling_pvalue(null, d, "greater")
+        ranks = significance_clusters(np.array([acc[m] for m in order]), better, alpha=alpha, names=order)
+    else:
+        ranks = np.arange(1, K + 1)
+    sig = make_signature(human=",".join(sorted(set(hum.values()))), level="system",
+                         method="pairwise_accuracy", test="perm-both" if n_resamples else None,
+                         n=n_resamples or None, clusters=clusters, pooled=len(names), seed=tag)
+    return GlobalAccuracy(metrics=tuple(order), human=",".join(sorted(set(hum.values()))),
+                          n_pairs=npairs, datasets=tuple(names), signature=sig,
+                          statistics=np.array([acc[m] for m in order]), ranks=np.asarray(ranks),
+                          better=better)
+
+
+__all__ = [
+    "Task",
+    "TaskResult",
+    "TaskSetResults",
+    "run_tasks",
+    "global_pairwise_accuracy",
+    "GlobalAccuracy",
+    "soft_pairwise_accuracy",
+    "SoftPairwiseAccuracy",
+    "SoftPairwiseAccuracies",
+    "compare_spa",
+    "SPAComparison",
+]

@@ -1,0 +1,426 @@
+"""metaeval.wmt: soft pairwise accuracy, WMT task sets and aggregation.
+
+Oracles: mt-metrics-eval (github.com/google-research/mt-metrics-eval, commit
+68a481a) pce.py (compute_pairwise_p_values, compute_one_minus_pce), stats.py
+(Correlation.PairwiseConfidenceError, PermutationSigDiff), read from
+``../shared/anchors``; slow references written here; exact enumeration.
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+
+import metaeval
+from metaeval.errors import DataError, MissingCellsWarning, ParameterError
+from metaeval.stats.spa import pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
+from metaeval.wmt import compare_spa, soft_pairwise_accuracy
+
+from _mtme_anchor import mtme
+
+
+def _datasets(seed=0):
+    """Random and adversarial (ties, constant and identical systems, N=2) data."""
+    rng = np.random.default_rng(seed)
+    out = []
+    N, M = 6, 40
+    h = rng.standard_normal((N, M))
+    out.append((h, [h + rng.standard_normal((N, M)), rng.standard_normal((N, M))]))
+    hi = rng.integers(0, 3, (N, M)).astype(float)  # heavy ties
+    xi = rng.integers(0, 2, (N, M)).astype(float)
+    xi[2] = xi[1]  # identical systems
+    xi[4] = 1.0  # constant system
+    out.append((hi, [xi, -hi]))
+    out.append((rng.standard_normal((2, 7)), [rng.standard_normal((2, 7))]))  # N = 2
+    return out
+
+
+def _ds(h, xs):
+    cols = {"h": h, **{f"m{k}": x for k, x in enumerate(xs)}}
+    return metaeval.Dataset.from_arrays(cols, human="h")
+
+
+# ---- SPA against pce.py ------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_pvalues_float32_equal_pce(case):
+    """Same draws and float32 arithmetic as mt-metrics-eval pce.py,
+    compute_pairwise_p_values (commit 68a481a): identical p-values."""
+    pce = mtme("pce")
+    h, xs = _datasets()[case]
+    for S in [h, *xs]:
+        for seed in (4, 11):
+            exp = pce.compute_pairwise_p_values(S, num_permutations=300, seed=seed)
+            signs = sign_draws(np.random.default_rng(seed), 300, S.shape[1])
+            got = pairwise_pvalues(S[None], signs, precision="float32")[0]
+            np.testing.assert_array_equal(got, exp)
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_spa_equals_compute_one_minus_pce(case):
+    """soft_pairwise_accuracy(rng=4, precision='float32') = mt-metrics-eval
+    pce.py compute_one_minus_pce on pce's p-values (commit 68a481a)."""
+    pce = mtme("pce")
+    h, xs = _datasets()[case]
+    res = soft_pairwise_accuracy(_ds(h, xs), "h", rng=4, precision="float32")
+    ph = pce.compute_pairwise_p_values(h, num_permutations=1000, seed=4)
+    for k, x in enumerate(xs):
+        pm = pce.compute_pairwise_p_values(x, num_permutations=1000, seed=4)
+        assert res.get(f"m{k}").statistic == pce.compute_one_minus_pce(ph, pm)
+        # exactly equal given the p-values
+        assert spa_from_pvalues(ph, pm) == pce.compute_one_minus_pce(ph, pm)
+
+
+def test_spa_stats_case_7():
+    """mt-metrics-eval stats_test.py: Correlation(2, [1,2,3,2,3,4], [2,2,4,1,3,5])
+    .PairwiseConfidenceError() = 0.872 (seed 4, 1000 permutations)."""
+    ds = metaeval.Dataset.from_arrays(
+        {"h": np.array([[1, 2, 3], [2, 3, 4.0]]), "m": np.array([[2, 2, 4], [1, 3, 5.0]])}, human="h"
+    )
+    assert soft_pairwise_accuracy(ds, "h", rng=4, precision="float32").get("m").statistic == pytest.approx(0.872, abs=1e-12)
+    stats = mtme("stats")
+    exp = stats.Correlation(2, [1, 2, 3, 2, 3, 4], [2, 2, 4, 1, 3, 5]).PairwiseConfidenceError()[0]
+    assert soft_pairwise_accuracy(ds, "h", rng=4, precision="float32").get("m").statistic == exp
+
+
+def _slow_pvalues(S, signs):
+    """Reference: loop over pairs and draws (float64)."""
+    N = S.shape[0]
+    p = np.full((N, N), np.nan)
+    for i in range(N):
+        for j in range(i + 1, N):
+            d = S[i] - S[j]
+            obs = d.sum()
+            p[i, j] = np.mean([float(np.dot(s, d)) >= obs for s in signs])
+    return p
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_float64_fast_equals_slow_reference(case):
+    h, xs = _datasets(1)[case]
+    signs = sign_draws(np.random.default_rng(0), 200, h.shape[1]).astype(float)
+    S = np.stack([h, *xs])
+    fast = pairwise_pvalues(S, signs)
+    for k in range(len(S)):
+        slow = _slow_pvalues(S[k], signs)
+        # float64: the batched matmul and the dot can differ in the last bit only on exact ties
+        assert np.nanmax(np.abs(fast[k] - slow)) <= 1 / 200 + 1e-12
+        np.testing.assert_allclose(fast[k], slow, atol=1 / 200 + 1e-12)
+
+
+def test_equal_in_the_limit_to_exact_enumeration():
+    """With all 2^M sign vectors the p-value is the exact permutation p-value;
+    Monte Carlo draws converge to it (binomial error bound)."""
+    rng = np.random.default_rng(3)
+    M = 10
+    S = rng.standard_normal((3, M))
+    allsigns = np.array(list(itertools.product([-1.0, 1.0], repeat=M)))
+    exact = pairwise_pvalues(S[None], allsigns)[0]
+    mc = pairwise_pvalues(S[None], sign_draws(np.random.default_rng(1), 40000, M))[0]
+    iu = np.triu_indices(3, 1)
+    assert np.all(np.abs(mc[iu] - exact[iu]) < 5 * np.sqrt(0.25 / 40000))
+
+
+def test_spa_properties_and_determinism():
+    h, xs = _datasets()[0]
+    ds = _ds(h, xs + [h])
+    a = soft_pairwise_accuracy(ds, "h", rng=7)
+    b = soft_pairwise_accuracy(ds, "h", rng=7)
+    assert a.statistics == b.statistics
+    assert a.get("m2").statistic == 1.0  # the human scores themselves
+    assert all(0 <= r.statistic <= 1 for r in a)
+    # invariant to a positive affine map of a metric (same draws)
+    ds2 = _ds(h, [3 * xs[0] + 5])
+    assert soft_pairwise_accuracy(ds2, "h", rng=7).get("m0").statistic == a.get("m0").statistic
+    assert "method:spa" in a[0].signature and "seed:7" in a[0].signature
+
+
+def test_spa_bootstrap_ci_and_missing_cells():
+    h, xs = _datasets()[0]
+    xs = [x.copy() for x in xs]
+    xs[0][1, 3] = np.nan
+    ds = _ds(h, xs)
+    with pytest.warns(MissingCellsWarning, match="1 input"):
+        r = soft_pairwise_accuracy(ds, "h", rng=1, ci="boot-inputs", n_resamples=50, n_permutations=200)
+    for x in r:
+        assert x.ci_low <= x.statistic <= x.ci_high or np.isclose(x.ci_low, x.statistic)
+        assert x.bootstrap_distribution.shape == (50,) and x.n_inputs == h.shape[1] - 1
+    with pytest.raises(ParameterError, match="precision"):
+        soft_pairwise_accuracy(ds, "h", precision="half")
+    with pytest.raises(ParameterError, match="n_permutations"):
+        soft_pairwise_accuracy(ds, "h", n_permutations=0)
+    hh = h.copy()
+    hh[0, :] = np.nan
+    hh[0, 0] = 1.0
+    hh[1, 0] = np.nan
+    with pytest.raises(DataError, match="no input has scores of every system"):
+        soft_pairwise_accuracy(_ds(hh, [np.where(np.isnan(hh), np.nan, xs[1])]), "h")
+
+
+# ---- Perm-Both comparison of two SPAs -----------------------------------------
+
+
+def test_compare_spa_matches_mtme_permutation_sig_diff():
+    """swapped_spa on mt-metrics-eval's own swap draws gives the p-value of
+    mt-metrics-eval stats.py PermutationSigDiff with PairwiseConfidenceError
+    (as data.py CompareMetricsWithPairwiseConfidenceError calls it; commit
+    68a481a): same draws, same count / k."""
+    stats = mtme("stats")
+    import functools
+
+    rng = np.random.default_rng(2)
+    N, M, k = 4, 12, 40
+    h = rng.standard_normal((N, M))
+    x1 = h + rng.standard_normal((N, M))
+    x2 = h + 2 * rng.standard_normal((N, M))
+    gold = list(h.ravel())
+    c1 = stats.Correlation(N, gold, list(x1.ravel()))
+    c2 = stats.Correlation(N, gold, list(x2.ravel()))
+    wrap = functools.partial(stats.PairwiseConfidenceError, num_sys=N, filter_nones=False)
+    np.random.seed(123)
+    p, delta, used, draws = stats.PermutationSigDiff(c2, c1, wrap, "none", k)  # "x1 better"
+    np.random.seed(123)
+    w1 = np.array([np.random.binomial(1, 0.5, N * M) for _ in range(k)]).reshape(k, N, M)
+    import scipy.stats
+
+    za = scipy.stats.zscore(x1.ravel()).reshape(N, M)
+    zb = scipy.stats.zscore(x2.ravel()).reshape(N, M)
+    signs = sign_draws(np.random.default_rng(4), 1000, M)
+    ph = pairwise_pvalues(h[None], signs, precision="float32")[0]
+    halves = swapped_spa(za, zb, ph, signs, w1 == 0, precision="float32")
+    np.testing.assert_array_equal(halves, np.array(draws))
+    from metaeval.stats.clusters import mtme_pvalue
+
+    assert mtme_pvalue(halves[:, 0] - halves[:, 1], delta) == p
+
+
+def test_compare_spa_slow_reference_and_api():
+    rng = np.random.default_rng(4)
+    N, M = 5, 30
+    h = rng.standard_normal((N, M))
+    ds = _ds(h, [h + 0.3 * rng.standard_normal((N, M)), h + 3 * rng.standard_normal((N, M))])
+    r = compare_spa(ds, "h", "m0", "m1", n_resamples=60, n_permutations=300, rng=9)
+    # slow reference: rebuild each half and call soft_pairwise_accuracy's kernels one by one
+    ss, _ = metaeval.stats.resampling.seed_sequence(9)
+    signs = sign_draws(np.random.default_rng(ss), 300, M)
+    masks = metaeval.stats.resampling.named_generator(ss, "spa-perm-both").random((60, N, M)) < 0.5
+    za = (ds.scores("m0") - ds.scores("m0").mean()) / ds.scores("m0").std()
+    zb = (ds.scores("m1") - ds.scores("m1").mean()) / ds.scores("m1").std()
+    ph = _slow_pvalues(h, signs.astype(float))
+    null = []
+    for w in masks:
+        pa = _slow_pvalues(np.where(w, zb, za), signs.astype(float))
+        pb = _slow_pvalues(np.where(w, za, zb), signs.astype(float))
+        null.append(spa_from_pvalues(ph, pa) - spa_from_pvalues(ph, pb))
+    np.testing.assert_allclose(r.null_distribution, null, atol=2 / 300)
+    assert r.statistic == pytest.approx(r.statistic_a - r.statistic_b)
+    c = np.count_nonzero(r.null_distribution >= r.statistic)
+    assert r.pvalue_mtme == c / 60
+    assert r.pvalue >= r.pvalue_mtme
+    assert r.statistic > 0 and r.pvalue < 0.05
+    with pytest.raises(ParameterError, match="two different metrics"):
+        compare_spa(ds, "h", "m0", "m0")
+
+
+# ---- task sets and aggregation ------------------------------------------------
+
+from metaeval.wmt import Task, TaskSetResults, global_pairwise_accuracy, run_tasks  # noqa: E402
+from metaeval.stats.clusters import significance_clusters  # noqa: E402
+
+
+def _wmt_like(seed=0, lps=("en-de", "zh-en"), N=6, M=30, n_metrics=4):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for lp in lps:
+        h = rng.standard_normal((N, 1)) + 0.5 * rng.standard_normal((N, M))
+        cols = {"mqm": h}
+        for k in range(n_metrics):
+            cols[f"M{k}"] = h + (0.3 + 0.5 * k) * rng.standard_normal((N, M))
+        out[f"{lp}:seg"] = metaeval.Dataset.from_arrays(cols, human="mqm")
+    return out
+
+
+def _tasks(lps=("en-de", "zh-en")):
+    ts = []
+    for lp in lps:
+        ts.append(Task(f"{lp}:seg", "mqm", level="system", method="pearson", refs="refA"))
+        ts.append(Task(f"{lp}:seg", "mqm", level="global", method="kendall_b", refs="refA"))
+        ts.append(Task(f"{lp}:seg", "mqm", level="input", method="acc_eq", refs="refA"))
+    return ts
+
+
+def test_run_tasks_matches_compare_all_and_correlate():
+    ds = _wmt_like()
+    res = run_tasks(_tasks(), ds, n_resamples=50, rng=3)
+    assert len(res) == 6
+    for r in res:
+        fr = metaeval.correlate(ds[r.task.data], "mqm", level=r.task.level, method=r.task.method,
+                                ci="none", pvalue="none").to_frame().set_index("metric")
+        for m in r.metrics:
+            assert r.stat(m) == pytest.approx(fr.loc[m, "statistic"], rel=1e-12)
+        assert list(r.statistics) == sorted(r.statistics, reverse=True)
+        np.testing.assert_array_equal(r.ranks, significance_clusters(r.statistics, r.better, names=list(r.metrics)))
+    # each task has its own named stream: a task's numbers do not depend on the others
+    alone = run_tasks(_tasks()[1:2], ds, n_resamples=50, rng=3)
+    np.testing.assert_array_equal(alone[0].better, res[1].better)
+    # no test: ranks are positions (mt-metrics-eval k=0)
+    r0 = run_tasks(_tasks()[:1], ds, n_resamples=0)
+    np.testing.assert_array_equal(r0[0].ranks, np.arange(1, 5))
+
+
+def _as_mtme_results(res):
+    """Our TaskResults as mt-metrics-eval TaskResults (tasks.py, commit 68a481a)."""
+    from _mtme_anchor import mtme_function
+
+    TaskResults = mtme_function("tasks", "TaskResults")
+    corr_fcn = {"pearson": "pearson", "kendall_b": "kendall", "acc_eq": "KendallWithTiesOpt", "spa": "pce"}
+    out = []
+    for r in res:
+        t = TaskResults()
+        t.name = (f"lang={r.task.attr('lp')} level={r.task.level} corr_fcn={corr_fcn[r.task.method]} "
+                  f"corr_fcn_args={{}}")
+        t.pval = 0.05
+        t.corr_ranks = {m: [float(s), int(k)] for m, s, k in zip(r.metrics, r.statistics, r.ranks)}
+        out.append(t)
+    return out
+
+
+def test_aggregation_equals_mtme_tasksetresults():
+    """assign_weights, average_ranks and average_corrs equal mt-metrics-eval
+    tasks.py TaskSetResults.AssignWeights/AverageRanks/AverageCorrs (commit
+    68a481a, run from its source on the same per-task results)."""
+    from _mtme_anchor import mtme_function
+
+    TaskResults = mtme_function("tasks", "TaskResults")
+    TSR = mtme_function("tasks", "TaskSetResults", {"np": np, "TaskResults": TaskResults})
+    ds = _wmt_like(1, lps=("en-de", "zh-en", "en-ru"), n_metrics=5)
+    ts = _tasks(("en-de", "zh-en", "en-ru"))
+    ts.append(Task("en-de:seg", "mqm", level="system", method="spa"))
+    # drop one metric from one task: averages keep metrics present in all tasks
+    res = run_tasks(ts, ds, n_resamples=30, n_permutations=200, rng=5)
+    mt = _as_mtme_results(res)
+    theirs = TSR(mt)
+    for ours_attrs, their_attrs in (([], []), (["lp"], ["lang"]), (["lp", "method"], ["lang", "corr_fcn"]),
+                                    (["method"], ["corr_fcn"])):
+        w = res.assign_weights(ours_attrs)
+        np.testing.assert_allclose(w, theirs.AssignWeights(their_attrs), rtol=1e-15)
+        ar, tr = res.average_ranks(w), theirs.AverageRanks(w)
+        assert set(ar) == set(tr)
+        for m in ar:
+            assert ar[m] == pytest.approx(tr[m], rel=1e-12)
+        ac, tc = res.average_corrs(w), theirs.AverageCorrs(w)
+        assert list(ac) == list(tc)
+        for m in ac:
+            assert ac[m] == pytest.approx(tc[m], rel=1e-12)
+
+
+def test_average_keeps_metrics_in_all_tasks_and_tables():
+    ds = _wmt_like(2)
+    res = run_tasks(_tasks()[:2], ds, metrics=["M0", "M1", "M2"], n_resamples=20, rng=1)
+    # a task on another metric set
+    extra = run_tasks(_tasks()[2:3], ds, metrics=["M0", "M1"], n_resamples=0)
+    both = TaskSetResults(res.results + extra.results)
+    assert set(both.average_ranks()) == {"M0", "M1"}
+    # hand computation: weights 1/3 each, ranks/corrs rescaled by each task's range
+    m = "M0"
+    exp = sum((r.stat(m) - r.task.range[0]) / (r.task.range[1] - r.task.range[0]) for r in both) / 3
+    assert both.average_corrs()[m] == pytest.approx(exp, rel=1e-12)
+    txt = res.table()
+    assert "avg corr" in txt and "en-de" in txt and "pearson" in txt
+    csv = res.table(fmt="csv")
+    assert csv.splitlines()[0].startswith("metric,avg_corr,avg_rank,task1,task1_rank")
+    tex = res.table(fmt="latex")
+    assert tex.startswith("\\begin{tabular}") and "\\toprule" in tex and "kendall\\_b" in tex
+    fr = res.to_frame()
+    assert list(fr.columns) == ["task", "lp", "level", "method", "human", "metric", "statistic", "rank"]
+    with pytest.raises(ParameterError, match="datasets lacks 'xx:seg'"):
+        run_tasks([Task("xx:seg", "mqm")], ds)
+    with pytest.raises(ParameterError, match="duplicate task"):
+        run_tasks([_tasks()[0], _tasks()[0]], ds)
+    with pytest.raises(ParameterError, match="weights has 1 entries"):
+        res.average_ranks([1.0])
+
+
+# ---- WMT22 pooled global accuracy ----------------------------------------------
+
+
+def _sys_sets(seed=0):
+    rng = np.random.default_rng(seed)
+    out = {}
+    for lp, N in (("en-de", 7), ("zh-en", 5), ("en-ru", 6)):
+        h = np.round(rng.standard_normal((N, 1)), 1)  # ties in human scores
+        cols = {"mqm": h}
+        for k in range(4):
+            cols[f"M{k}"] = np.round(h + (0.2 + 0.4 * k) * rng.standard_normal((N, 1)), 1)
+        if lp == "zh-en":
+            cols["only-zh"] = rng.standard_normal((N, 1))
+        out[lp] = metaeval.Dataset.from_arrays(cols, human="mqm")
+    return out
+
+
+def _mtme_pooled(stats, sizes):
+    """The pooled accuracy of mt-metrics-eval data.py
+    CompareMetricsWithGlobalAccuracy (its inner _Accuracy: stats.Agreement summed
+    over eval sets), written out here since data.py cannot be imported."""
+    def acc(g, m):
+        a = p = b = 0
+        for n in sizes:
+            x, y = stats.Agreement(g[b:b + n], m[b:b + n])
+            a += x
+            p += y
+            b += n
+        return a / p, p
+    return acc
+
+
+def test_global_accuracy_equals_mtme():
+    stats = mtme("stats")
+    sets = _sys_sets()
+    res = global_pairwise_accuracy(sets, "mqm", n_resamples=0)
+    assert "only-zh" not in res.metrics and len(res.metrics) == 4
+    sizes = [ds.shape[0] for ds in sets.values()]
+    acc = _mtme_pooled(stats, sizes)
+    g = [float(v) for ds in sets.values() for v in ds.scores("mqm")[:, 0]]
+    for m, s in zip(res.metrics, res.statistics):
+        mv = [float(v) for ds in sets.values() for v in ds.scores(m)[:, 0]]
+        a, p = acc(g, mv)
+        assert s == a and res.n_pairs == p == 21 + 10 + 15
+
+
+def test_global_accuracy_null_equals_mtme_permutation_sig_diff():
+    """Perm-Both on the merged system vectors = mt-metrics-eval stats.py
+    PermutationSigDiff(..., average_by='none') with the pooled accuracy, on its
+    own draws (commit 68a481a)."""
+    stats = mtme("stats")
+    import scipy.stats
+
+    from metaeval.wmt import _pooled_null
+
+    sets = _sys_sets(1)
+    sizes = [ds.shape[0] for ds in sets.values()]
+    acc = _mtme_pooled(stats, sizes)
+    H = np.concatenate([ds.scores("mqm")[:, 0] for ds in sets.values()])
+    x1 = np.concatenate([ds.scores("M0")[:, 0] for ds in sets.values()])
+    x2 = np.concatenate([ds.scores("M2")[:, 0] for ds in sets.values()])
+    c1 = stats.Correlation(len(H), list(H), list(x1))
+    c2 = stats.Correlation(len(H), list(H), list(x2))
+    k = 60
+    np.random.seed(8)
+    p, delta, used, draws = stats.PermutationSigDiff(c2, c1, acc, "none", k)  # "M0 better"
+    np.random.seed(8)
+    w1 = np.array([np.random.binomial(1, 0.5, len(H)) for _ in range(k)])
+    bounds, s = [], 0
+    for n in sizes:
+        bounds.append((s, s + n))
+        s += n
+    halves = _pooled_null(scipy.stats.zscore(x1), scipy.stats.zscore(x2), H, bounds, w1 == 0)
+    np.testing.assert_allclose(halves, np.array(draws), rtol=0, atol=1e-15)
+    from metaeval.stats.clusters import mtme_pvalue
+
+    assert mtme_pvalue(halves[:, 0] - halves[:, 1], delta) == p
+    res = global_pairwise_accuracy(sets, "mqm", n_resamples=100, rng=2)
+    assert res.ranks[0] == 1 and "method:pairwise_accuracy" in res.signature
