@@ -203,7 +203,8 @@ class PreferenceData:
 
     def __repr__(self):
         return (f"PreferenceData(name={self.name!r}, {len(self.pairs)} pairs of {len(self.inputs)} inputs, "
-                f"{len(self.raters)} raters, {len(self.judges)} judges)")
+                f"{len(self.raters)} rater{'s' * (len(self.raters) != 1)}, "
+                f"{len(self.judges)} judge{'s' * (len(self.judges) != 1)})")
 
     @property
     def systems(self) -> tuple:
@@ -624,7 +625,13 @@ def _from_long(df, name):
 
 def labels(margin, epsilon: float = 0.0) -> np.ndarray:
     """Category codes of margins: 2 = A better (d > eps), 1 = tie (|d| <= eps),
-    0 = B better (d < -eps), -1 = missing (NaN)."""
+    0 = B better (d < -eps), -1 = missing (NaN).
+
+    Examples
+    --------
+    >>> labels([0.3, -0.3, 0.1, 0.0, float("nan")], 0.1).tolist()
+    [2, 0, 1, 1, -1]
+    """
     d = np.asarray(margin, dtype=float)
     out = np.full(d.shape, -1, dtype=np.intp)
     ok = ~np.isnan(d)
@@ -1376,6 +1383,14 @@ def bt_mm(wins, *, max_iter: int = 10000, tol: float = 1e-10):
     Assumption 1; Zermelo 1929); otherwise NaN.
 
     Returns ``(log_strengths, iterations, converged)``.
+
+    Examples
+    --------
+    Two players, 2 wins to 1: the MLE odds are 2, so the log-strengths are +-log(2)/2.
+
+    >>> ls, it, ok = bt_mm([[0, 2], [1, 0]])
+    >>> bool(ok), [round(float(v), 6) for v in ls]
+    (True, [0.346574, -0.346574])
     """
     from scipy.sparse.csgraph import connected_components
 
