@@ -632,3 +632,28 @@ def test_weighted_acc_eq_sweep_equals_slow_sweep_on_replicated_pairs(seed):
         vals = [acc_at(e) for e in cands]
         assert acc[b] == pytest.approx(max(vals), abs=1e-12)
         assert acc_at(eps[b]) == pytest.approx(max(vals), abs=1e-12)
+
+
+def test_numbers_do_not_depend_on_the_block_size(monkeypatch):
+    import metaeval.preferences as pfm
+
+    data = _random_data(10, orders=True)
+    runs = []
+    for block in (128, 7):
+        monkeypatch.setattr(pfm, "_BLOCK", block)
+        a = preference_agreement(data, n_resamples=50, rng=3).to_frame()
+        c = compare_judges(data, "disc", "cont", n_resamples=50, rng=3)
+        p = position_consistency(data, "disc", n_resamples=50, rng=3).to_frame()
+        runs.append((a, c, p))
+    pd.testing.assert_frame_equal(runs[0][0], runs[1][0])
+    pd.testing.assert_frame_equal(runs[0][2], runs[1][2])
+    assert (runs[0][1].ci_low, runs[0][1].pvalue) == (runs[1][1].ci_low, runs[1][1].pvalue)
+
+
+def test_ceiling_is_automatic_with_one_rater():
+    data = _sim(np.random.default_rng(0), 10, 0.7)
+    with pytest.warns(UndefinedStatisticWarning):
+        res = preference_agreement(data, n_resamples=0)
+    assert {r.judge for r in res} == {"J"}
+    with pytest.raises(ParameterError, match="at least two raters"):
+        preference_agreement(data, ceiling=True, n_resamples=0)

@@ -77,3 +77,8 @@ def test_preferences_bundled_summeval_and_errors(tmp_path):
     bad.write_text("input,system_a,system_b,rater,preference\nq,A,B,r,2\n")
     res = run("preferences", bad)
     assert res.exit_code == 2 and res.output.startswith("metaeval: error: human preferences must be")
+
+
+def test_preferences_unknown_judge_is_an_error(pref_file):
+    res = run("preferences", pref_file, "--judges", "lllm", "--n-resamples", 0)
+    assert res.exit_code == 2 and "judge 'lllm' is unknown" in res.output and "--judges" in res.output

@@ -2009,18 +2009,13 @@ def preferences(data, input_format, judges, human, epsilon, compare_, measure, n
             raise click.BadParameter(f"{input_format!r}; choose one of auto, {', '.join(pf.FORMATS)}",
                                      param_hint="--input-format")
         judge_list = _split(judges)
-        annot = judge_list if fmt_in in ("mt-bench", "alpacaeval", "auto") else None
-        try:
-            prefs = pf.read_preferences(data, format=fmt_in, judges=annot)
-        except DataError as exc:
-            if fmt_in == "auto" and annot and "do not occur" in str(exc):
-                prefs = pf.read_preferences(data, format=fmt_in)
-            else:
-                raise
-        judge_list = [j for j in (judge_list or []) if j in prefs.judges] or None
+        # mt-bench/alpacaeval: --judges names the annotators that are judges; csv/jsonl: the
+        # judges to analyse (unknown names are errors either way)
+        prefs = pf.read_preferences(data, format=fmt_in, judges=judge_list)
+        judge_list = judge_list or None
     results = {}
     results["agreement"] = pf.preference_agreement(prefs, judge_list, epsilon=epsilon,
-                                                   ceiling=not no_ceiling and len(prefs.raters) > 1,
+                                                   ceiling=False if no_ceiling else None,
                                                    n_resamples=n_resamples, confidence_level=confidence_level,
                                                    rng=seed)
     if compare_:
@@ -2080,7 +2075,8 @@ def preferences(data, input_format, judges, human, epsilon, compare_, measure, n
                caption=pc[0].signature)
     if "length" in results:
         lb = results["length"]
-        _table(f"length bias: log-odds of preferring A per {length_per:g} words of length difference (A - B)",
+        unit = "words" if prefs.length_unit == "words" else "length units"
+        _table(f"length bias: log-odds of preferring A per {length_per:g} {unit} of length difference (A - B)",
                ["judge", "labels", "slope", "CI (Wald)", "odds ratio", "p"],
                [[r.judge, str(r.n), _num(r.slope, 3), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
                  _num(r.odds_ratio, 3), _num(r.pvalue, 3)] for r in lb], caption=lb[0].signature)

@@ -96,8 +96,10 @@ FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
 HUMAN = "human"
 #: Tolerance of resampling p-value comparisons.
 RESAMPLING_TOL = 1e-12
-#: Bootstrap/permutation replicates drawn per block (memory bound: block x pairs floats).
+#: Bootstrap/permutation replicates drawn per block, at most; fewer when the data are large,
+#: so that a block matrix (block x pairs or block x inputs) holds at most _BLOCK_CELLS floats.
 _BLOCK = 128
+_BLOCK_CELLS = 2**21
 #: MT-Bench ``winner`` values -> preference for A.
 MT_BENCH_WINNERS = {"model_a": 1.0, "model_b": 0.0, "tie": 0.5, "tie (bothbad)": 0.5}
 
@@ -181,9 +183,12 @@ class PreferenceData:
     lengths : numpy.ndarray or None
         (P, 2) lengths of outputs A and B (words of ``output_a``/``output_b`` or the given
         ``length_a``/``length_b``), None when unknown.
+    length_unit : str
+        ``"words"`` (counted from texts) or ``"given"`` (``length_a``/``length_b``).
     """
 
-    def __init__(self, pairs, raters, human, judge_rows, lengths=None, name="preferences"):
+    def __init__(self, pairs, raters, human, judge_rows, lengths=None, name="preferences",
+                 length_unit="words"):
         self.pairs = pairs.reset_index(drop=True)
         self.raters = tuple(raters)
         h = np.array(human, dtype=float)
@@ -195,6 +200,7 @@ class PreferenceData:
             lengths = np.array(lengths, dtype=float)
             lengths.setflags(write=False)
         self.lengths = lengths
+        self.length_unit = length_unit
         self.name = name
         codes, uniq = pd.factorize(self.pairs["input"], sort=False)
         self.inputs = tuple(uniq)
@@ -203,7 +209,8 @@ class PreferenceData:
 
     def __repr__(self):
         return (f"PreferenceData(name={self.name!r}, {len(self.pairs)} pairs of {len(self.inputs)} inputs, "
-                f"{len(self.raters)} raters, {len(self.judges)} judges)")
+                f"{len(self.raters)} rater{'s' * (len(self.raters) != 1)}, "
+                f"{len(self.judges)} judge{'s' * (len(self.judges) != 1)})")
 
     @property
     def systems(self) -> tuple:
@@ -304,7 +311,8 @@ class PreferenceData:
         H = np.full((len(raters), len(pairs)), np.nan)
         H[r_idx, pair_idx] = pref
         lengths = _lengths(h, pair_idx, flip, len(pairs))
-        return cls(pairs, raters, H, jr, lengths=lengths, name=name)
+        unit = "given" if {"length_a", "length_b"} <= set(h.columns) else "words"
+        return cls(pairs, raters, H, jr, lengths=lengths, name=name, length_unit=unit)
 
     @classmethod
     def from_dataset(cls, dataset, human: str, *, metrics: Sequence[str] | None = None,
@@ -624,7 +632,13 @@ def _from_long(df, name):
 
 def labels(margin, epsilon: float = 0.0) -> np.ndarray:
     """Category codes of margins: 2 = A better (d > eps), 1 = tie (|d| <= eps),
-    0 = B better (d < -eps), -1 = missing (NaN)."""
+    0 = B better (d < -eps), -1 = missing (NaN).
+
+    Examples
+    --------
+    >>> labels([0.3, -0.3, 0.1, 0.0, float("nan")], 0.1).tolist()
+    [2, 0, 1, 1, -1]
+    """
     d = np.asarray(margin, dtype=float)
     out = np.full(d.shape, -1, dtype=np.intp)
     ok = ~np.isnan(d)
@@ -796,9 +810,22 @@ def _acc_eq_sweep(d, Hc, weights):
 def _boot_weights(gen, B, M):
     """(B, M) counts of each input in B bootstrap resamples of M inputs."""
     idx = gen.integers(0, M, size=(B, M))
-    W = np.zeros((B, M))
-    np.add.at(W, (np.repeat(np.arange(B), M), idx.ravel()), 1.0)
-    return W
+    flat = (idx + (np.arange(B) * M)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * M).reshape(B, M).astype(float)
+
+
+def _block_size(*sizes):
+    return int(max(1, min(_BLOCK, _BLOCK_CELLS // max(1, *sizes))))
+
+
+def _weight_blocks(ss, B, M, P):
+    """The bootstrap weight matrices (b, M), block by block; a fresh stream per call, so
+    every annotator gets the same resamples, and the numbers do not depend on the block
+    size (the draws are consecutive in one stream)."""
+    gen = _rs.named_generator(ss, "bootstrap")
+    step = _block_size(M, P)
+    for s in range(0, B, step):
+        yield _boot_weights(gen, min(step, B - s), M)
 
 
 def _percentile_ci(reps, cl):
@@ -878,7 +905,7 @@ def _per_input(S, codes, M):
 
 
 def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = None, *,
-                         epsilon: float | None = None, ceiling: bool = True,
+                         epsilon: float | None = None, ceiling: bool | None = None,
                          n_resamples: int = 1000, confidence_level: float = 0.95,
                          rng=None) -> PreferenceAgreements:
     r"""Agreement of each judge with the human raters, and the human-human ceiling.
@@ -927,8 +954,9 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
         Default: every judge.
     epsilon : float, optional
         Fixed tie threshold (e.g. calibrated on held-out data); None calibrates.
-    ceiling : bool
-        Add the human-human rows (``judge == "human"``); needs at least two raters.
+    ceiling : bool, optional
+        Add the human-human rows (``judge == "human"``).  None (default): when there are
+        at least two raters; True with fewer is an error.
     n_resamples : int
         Bootstrap resamples (0 for no intervals).
     confidence_level : float
@@ -948,12 +976,9 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
     codes = data.pair_input
     sig = dict(nan="pairwise", ci=f"boot-inputs:{B}:{cl}" if B else None,
                seed=seed if B else None)
-    W_blocks = []
-    if B:
-        gen = _rs.named_generator(ss, "bootstrap")
-        for s in range(0, B, _BLOCK):
-            W_blocks.append(_boot_weights(gen, min(_BLOCK, B - s), M))
     results = []
+    if ceiling is None:
+        ceiling = len(data.raters) >= 2
     annotators = ([HUMAN] if ceiling else []) + judges
     if ceiling and len(data.raters) < 2:
         raise ParameterError("the human-human ceiling needs at least two raters; pass ceiling=False "
@@ -988,7 +1013,7 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
             point["acc_23"] = _measures(S0in.sum(0))["acc"]
         else:
             point["acc_23"] = point["acc"]
-        for Wb in W_blocks:
+        for Wb in _weight_blocks(ss, B, M, len(codes)):
             mb = _measures(Wb @ Sin)
             for k in ("kappa_raters", "kappa_majority", "fleiss_kappa", "alpha"):
                 reps[k].append(mb[k])
@@ -1066,6 +1091,23 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
     test swaps the two judges' *labels* (each at its own full-data threshold, so acc_eq is
     conditional on the calibrated thresholds) on each pair independently with probability
     1/2: under the null that the judges are exchangeable per pair.
+
+    Parameters
+    ----------
+    data : PreferenceData
+    judge_a, judge_b : str
+        Two different judges of ``data``.
+    measure : {"acc_eq", "acc_23", "kappa_raters", "kappa_majority"}
+    epsilon : float, optional
+        Fixed tie threshold for both judges; None calibrates each.
+    n_resamples : int
+        Bootstrap resamples and permutations (each).
+    confidence_level : float
+    rng : seed or Generator
+
+    Returns
+    -------
+    JudgeComparison
     """
     if measure not in _CMP_MEASURES:
         raise ParameterError(f"measure={measure!r}; choose one of {', '.join(_CMP_MEASURES)} (CLI: --measure)")
@@ -1101,11 +1143,9 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
 
     obs = float(stat_of(Sp[judge_a].sum(0)) - stat_of(Sp[judge_b].sum(0)))
     # bootstrap (paired, over inputs)
-    gen = _rs.named_generator(ss, "bootstrap")
     Sa_in, Sb_in = _per_input(Sp[judge_a], codes, M), _per_input(Sp[judge_b], codes, M)
     boot = []
-    for s in range(0, B, _BLOCK):
-        Wb = _boot_weights(gen, min(_BLOCK, B - s), M)
+    for Wb in _weight_blocks(ss, B, M, len(codes)):
         if measure == "acc_eq" and epsilon is None:
             wp = Wb[:, codes] * used[None, :]
             boot.append(_acc_eq_sweep(d[judge_a], Hc, wp)[0] - _acc_eq_sweep(d[judge_b], Hc, wp)[0])
@@ -1119,8 +1159,9 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
     diff = Sb - Sa
     base_a, base_b = Sa.sum(0), Sb.sum(0)
     null = []
-    for s in range(0, B, _BLOCK):
-        mask = genp.random((min(_BLOCK, B - s), Sa.shape[0])) < 0.5
+    step = _block_size(Sa.shape[0])
+    for s in range(0, B, step):
+        mask = genp.random((min(step, B - s), Sa.shape[0])) < 0.5
         shift = mask.astype(float) @ diff
         null.append(stat_of(base_a + shift) - stat_of(base_b - shift))
     null = np.concatenate(null)
@@ -1186,6 +1227,20 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
     *consistent* when both verdicts agree.  A pair with verdict A in "ab" and B in "ba"
     is a first-position win (the first-shown output won both times); B then A a
     second-position win.  Judges without pairs in both orders get NaN and a warning.
+
+    Parameters
+    ----------
+    data : PreferenceData
+    judges : sequence of str, optional
+        Default: every judge.
+    n_resamples : int
+        Bootstrap resamples over inputs for the CI of ``consistency`` (0: none).
+    confidence_level : float
+    rng : seed or Generator
+
+    Returns
+    -------
+    PositionConsistencies
     """
     _prep(data)
     judges = _judge_list(data, judges)
@@ -1194,10 +1249,6 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
     ss, seed = _rs.seed_sequence(rng)
     M = len(data.inputs)
     out, none = [], []
-    W_blocks = []
-    if B:
-        gen = _rs.named_generator(ss, "bootstrap")
-        W_blocks = [_boot_weights(gen, min(_BLOCK, B - s), M) for s in range(0, B, _BLOCK)]
     for j in judges:
         r = data.judge_rows[(data.judge_rows["judge"] == j) & data.judge_rows["margin"].notna()
                             & data.judge_rows["order"].isin(["ab", "ba"])]
@@ -1223,7 +1274,7 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
         lo = hi = np.nan
         if B:
             with np.errstate(invalid="ignore", divide="ignore"):
-                boot = np.concatenate([(Wb @ cin) / (Wb @ cnt) for Wb in W_blocks])
+                boot = np.concatenate([(Wb @ cin) / (Wb @ cnt) for Wb in _weight_blocks(ss, B, M, M)])
             lo, hi = _percentile_ci(boot, cl)
         out.append(PositionConsistency(j, n, float(cons.mean()), lo, hi, float(first.mean()),
                                        float(second.mean()), sig, bootstrap=boot))
@@ -1328,6 +1379,21 @@ def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, pe
     judge's slope with the humans' tells whether the judge's length preference exceeds
     theirs.  The Wald interval treats labels as independent (several raters of one pair
     are not), so the human interval is somewhat too narrow.  Ties are left out.
+
+    Parameters
+    ----------
+    data : PreferenceData
+        With lengths (texts or ``length_a``/``length_b``).
+    judges : sequence of str, optional
+        Default: every judge.
+    per : float
+        The slope is per this many length units.
+    confidence_level : float
+
+    Returns
+    -------
+    LengthBiases
+        One row for ``human`` and one per judge.
     """
     if data.lengths is None:
         raise DataError("length_bias needs output lengths: give output_a/output_b texts or length_a/length_b "
@@ -1353,7 +1419,7 @@ def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, pe
         if not conv:
             failed.append(who)
         out.append(LengthBias(who, int(xs.size), b0, b1, se, lo, hi, pv, float(np.exp(b1)), float(per),
-                              "words", sig))
+                              data.length_unit, sig))
     if failed:
         warnings.warn(f"length_bias: no finite maximum-likelihood fit (separation, constant lengths or one "
                       f"class) for {_shown(failed)}", NonConvergenceWarning, stacklevel=2)
@@ -1376,6 +1442,14 @@ def bt_mm(wins, *, max_iter: int = 10000, tol: float = 1e-10):
     Assumption 1; Zermelo 1929); otherwise NaN.
 
     Returns ``(log_strengths, iterations, converged)``.
+
+    Examples
+    --------
+    Two players, 2 wins to 1: the MLE odds are 2, so the log-strengths are +-log(2)/2.
+
+    >>> ls, it, ok = bt_mm([[0, 2], [1, 0]])
+    >>> bool(ok), [round(float(v), 6) for v in ls]
+    (True, [0.346574, -0.346574])
     """
     from scipy.sparse.csgraph import connected_components
 
@@ -1460,6 +1534,21 @@ def bradley_terry(data: PreferenceData, judges: Sequence[str] | None = None, *,
     plain Bradley-Terry likelihood :math:`\prod \pi_i^{w_{ij}} / (\pi_i + \pi_j)^{w_{ij}}`
     with fractional counts, fitted by :func:`bt_mm`.  Each judge's strengths are
     compared with the humans' by Kendall tau-b (scipy.stats.kendalltau, variant "b").
+    Judges also use pairs without human labels; the human fit uses the rated pairs.
+
+    Parameters
+    ----------
+    data : PreferenceData
+    judges : sequence of str, optional
+        Default: every judge.
+    epsilon : float or None
+        Tie threshold of the judges' labels (None: each judge's calibrated threshold).
+
+    Returns
+    -------
+    BradleyTerry
+        ``human`` first, then one fit per judge; :meth:`BradleyTerry.ranking` tabulates
+        the log-strengths.
     """
     Hc, _, _ = _prep(data)
     judges = _judge_list(data, judges)
