@@ -194,7 +194,6 @@ __all__ = [
     "ConcurrentValidity",
     "residual_pca",
     "ResidualPCA",
-<<<<<<< HEAD
     "PreferenceData",
     "read_preferences",
     "preference_agreement",
@@ -202,12 +201,10 @@ __all__ = [
     "position_consistency",
     "length_bias",
     "bradley_terry",
-=======
     "soft_pairwise_accuracy",
     "compare_spa",
     "run_tasks",
     "global_pairwise_accuracy",
->>>>>>> wmt
     "LEVELS",
     "METHODS",
     "MetaevalError",
