@@ -338,3 +338,24 @@ def test_level_item_is_ambiguous_on_the_command_line():
     assert got == {r.level: r.statistic for r in want}
     res = run("measures", "summeval", "--human", "coherence", "--measures", "item:pearson")
     assert res.exit_code == 2 and "group-by-system" in res.output
+
+
+def test_inferred_metrics_are_announced_and_suspicious_ones_flagged(tmp_path):
+    # Regression: every other numeric column silently became a metric (other human
+    # dimensions, ids, counts, raw copies) and was then ranked among "metrics to trust".
+    g = np.random.default_rng(0)
+    rows = [{"system": f"s{s}", "input": f"i{i}", "human": g.normal(), "bleu": g.random(),
+             "segment_id": 6 * s + i, "DA_n": int(g.integers(1, 4)), "Engagement": int(g.integers(1, 6)),
+             "DA_raw": 20 * g.normal()} for s in range(4) for i in range(6)]
+    path = tmp_path / "cols.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = run("correlate", path, "--human", "human", "--ci", "none", "--pvalue", "none", "--format", "json")
+    assert res.exit_code == 0, res.output
+    err = res.stderr
+    assert "5 metric column(s) taken from cols.csv" in err and "--metrics" in err
+    for col, why in (("segment_id", "an id"), ("DA_n", "a count"), ("Engagement", "integer ratings 1-5"),
+                     ("DA_raw", "a raw copy")):
+        assert f"{col}: {why}" in err, (col, err)
+    assert "bleu:" not in err
+    res = run("correlate", path, "--human", "human", "--metrics", "bleu", "--ci", "none", "--format", "json")
+    assert res.exit_code == 0 and "note" not in res.stderr  # an explicit metric set: nothing to announce

@@ -109,6 +109,6 @@ def test_cfa_not_converged_is_flagged_everywhere_and_drives_nothing(tmp_path):
     assert {"converged", "admissible"} <= set(fit.columns) and not fit.admissible.any()
     assert "admissible" in pd.read_csv(tmp_path / "out" / "cfa_parameters.csv").columns
     res = run(*args, "--format", "json")
-    assert json.loads(res.output[res.output.index("{"):])["cfa"]["interpretable"] is False
+    assert json.loads(res.stdout)["cfa"]["interpretable"] is False
     res = run(*args, "--criterion", "factors")
     assert res.exit_code == 2 and "not interpretable" in res.output

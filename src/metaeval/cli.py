@@ -98,7 +98,31 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     with option_names(_option_flags(ctx)):
         if texts is not None:
             kw["texts"] = _read_texts(texts, system, input_)
-        return read_dataset(data, **kw)
+        ds = read_dataset(data, **kw)
+    if metrics is None:
+        _announce_metrics(ds, data)
+    return ds
+
+
+def _announce_metrics(ds, data):
+    """Say which columns of a file became metrics (no --metrics given) and flag the ones that
+    look like ids, counts or ratings (metaeval.data._columns.column_notes); the notes are
+    printed when the command has succeeded (an error stays one line)."""
+    from .data._columns import column_notes
+
+    mets = list(ds.metrics)
+    ctx = click.get_current_context(silent=True)
+    if not mets or ctx is None:
+        return
+    notes = ctx.meta.setdefault("metaeval.notes", [])
+    shown = ", ".join(_literal(m) for m in mets[:12]) + (f" and {len(mets) - 12} more" if len(mets) > 12 else "")
+    notes.append(f"{len(mets)} metric column(s) taken from {_literal(os.path.basename(data))}: every numeric "
+                 f"column not named as human, label, rater or run column (choose with --metrics): {shown}")
+    odd = column_notes(ds, mets)
+    if odd:
+        notes.append("check these metric columns, they do not look like metric scores: "
+                     + "; ".join(f"{_literal(c)}: {why}" for c, why in odd.items())
+                     + " (leave them out with --metrics, or declare human ones with --human)")
 
 
 #: Keywords of ``Dataset.from_frame`` -> the name of the click parameter that
@@ -408,7 +432,10 @@ class _Group(click.Group):
             warnings.simplefilter("always", MetaevalWarning)
             warnings.showwarning = groups.show
             try:
-                return super().invoke(ctx)
+                rv = super().invoke(ctx)
+                for note in ctx.meta.pop("metaeval.notes", []):  # only when the command succeeded
+                    click.echo(f"metaeval: note: {note}", err=True)
+                return rv
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
