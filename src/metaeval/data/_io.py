@@ -68,7 +68,7 @@ def _decode(path: Path, raw: bytes) -> str:
         ) from None
 
 
-def check_delimited(text: str, *, sep: str, name: str) -> None:
+def check_delimited(text: str, *, sep: str, name: str) -> list[str]:
     """Reject a CSV/TSV text that pandas would read with changed values.
 
     pandas renames a repeated header (``bleu`` -> ``bleu.1``), pads short
@@ -85,6 +85,11 @@ def check_delimited(text: str, *, sep: str, name: str) -> None:
         The field separator (``","`` or ``"\\t"``).
     name : str
         The file name, for messages.
+
+    Returns
+    -------
+    list of str
+        The column names of the header.
 
     Raises
     ------
@@ -144,6 +149,7 @@ def check_delimited(text: str, *, sep: str, name: str) -> None:
         csv.field_size_limit(limit)
     if header is None:
         raise DataError(f"empty data: {name} is empty (not even a header line)")
+    return header
 
 
 def _check_header(header: list[str], *, line: int, name: str) -> None:
@@ -176,8 +182,7 @@ _EXACT_FLOATS = (
 
 def _read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.DataFrame:
     text = _decode(path, _read_bytes(path))
-    check_delimited(text, sep=sep, name=path.name)
-    header = pd.read_csv(io.StringIO(text), sep=sep, nrows=0).columns
+    header = check_delimited(text, sep=sep, name=path.name)
     na_values = {c: ([""] if c in label_columns else list(CSV_NA_VALUES)) for c in header}
     try:
         return pd.read_csv(
