@@ -349,3 +349,8 @@ def test_truncated_parquet_names_the_file_and_no_api_keyword(tmp_path):
     res = run("correlate", path, "--human", "human")
     assert_one_line_error(res, "s.parquet: cannot be read as Parquet")
     assert "format=" not in res.stderr
+
+
+def test_same_label_column_twice_error_named_api_keywords(names_csv):
+    res = run("correlate", names_csv[0], "--human", "human", "--input-col", "system")
+    assert_one_line_error(res, "the label columns must differ: --system-col 'system', --input-col 'system'")

@@ -210,3 +210,158 @@ def test_truncated_parquet_error_named_no_file(tmp_path):
     path.write_bytes(path.read_bytes()[:-20])
     with pytest.raises(DataError, match=r"s\.parquet: cannot be read as Parquet .*pass the right `format=`"):
         read_dataset(path, human="human")
+
+
+# ----------------------------------------------------------------------------- slow twin
+class _Reject(Exception):
+    pass
+
+
+def _reference_records(text: str, sep: str) -> list[list[str]]:
+    """A character-by-character CSV tokenizer written for this test (RFC 4180 quoting,
+    as Python's csv with strict=False: text after a closing quote joins the field).
+    Rejects a carriage return outside quotes that is followed by more text on its
+    line (it would split the row) and a quote left open at the end.  Blank lines
+    give no record."""
+    records, record, field = [], [], []
+    in_quotes = quoted = False
+    k, n = 0, len(text)
+    while k < n:
+        c = text[k]
+        if in_quotes:
+            if c == '"':
+                if k + 1 < n and text[k + 1] == '"':
+                    field.append('"')
+                    k += 2
+                    continue
+                in_quotes = False
+            else:
+                field.append(c)
+            k += 1
+            continue
+        if c == '"' and not field and not quoted:
+            in_quotes = quoted = True
+        elif c == sep:
+            record.append("".join(field))
+            field, quoted = [], False
+        elif c in "\r\n":
+            # a line ends at \n; CRs are accepted only right before it (CRLF, or stray
+            # CRs that end the line) or at the very end: they cannot split a row
+            j = k
+            while j < n and text[j] == "\r":
+                j += 1
+            if j < n and text[j] != "\n":
+                raise _Reject("bare CR")
+            if record or field or quoted:
+                record.append("".join(field))
+                records.append(record)
+            record, field, quoted = [], [], False
+            k = j + 1
+            continue
+        else:
+            field.append(c)
+        k += 1
+    if in_quotes:
+        raise _Reject("open quote")
+    if record or field or quoted:
+        record.append("".join(field))
+        records.append(record)
+    return records
+
+
+def _random_delimited(rng: np.random.Generator, sep: str) -> str:
+    n_cols = int(rng.integers(2, 5))
+    alphabet = ["a", "b", "1", "-", ".", " ", sep, '"', "\n", "\r", "\r\n", "é"]
+    weights = np.array([6, 3, 6, 1, 1, 1, 1, 1, 1, 0.3, 0.5, 0.5])
+
+    def field() -> str:
+        chars = rng.choice(len(alphabet), size=int(rng.integers(0, 5)), p=weights / weights.sum())
+        text = "".join(alphabet[c] for c in chars)
+        needs = any(ch in text for ch in (sep, '"', "\n", "\r"))
+        if needs and rng.random() < 0.85:  # usually quoted properly
+            return '"' + text.replace('"', '""') + '"'
+        return text
+
+    header = [f"c{j}" if rng.random() > 0.05 else "c0" for j in range(n_cols)]
+    lines = [sep.join(header)]
+    for _ in range(int(rng.integers(1, 6))):
+        if rng.random() < 0.1:
+            lines.append("")
+            continue
+        width = n_cols if rng.random() > 0.15 else int(rng.integers(1, n_cols + 2))
+        lines.append(sep.join(field() for _ in range(width)))
+    newline = "\r\n" if rng.random() < 0.2 else "\n"
+    text = newline.join(lines)
+    return text + newline if rng.random() > 0.25 else text
+
+
+@pytest.mark.parametrize("sep", [",", "\t"])
+def test_reader_agrees_with_a_slow_reference_tokenizer(tmp_path, sep):
+    """On 400 random files with quotes, separators, CR, CRLF, blank lines, short and
+    long rows and repeated headers: the reader accepts exactly the files whose
+    reference records all have the header's width (unique, non-empty names), and then
+    returns exactly the reference fields ("" is missing)."""
+    from metaeval.data._io import _read_delimited
+
+    rng = np.random.default_rng(12345 if sep == "," else 54321)
+    accepted = rejected = 0
+    for case in range(400):
+        text = _random_delimited(rng, sep)
+        path = tmp_path / f"c{case}.csv"
+        path.write_bytes(text.encode("utf-8"))
+        try:
+            records = _reference_records(text, sep)
+            header, rows = records[0], records[1:]
+            ok = (len(set(header)) == len(header) and "" not in header
+                  and all(len(r) == len(header) for r in rows))
+        except _Reject:
+            ok = False
+        if not ok:
+            with pytest.raises(DataError):
+                _read_delimited(path, [f"c{j}" for j in range(5)], sep=sep)
+            rejected += 1
+            continue
+        frame = _read_delimited(path, header, sep=sep)
+        assert list(frame.columns) == header, text
+        got = [[("" if v is None or (isinstance(v, float) and np.isnan(v)) else v) for v in row]
+               for row in frame.astype(object).values.tolist()]
+        assert got == rows, repr(text)
+        accepted += 1
+    assert accepted > 50 and rejected > 50  # both branches exercised
+
+
+@pytest.mark.parametrize("sep", [",", "\t"])
+def test_fast_field_count_agrees_with_the_csv_slow_twin(sep):
+    """The NumPy separator count (files without quotes or CR) accepts exactly the
+    texts the csv-module check accepts, with the same header, on 600 random texts
+    (multi-byte characters, blank lines, short and long rows, missing final newline)."""
+    from metaeval.data._io import _check_delimited_slow, _header_if_regular
+
+    rng = np.random.default_rng(99)
+    alphabet = ["a", "1", ".", " ", "é", "日", sep, sep]
+    agree_ok = 0
+    for _ in range(600):
+        n_cols = int(rng.integers(1, 5))
+        lines = [sep.join(f"h{j}" for j in range(n_cols))]
+        for _ in range(int(rng.integers(0, 6))):
+            if rng.random() < 0.1:
+                lines.append("")
+            elif rng.random() < 0.8:
+                lines.append(sep.join("".join(rng.choice(alphabet[:6], int(rng.integers(0, 4))))
+                                      for _ in range(n_cols)))
+            else:
+                lines.append("".join(rng.choice(alphabet, int(rng.integers(0, 6)))))
+        if rng.random() < 0.1:
+            lines.insert(0, "")
+        text = "\n".join(lines) + ("\n" if rng.random() < 0.7 else "")
+        fast = _header_if_regular(text, sep)
+        try:
+            slow = _check_delimited_slow(text, sep=sep, name="t.csv")
+        except DataError:
+            slow = None
+        if slow is None:
+            assert fast is None, repr(text)
+        else:
+            assert fast is not None and fast[0] == slow, repr(text)
+            agree_ok += 1
+    assert 100 < agree_ok < 600

@@ -73,6 +73,13 @@ def _check_option(name: str) -> str:
     return f" (check {flag})" if flag else ""
 
 
+def _given(name: Any, value: Any) -> str:
+    """An option and its value as the caller spells it: ``rater='r'`` in Python,
+    ``--rater-col 'r'`` on the command line."""
+    flag = None if in_api() else option(str(name))
+    return f"{flag} {value!r}" if flag else f"{name}={value!r}"
+
+
 def _codes(labels: np.ndarray, order: tuple[str, ...]) -> np.ndarray:
     return pd.Index(order, dtype=object).get_indexer(pd.Index(labels, dtype=object))
 
@@ -84,8 +91,9 @@ def _long_table(df: Any, *, system: Any, input: Any, axis: Any, axis_kind: str |
     key_columns = [system, input] + ([axis] if axis is not None else [])
     if len(set(key_columns)) != len(key_columns):
         raise ParameterError(
-            f"the label columns must differ: system={system!r}, input={input!r}"
-            + (f", {axis_kind}={axis!r}" if axis is not None else "")
+            f"the label columns must differ: {_given('system', system)}, "
+            f"{_given('input', input)}"
+            + (f", {_given(axis_kind, axis)}" if axis is not None else "")
         )
     check_unknown(
         key_columns,
@@ -186,8 +194,8 @@ def _wide_table(df: Any, *, system: Any, axis: Any, axis_kind: str | None) -> _T
     key_columns = [system, WIDE_SCORE_COLUMN] + ([axis] if axis is not None else [])
     if len(set(key_columns)) != len(key_columns):
         raise ParameterError(
-            f"the label columns must differ: system={system!r}, the score column "
-            f"{WIDE_SCORE_COLUMN!r}" + (f", {axis_kind}={axis!r}" if axis is not None else "")
+            f"the label columns must differ: {_given('system', system)}, the score column "
+            f"{WIDE_SCORE_COLUMN!r}" + (f", {_given(axis_kind, axis)}" if axis is not None else "")
         )
     check_unknown(
         key_columns,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from metaeval.errors import DataError, ParameterError
@@ -68,7 +69,7 @@ def _decode(path: Path, raw: bytes) -> str:
         ) from None
 
 
-def check_delimited(text: str, *, sep: str, name: str) -> None:
+def check_delimited(text: str, *, sep: str, name: str) -> list[str]:
     """Reject a CSV/TSV text that pandas would read with changed values.
 
     pandas renames a repeated header (``bleu`` -> ``bleu.1``), pads short
@@ -86,6 +87,11 @@ def check_delimited(text: str, *, sep: str, name: str) -> None:
     name : str
         The file name, for messages.
 
+    Returns
+    -------
+    list of str
+        The column names of the header.
+
     Raises
     ------
     DataError
@@ -96,6 +102,41 @@ def check_delimited(text: str, *, sep: str, name: str) -> None:
         open at the end of the file.
     """
     text = text.replace("\r\n", "\n")
+    header = _header_if_regular(text, sep)
+    if header is not None:
+        _check_header(header[0], line=header[1], name=name)
+        return header[0]
+    return _check_delimited_slow(text, sep=sep, name=name)
+
+
+def _header_if_regular(text: str, sep: str) -> tuple[list[str], int] | None:
+    """Fast path of :func:`check_delimited` for text without quotes or carriage
+    returns (``\\r\\n`` already made ``\\n``): count separators per line with NumPy.
+
+    Returns the header fields and line number when every non-blank line has the
+    header's field count, else None (the slow path then finds and names the problem).
+    """
+    if '"' in text or "\r" in text or not text:
+        return None
+    raw = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    newlines = np.flatnonzero(raw == 10)
+    starts = np.concatenate(([0], newlines + 1))
+    ends = np.concatenate((newlines, [raw.size]))
+    keep = ends > starts  # blank lines are skipped, as pandas does
+    if not keep.any():
+        return None
+    starts, ends = starts[keep], ends[keep]
+    line_numbers = np.flatnonzero(keep) + 1
+    seps = np.flatnonzero(raw == ord(sep))
+    fields = np.searchsorted(seps, ends) - np.searchsorted(seps, starts) + 1
+    if (fields != fields[0]).any():
+        return None
+    first = raw[starts[0] : ends[0]].tobytes().decode("utf-8")
+    return first.split(sep), int(line_numbers[0])
+
+
+def _check_delimited_slow(text: str, *, sep: str, name: str) -> list[str]:
+    """:func:`check_delimited` with :mod:`csv` (quotes, carriage returns, errors)."""
     ends_with_newline = text.endswith("\n")
     n_lines = text.count("\n") + (0 if ends_with_newline else 1)
     # newline="\n": only \n ends a line, so the reader sees a bare \r (and rejects it
@@ -144,6 +185,7 @@ def check_delimited(text: str, *, sep: str, name: str) -> None:
         csv.field_size_limit(limit)
     if header is None:
         raise DataError(f"empty data: {name} is empty (not even a header line)")
+    return header
 
 
 def _check_header(header: list[str], *, line: int, name: str) -> None:
@@ -176,8 +218,7 @@ _EXACT_FLOATS = (
 
 def _read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.DataFrame:
     text = _decode(path, _read_bytes(path))
-    check_delimited(text, sep=sep, name=path.name)
-    header = pd.read_csv(io.StringIO(text), sep=sep, nrows=0).columns
+    header = check_delimited(text, sep=sep, name=path.name)
     na_values = {c: ([""] if c in label_columns else list(CSV_NA_VALUES)) for c in header}
     try:
         return pd.read_csv(
