@@ -657,3 +657,17 @@ def test_ceiling_is_automatic_with_one_rater():
     assert {r.judge for r in res} == {"J"}
     with pytest.raises(ParameterError, match="at least two raters"):
         preference_agreement(data, ceiling=True, n_resamples=0)
+
+
+def test_alpacaeval_without_generators_keys_pairs_by_output_text(tmp_path):
+    """Records of one instruction with different outputs are different pairs; a record with
+    the outputs swapped is the same pair, flipped."""
+    recs = [dict(instruction="Q", output_1="x", output_2="y", preference=1, annotator_index=0),
+            dict(instruction="Q", output_1="y", output_2="x", preference=1, annotator_index=1),
+            dict(instruction="Q", output_1="x", output_2="z", preference=2, annotator_index=0)]
+    p = tmp_path / "cross.json"
+    p.write_text(json.dumps(recs))
+    d = read_preferences(p, format="alpacaeval")
+    assert len(d.pairs) == 2 and d.raters == ("0", "1")
+    np.testing.assert_array_equal(d.human[:, 0], [1.0, 0.0])  # annotator 1 preferred y over x
+    assert d.human[0, 1] == 0.0 and np.isnan(d.human[1, 1])

@@ -471,6 +471,14 @@ def _conversation_text(conv):
     return "" if conv is None else str(conv)
 
 
+def _text_id(text):
+    """A short content id of an output text (systems of AlpacaEval records without
+    generator names)."""
+    import hashlib
+
+    return "output:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
 def _annotator(v):
     if isinstance(v, (list, tuple)):
         return "/".join(map(str, v))
@@ -508,8 +516,10 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         split's judge, a list joined with "/") are judges, the others raters.
         ``alpacaeval``: AlpacaEval annotation JSON (a list of records with
         ``instruction``, ``output_1``, ``output_2``, ``preference`` in [1, 2]: 1 =
-        output_1 better, 2 = output_2 better, 1.5 = tie, and ``annotator``); systems are
-        ``generator_1``/``generator_2`` when present, else "output_1"/"output_2"; the
+        output_1 better, 2 = output_2 better, 1.5 = tie, and ``annotator`` or
+        ``annotator_index``); systems are ``generator_1``/``generator_2`` when present,
+        else a content id of each output text ("output:<sha1 prefix>", so that different
+        outputs of one instruction are different pairs and swapped records flip); the
         input is the instruction (plus ``input`` when present); A = output_1 and the
         preference for A is 2 - preference.
         ``auto`` picks from the extension and the fields.
@@ -584,9 +594,16 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
     if "input" in df.columns:
         extra = _text(df["input"])
         instr = instr.where(extra == "", instr + "\n\n" + extra)
-    g1 = df["generator_1"].astype(str) if "generator_1" in df.columns else "output_1"
-    g2 = df["generator_2"].astype(str) if "generator_2" in df.columns else "output_2"
-    ann = df["annotator"].map(_annotator) if "annotator" in df.columns else "annotator"
+    if "generator_1" in df.columns and "generator_2" in df.columns:
+        g1, g2 = df["generator_1"].astype(str), df["generator_2"].astype(str)
+    else:  # no system names: each distinct output text is its own "system"
+        g1, g2 = _text(df["output_1"]).map(_text_id), _text(df["output_2"]).map(_text_id)
+    if "annotator" in df.columns:
+        ann = df["annotator"].map(_annotator)
+    elif "annotator_index" in df.columns:
+        ann = df["annotator_index"].map(_annotator)
+    else:
+        ann = "annotator"
     out = pd.DataFrame({"input": instr, "system_a": g1, "system_b": g2, "annotator": ann,
                         "preference": 2.0 - p, "output_a": df["output_1"].astype(str),
                         "output_b": df["output_2"].astype(str)})
