@@ -316,7 +316,7 @@ class PreferenceData:
 
     @classmethod
     def from_dataset(cls, dataset, human: str, *, metrics: Sequence[str] | None = None,
-                     lengths: bool = True) -> "PreferenceData":
+                     judges: pd.DataFrame | None = None, lengths: bool = True) -> "PreferenceData":
         """Pairs of system outputs of a :class:`~metaeval.Dataset`, metrics as judges.
 
         Every unordered pair of systems (A before B in the dataset's system order) of every
@@ -324,6 +324,26 @@ class PreferenceData:
         B when lower (0.0), and ties on equal scores (0.5); a missing score gives NaN.  A
         metric is a judge with margin s_A - s_B.  Lengths are the words (whitespace
         split) of the hypotheses when the dataset has texts.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        human : str
+            A human column (its raters give the preferences).
+        metrics : sequence of str, optional
+            Metric columns to use as judges (default: all; ``[]`` for none).
+        judges : pandas.DataFrame, optional
+            Judge outputs in the layout of :meth:`from_frames` (e.g. the pairwise LLM
+            judge's long table: ``input, system_a, system_b, judge, order, preference,
+            raw``) on this dataset's inputs and systems.
+        lengths : bool
+            Word lengths of the hypotheses, when the dataset has texts.
+
+        Raises
+        ------
+        DataError
+            Unknown human or metric columns; judge rows naming inputs or systems the
+            dataset lacks.
         """
         if human not in dataset.human:
             raise DataError(f"human={human!r} is not a human column of {dataset.name}; "
@@ -353,6 +373,17 @@ class PreferenceData:
             S = dataset.scores(m)
             d = (S[a, :] - S[b, :]).T.reshape(-1)
             rows.append(pd.DataFrame({"pair": np.arange(P), "judge": m, "order": "", "margin": d}))
+        if judges is not None:
+            canon = {(str(i), str(x), str(y)): k for k, (i, x, y) in enumerate(pairs.itertuples(index=False))}
+            extra = _judge_rows(judges, canon)
+            if len(canon) > P:
+                new = list(canon)[P:]
+                raise DataError(f"judge outputs name pairs that are not pairs of {dataset.name}'s systems on "
+                                f"its inputs: {_shown(new, 3)}")
+            clash = set(extra["judge"]) & set(metrics)
+            if clash:
+                raise DataError(f"judge names {sorted(clash)} are also metric columns; rename the judges")
+            rows.append(extra)
         jr = pd.concat(rows, ignore_index=True) if rows else _empty_judge_rows()
         L = None
         if lengths:
