@@ -657,3 +657,54 @@ def test_ceiling_is_automatic_with_one_rater():
     assert {r.judge for r in res} == {"J"}
     with pytest.raises(ParameterError, match="at least two raters"):
         preference_agreement(data, ceiling=True, n_resamples=0)
+
+
+def test_alpacaeval_without_generators_keys_pairs_by_output_text(tmp_path):
+    """Records of one instruction with different outputs are different pairs; a record with
+    the outputs swapped is the same pair, flipped."""
+    recs = [dict(instruction="Q", output_1="x", output_2="y", preference=1, annotator_index=0),
+            dict(instruction="Q", output_1="y", output_2="x", preference=1, annotator_index=1),
+            dict(instruction="Q", output_1="x", output_2="z", preference=2, annotator_index=0)]
+    p = tmp_path / "cross.json"
+    p.write_text(json.dumps(recs))
+    d = read_preferences(p, format="alpacaeval")
+    assert len(d.pairs) == 2 and d.raters == ("0", "1")
+    np.testing.assert_array_equal(d.human[:, 0], [1.0, 0.0])  # annotator 1 preferred y over x
+    assert d.human[0, 1] == 0.0 and np.isnan(d.human[1, 1])
+
+
+def test_from_dataset_against_slow_loops_with_a_pairwise_judge_frame():
+    """SummEval-like dataset: preferences from ratings, metric margins, and the pairwise
+    LLM-judge long table (input, system_a, system_b, judge, order, preference, raw)."""
+    import metaeval
+
+    rng = np.random.default_rng(0)
+    systems, inputs = ["s0", "s1", "s2"], ["d0", "d1"]
+    rows = []
+    for s in systems:
+        for i in inputs:
+            m = rng.normal()
+            for r in ("e1", "e2"):
+                rows.append(dict(system=s, input=i, rater=r, coh=float(rng.integers(1, 4)), m=m))
+    f = pd.DataFrame(rows)
+    ds = metaeval.Dataset.from_frame(f, human=["coh"], metrics=["m"], rater="rater")
+    frame = pd.DataFrame([dict(input=i, system_a=b, system_b=a, judge="llm", order=o, preference=1.0, raw="B")
+                          for i in inputs for a, b in (("s0", "s1"),) for o in ("ab", "ba")])
+    d = PreferenceData.from_dataset(ds, "coh", judges=frame)
+    assert d.judges == ("m", "llm") and len(d.pairs) == 6
+    R = ds.ratings("coh")
+    M = ds.scores("m")
+    for k, (i, a, b) in enumerate(d.pairs.itertuples(index=False)):
+        ia, ib, j = systems.index(a), systems.index(b), inputs.index(i)
+        for r in range(2):
+            x, y = R[r, ia, j], R[r, ib, j]
+            assert d.human[r, k] == (1.0 if x > y else 0.0 if x < y else 0.5)
+        assert d.margin("m")[k] == pytest.approx(M[ia, j] - M[ib, j])
+        if (a, b) == ("s0", "s1"):
+            # the frame gave (s1, s0) with s1 preferred: on the canonical (s0, s1) pair, B better
+            assert d.margin("llm")[k] == -0.5
+        else:
+            assert np.isnan(d.margin("llm")[k])
+    bad = frame.assign(system_a="s9")
+    with pytest.raises(DataError, match="not pairs of"):
+        PreferenceData.from_dataset(ds, "coh", judges=bad)

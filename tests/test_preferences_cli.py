@@ -82,3 +82,27 @@ def test_preferences_bundled_summeval_and_errors(tmp_path):
 def test_preferences_unknown_judge_is_an_error(pref_file):
     res = run("preferences", pref_file, "--judges", "lllm", "--n-resamples", 0)
     assert res.exit_code == 2 and "judge 'lllm' is unknown" in res.output and "--judges" in res.output
+
+
+def test_preferences_bundled_with_pairwise_judge_outputs(tmp_path):
+    """A pairwise judge table (the 'metaeval judge --pairwise' layout) on SummEval's pairs."""
+    import metaeval
+
+    ds = metaeval.load_dataset("summeval")
+    a, b = ds.systems[0], ds.systems[1]
+    rng = np.random.default_rng(0)
+    rows = [dict(input=i, system_a=a, system_b=b, judge="pairjudge", order=o,
+                 preference=[0.0, 0.5, 1.0][rng.integers(3)], raw="x") for i in ds.inputs for o in ("ab", "ba")]
+    path = tmp_path / "pairwise.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = run("preferences", "summeval", "--human", "coherence", "--judge-outputs", path, "--seed", 0,
+              "--n-resamples", 20, "--format", "json")
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    # the judge compares two systems only: no Bradley-Terry MLE for it, said on stderr
+    assert "NonConvergenceWarning" in res.stderr
+    assert {r["judge"] for r in doc["agreement"]} == {"human", "pairjudge"}
+    data = pf.PreferenceData.from_dataset(ds, "coherence", metrics=[], judges=pd.read_csv(path))
+    pos = pf.position_consistency(data, n_resamples=20, rng=0).get("pairjudge")
+    assert doc["position"][0]["consistency"] == pytest.approx(pos.consistency)
+    assert doc["position"][0]["n"] == 100

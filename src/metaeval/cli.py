@@ -1991,6 +1991,9 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
               help="Comma-separated judges (default: all). mt-bench/alpacaeval files: the annotators that are "
                    "judges (the others are human raters). Bundled datasets: metric columns.")
 @click.option("--human", default=None, help="Bundled datasets: the human column whose raters give the preferences.")
+@click.option("--judge-outputs", "judge_outputs", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Bundled datasets: a CSV/JSONL of pairwise judge outputs (input, system_a, system_b, judge, "
+                   "order, preference[, raw]), e.g. written by 'metaeval judge --pairwise'.")
 @click.option("--epsilon", type=float, default=None,
               help="Fixed tie threshold of judge margins (default: tie-calibrated, acc_eq).")
 @click.option("--compare", "compare_", default=None, help="Two judges 'A,B': paired test of their agreement.")
@@ -2003,8 +2006,8 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
 @click.option("--confidence-level", type=float, default=0.95, show_default=True)
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def preferences(data, input_format, judges, human, epsilon, compare_, measure, no_ceiling, length_per,
-                n_resamples, confidence_level, seed, fmt):
+def preferences(data, input_format, judges, human, judge_outputs, epsilon, compare_, measure, no_ceiling,
+                length_per, n_resamples, confidence_level, seed, fmt):
     """Pairwise-preference meta-evaluation of judges against human raters.
 
     DATA is a preference file (plain CSV/JSONL, MT-Bench human judgments JSONL, AlpacaEval
@@ -2025,12 +2028,20 @@ def preferences(data, input_format, judges, human, epsilon, compare_, measure, n
             raise click.BadParameter("a bundled dataset needs --human (a human column with raters)",
                                      param_hint="--human")
         ds = load_dataset(data)
-        prefs = pf.PreferenceData.from_dataset(ds, human, metrics=_split(judges))
-        judge_list = None
+        extra = None
+        if judge_outputs:
+            import pandas as pd
+
+            extra = (pd.read_json(judge_outputs, lines=True) if judge_outputs.lower().endswith((".jsonl", ".json"))
+                     else pd.read_csv(judge_outputs))
+        named = _split(judges)
+        metric_cols = [j for j in named if j in ds.metrics] if named else ([] if extra is not None else None)
+        prefs = pf.PreferenceData.from_dataset(ds, human, metrics=metric_cols, judges=extra)
+        judge_list = named or None
     else:
-        if human:
-            raise click.BadParameter("--human applies to bundled datasets; files carry their raters",
-                                     param_hint="--human")
+        if human or judge_outputs:
+            raise click.BadParameter("--human and --judge-outputs apply to bundled datasets; files carry their "
+                                     "raters and judges", param_hint="--human" if human else "--judge-outputs")
         fmt_in = input_format.strip().lower()
         if fmt_in not in ("auto",) + pf.FORMATS:
             raise click.BadParameter(f"{input_format!r}; choose one of auto, {', '.join(pf.FORMATS)}",

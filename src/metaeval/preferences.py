@@ -316,7 +316,7 @@ class PreferenceData:
 
     @classmethod
     def from_dataset(cls, dataset, human: str, *, metrics: Sequence[str] | None = None,
-                     lengths: bool = True) -> "PreferenceData":
+                     judges: pd.DataFrame | None = None, lengths: bool = True) -> "PreferenceData":
         """Pairs of system outputs of a :class:`~metaeval.Dataset`, metrics as judges.
 
         Every unordered pair of systems (A before B in the dataset's system order) of every
@@ -324,6 +324,26 @@ class PreferenceData:
         B when lower (0.0), and ties on equal scores (0.5); a missing score gives NaN.  A
         metric is a judge with margin s_A - s_B.  Lengths are the words (whitespace
         split) of the hypotheses when the dataset has texts.
+
+        Parameters
+        ----------
+        dataset : Dataset
+        human : str
+            A human column (its raters give the preferences).
+        metrics : sequence of str, optional
+            Metric columns to use as judges (default: all; ``[]`` for none).
+        judges : pandas.DataFrame, optional
+            Judge outputs in the layout of :meth:`from_frames` (e.g. the pairwise LLM
+            judge's long table: ``input, system_a, system_b, judge, order, preference,
+            raw``) on this dataset's inputs and systems.
+        lengths : bool
+            Word lengths of the hypotheses, when the dataset has texts.
+
+        Raises
+        ------
+        DataError
+            Unknown human or metric columns; judge rows naming inputs or systems the
+            dataset lacks.
         """
         if human not in dataset.human:
             raise DataError(f"human={human!r} is not a human column of {dataset.name}; "
@@ -353,6 +373,17 @@ class PreferenceData:
             S = dataset.scores(m)
             d = (S[a, :] - S[b, :]).T.reshape(-1)
             rows.append(pd.DataFrame({"pair": np.arange(P), "judge": m, "order": "", "margin": d}))
+        if judges is not None:
+            canon = {(str(i), str(x), str(y)): k for k, (i, x, y) in enumerate(pairs.itertuples(index=False))}
+            extra = _judge_rows(judges, canon)
+            if len(canon) > P:
+                new = list(canon)[P:]
+                raise DataError(f"judge outputs name pairs that are not pairs of {dataset.name}'s systems on "
+                                f"its inputs: {_shown(new, 3)}")
+            clash = set(extra["judge"]) & set(metrics)
+            if clash:
+                raise DataError(f"judge names {sorted(clash)} are also metric columns; rename the judges")
+            rows.append(extra)
         jr = pd.concat(rows, ignore_index=True) if rows else _empty_judge_rows()
         L = None
         if lengths:
@@ -471,6 +502,14 @@ def _conversation_text(conv):
     return "" if conv is None else str(conv)
 
 
+def _text_id(text):
+    """A short content id of an output text (systems of AlpacaEval records without
+    generator names)."""
+    import hashlib
+
+    return "output:" + hashlib.sha1(text.encode("utf-8")).hexdigest()[:12]
+
+
 def _annotator(v):
     if isinstance(v, (list, tuple)):
         return "/".join(map(str, v))
@@ -508,8 +547,10 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         split's judge, a list joined with "/") are judges, the others raters.
         ``alpacaeval``: AlpacaEval annotation JSON (a list of records with
         ``instruction``, ``output_1``, ``output_2``, ``preference`` in [1, 2]: 1 =
-        output_1 better, 2 = output_2 better, 1.5 = tie, and ``annotator``); systems are
-        ``generator_1``/``generator_2`` when present, else "output_1"/"output_2"; the
+        output_1 better, 2 = output_2 better, 1.5 = tie, and ``annotator`` or
+        ``annotator_index``); systems are ``generator_1``/``generator_2`` when present,
+        else a content id of each output text ("output:<sha1 prefix>", so that different
+        outputs of one instruction are different pairs and swapped records flip); the
         input is the instruction (plus ``input`` when present); A = output_1 and the
         preference for A is 2 - preference.
         ``auto`` picks from the extension and the fields.
@@ -584,9 +625,16 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
     if "input" in df.columns:
         extra = _text(df["input"])
         instr = instr.where(extra == "", instr + "\n\n" + extra)
-    g1 = df["generator_1"].astype(str) if "generator_1" in df.columns else "output_1"
-    g2 = df["generator_2"].astype(str) if "generator_2" in df.columns else "output_2"
-    ann = df["annotator"].map(_annotator) if "annotator" in df.columns else "annotator"
+    if "generator_1" in df.columns and "generator_2" in df.columns:
+        g1, g2 = df["generator_1"].astype(str), df["generator_2"].astype(str)
+    else:  # no system names: each distinct output text is its own "system"
+        g1, g2 = _text(df["output_1"]).map(_text_id), _text(df["output_2"]).map(_text_id)
+    if "annotator" in df.columns:
+        ann = df["annotator"].map(_annotator)
+    elif "annotator_index" in df.columns:
+        ann = df["annotator_index"].map(_annotator)
+    else:
+        ann = "annotator"
     out = pd.DataFrame({"input": instr, "system_a": g1, "system_b": g2, "annotator": ann,
                         "preference": 2.0 - p, "output_a": df["output_1"].astype(str),
                         "output_b": df["output_2"].astype(str)})
