@@ -217,11 +217,16 @@ def _kernel_shapes(x, y):
 
 
 def _plain(a):
-    """A float64 array the kernels can take without copying when possible:
-    broadcast views (zero strides) are materialised."""
+    """A C-contiguous, writeable float64 array for the kernels (copied only
+    when it is not one already: broadcast views, slices, read-only data).
+
+    Numba compiles one specialisation per layout and read-only flag: before,
+    ``kendall_stats`` was compiled four times and ``pearson_rows`` three
+    times in one ``metaeval report --quick`` (about 14 s of its 31 s of
+    first-run compilation, BENCHMARKS.md "Start-up")."""
     a = np.asarray(a, float)
-    if 0 in a.strides and a.size > 1:
-        return np.ascontiguousarray(a)
+    if not (a.flags.c_contiguous and a.flags.writeable) or (0 in a.strides and a.size > 1):
+        return np.array(a, dtype=float, order="C")
     return a
 
 
