@@ -271,7 +271,8 @@ def _own_statistics(arrays, z, measures, average, human):
     return own
 
 
-def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, own, human):
+def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, own, human,
+             budget=None):
     """Per measure: (statistic_a, statistic_b, delta, two-sided p) for one pair."""
     xa, xb, zz, n = _common(xa_raw, xb_raw, z)
     K = len(measures)
@@ -289,19 +290,25 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
                 sa = own[(a, lv, m)] if same_a else float(_stat(xa, zz, opt)[0])
                 sb = own[(b, lv, m)] if same_b else float(_stat(xb, zz, opt)[0])
                 stats.append((sa, sb))
-            gen = _pair_generator(ss, a, b)
-            bits = _rs.fair_bytes(gen, n_resamples * zz.size)
-            halves = perm_both_values(
-                _zscore(xa), _zscore(xb), zz, measures, bits, n_resamples, average=average
-            )
+            # the pair's coins, drawn chunk by chunk (the same stream as one draw)
+            coins = _rs.CoinStream(_pair_generator(ss, a, b), n_resamples, zz.size)
+            za, zb = _zscore(xa), _zscore(xb)
+            nulls = np.empty((K, n_resamples))
+            layouts = {}
+            for sl in _rs.resample_chunks(n_resamples, zz.size, budget):
+                halves = perm_both_values(
+                    za, zb, zz, measures, coins.packed(sl), sl.stop - sl.start,
+                    average=average, layouts=layouts,
+                )
+                for k, key in enumerate(measures):
+                    nulls[k, sl] = halves[key][:, 0] - halves[key][:, 1]
             for k, (lv, m) in enumerate(measures):
                 sa, sb = stats[k]
                 delta = sa - sb
-                null = halves[(lv, m)][:, 0] - halves[(lv, m)][:, 1]
-                res[k] = (sa, sb, delta, resampling_pvalue(null, delta, "two-sided"))
+                res[k] = (sa, sb, delta, resampling_pvalue(nulls[k], delta, "two-sided"))
             return res
         for k, (lv, m) in enumerate(measures):
-            opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "")
+            opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "", budget)
             if test == "williams":
                 sa, sb, _, p2, _, _, _ = _williams(xa, xb, zz, opt)
                 res[k] = (sa, sb, sa - sb, p2)
@@ -327,6 +334,7 @@ def discriminative_power(
     dask=None,
     checkpoint=None,
     progress=None,
+    memory_budget=None,
 ) -> DiscriminativePower:
     """Discriminative power of correlation measures (seed paper 000, Algorithm 2).
 
@@ -368,6 +376,11 @@ def discriminative_power(
         kept so that an interrupted run continues where it stopped.
     progress : callable, optional
         Called with 1 as each pair finishes.
+    memory_budget : int or str, optional
+        Bytes (or e.g. ``"512MB"``) for the resampled cell arrays of one unit;
+        resamples are processed in chunks that fit (default: the environment
+        variable ``METAEVAL_MEMORY_BUDGET``, else 1 GiB).  The numbers do
+        not depend on it.
 
     Returns
     -------
@@ -401,6 +414,7 @@ def discriminative_power(
     for lv in dict.fromkeys(lv for lv, _ in measures):
         check_level_size(dataset, lv)
     metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="discriminative power")
+    budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     z = np.asarray(dataset.scores(human), float)
     arrays = {m: np.asarray(dataset.scores(m), float) for m in metrics}
@@ -431,7 +445,8 @@ def discriminative_power(
 
     def work(pair):
         a, b = pair
-        return _dp_pair(a, b, arrays[a], arrays[b], z, measures, test, n_resamples, average, ss, own, human)
+        return _dp_pair(a, b, arrays[a], arrays[b], z, measures, test, n_resamples, average, ss,
+                        own, human, budget)
 
     res = run_units(
         work, pairs, n_jobs=n_jobs, progress=progress, checkpoint=ckpt, dask=dask,
@@ -551,16 +566,20 @@ def half_splits(gen, n_splits, n_inputs):
     return np.sort(perm[:, :m1], axis=1), np.sort(perm[:, m1:], axis=1)
 
 
-def _rc_metric(x, z, d1, d2, measures, average):
-    """(n_measures, 2, T) statistics of one metric on both halves of every split."""
-    out = np.empty((len(measures), 2, d1.shape[0]))
+def _rc_metric(x, z, d1, d2, measures, average, budget=None):
+    """(n_measures, 2, T) statistics of one metric on both halves of every split,
+    in chunks of splits whose cell arrays fit the memory budget."""
+    T = d1.shape[0]
+    out = np.empty((len(measures), 2, T))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        for h, d in enumerate((d1, d2)):
-            xs = np.ascontiguousarray(np.transpose(x[:, d], (1, 0, 2)))  # (T, N, Mh)
-            zs = np.ascontiguousarray(np.transpose(z[:, d], (1, 0, 2)))
-            for k, (lv, m) in enumerate(measures):
-                out[k, h] = level_values(xs, zs, lv, m, average=average, detail=False).value
+        for sl in _rs.resample_chunks(T, x.size, budget):
+            for h, d in enumerate((d1[sl], d2[sl])):
+                xs = np.ascontiguousarray(np.transpose(x[:, d], (1, 0, 2)))  # (t, N, Mh)
+                zs = np.ascontiguousarray(np.transpose(z[:, d], (1, 0, 2)))
+                for k, (lv, m) in enumerate(measures):
+                    out[k, h, sl] = level_values(xs, zs, lv, m, average=average,
+                                                 detail=False).value
     return out
 
 
@@ -579,6 +598,7 @@ def ranking_consistency(
     dask=None,
     checkpoint=None,
     progress=None,
+    memory_budget=None,
 ) -> RankingConsistency:
     """Ranking consistency of correlation measures (seed paper 000, Algorithm 3).
 
@@ -602,8 +622,9 @@ def ranking_consistency(
         As in :func:`discriminative_power`; at least 3 metrics.
     n_splits : int
         T (default 1000, as the paper).
-    rng, n_jobs, dask, checkpoint, progress
-        As in :func:`discriminative_power` (units are metrics).
+    rng, n_jobs, dask, checkpoint, progress, memory_budget
+        As in :func:`discriminative_power` (units are metrics; chunks are
+        splits).
 
     Returns
     -------
@@ -637,6 +658,7 @@ def ranking_consistency(
     metrics = _distinct_metric_columns(
         dataset, metrics, minimum=3, what="ranking consistency", suffix=" to rank"
     )
+    budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     d1, d2 = half_splits(_rs.named_generator(ss, "ranking-consistency", "splits"), n_splits, M)
     z = np.asarray(dataset.scores(human), float)
@@ -659,7 +681,7 @@ def ranking_consistency(
     arrays = {m: np.asarray(dataset.scores(m), float) for m in metrics}
 
     def work(metric):
-        return _rc_metric(arrays[metric], z, d1, d2, measures, average)
+        return _rc_metric(arrays[metric], z, d1, d2, measures, average, budget)
 
     res = run_units(
         work, metrics, n_jobs=n_jobs, progress=progress, checkpoint=ckpt, dask=dask,

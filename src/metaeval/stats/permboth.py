@@ -144,7 +144,9 @@ def swapped_halves(bits, n_resamples, za, zb):
     return np.where(w, zb, za), np.where(w, za, zb)
 
 
-def perm_both_values(za, zb, z, measures, bits, n_resamples, *, average="macro", fast=True):
+def perm_both_values(
+    za, zb, z, measures, bits, n_resamples, *, average="macro", fast=True, layouts=None
+):
     """Statistics of both Perm-Both halves for every measure.
 
     Parameters
@@ -156,7 +158,11 @@ def perm_both_values(za, zb, z, measures, bits, n_resamples, *, average="macro",
     measures : sequence of (level, method)
     bits : ndarray of uint8
         Packed coins of ``n_resamples * N * M`` cells
-        (:func:`metaeval.stats.resampling.fair_bytes`).
+        (:func:`metaeval.stats.resampling.fair_bytes`; for a chunk of
+        resamples, :meth:`metaeval.stats.resampling.CoinStream.packed`).
+    layouts : dict, optional
+        A cache of the :class:`PairLayout` of each level, filled on first use,
+        so that chunks of resamples of one pair sort the entries once.
 
     Returns
     -------
@@ -164,20 +170,28 @@ def perm_both_values(za, zb, z, measures, bits, n_resamples, *, average="macro",
     """
     B = n_resamples
     out = {}
+    if layouts is None:
+        layouts = {}
+
+    def layout(level):
+        if level not in layouts:
+            layouts[level] = PairLayout(za, zb, z, level)
+        return layouts[level]
+
     levels = list(dict.fromkeys(level for level, _ in measures))
     halves = None
     for level in levels:
         methods = [m for lv, m in measures if lv == level]
         fast_m = [m for m in methods if m in FAST_METHODS]
         if fast_m and level == "system":
-            means = PairLayout(za, zb, z, "item").group_means(bits, B, fast=fast)
+            means = layout("item").group_means(bits, B, fast=fast)
             _, zm = arrange(za, z, "system")  # human means over the common cells
             for m in fast_m:
                 va = grouped_values(np.ascontiguousarray(means[:, None, :, 0]), zm, m, average=average).value
                 vb = grouped_values(np.ascontiguousarray(means[:, None, :, 1]), zm, m, average=average).value
                 out[(level, m)] = np.stack([va, vb], axis=-1)
         elif fast_m:
-            lay = PairLayout(za, zb, z, level)
+            lay = layout(level)
             st = lay.group_stats(bits, B, fast=fast)
             for m in fast_m:
                 k = FAST_METHODS.index(m)
