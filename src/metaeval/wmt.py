@@ -145,9 +145,11 @@ def soft_pairwise_accuracy(
         ``pce.compute_pairwise_p_values(..., seed=s)``: ``rng=4,
         precision="float32"`` reproduces mt-metrics-eval's WMT24 numbers.
     precision : {"float64", "float32"}
-        ``float32`` is pce.py's arithmetic (bit-identical p-values); the
-        default ``float64`` avoids float32 rounding of the sums, which can
-        flip a draw that ties the observed difference.
+        ``float32`` is pce.py's arithmetic (bit-identical p-values when the
+        float32 sums agree; numpy's float32 summation depends on memory
+        layout, so on large inputs pce.py itself is not bit-reproducible and
+        a few tied draws can flip); the default ``float64`` avoids float32
+        rounding of the sums.
     ci : {"none", "boot-inputs"}
         ``boot-inputs``: percentile interval from ``n_resamples`` bootstrap
         resamples of the inputs (segments), each recomputing all p-values
