@@ -104,7 +104,10 @@ def main():
 
     # warm-up (numba compilation, imports) outside the timings
     soft_pairwise_accuracy(seg.subset(metrics=names[:1]), "mqm", n_permutations=10, rng=0)
-    run_tasks([Task("s", "mqm", level="system")], {"s": sys_.subset(metrics=names[:2])}, n_resamples=5)
+    small = seg.subset(metrics=names[:2], inputs=list(seg.inputs[:50]))
+    run_tasks([Task("s", "mqm", level="system"), Task("g", "mqm", level="global")],
+              {"s": sys_.subset(metrics=names[:2]), "g": small}, n_resamples=5)
+    compare_spa(small, "mqm", names[0], names[1], n_resamples=2, n_permutations=10)
 
     # 1. SPA of every metric
     t_me, spa = timed(lambda: soft_pairwise_accuracy(seg, "mqm", rng=4, precision="float32"))

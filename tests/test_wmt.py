@@ -9,7 +9,6 @@ Oracles: mt-metrics-eval (github.com/google-research/mt-metrics-eval, commit
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -424,3 +423,12 @@ def test_global_accuracy_null_equals_mtme_permutation_sig_diff():
     assert mtme_pvalue(halves[:, 0] - halves[:, 1], delta) == p
     res = global_pairwise_accuracy(sets, "mqm", n_resamples=100, rng=2)
     assert res.ranks[0] == 1 and "method:pairwise_accuracy" in res.signature
+
+
+def test_task_results_to_dict_is_json():
+    import json
+
+    ds = _wmt_like(3)
+    res = run_tasks(_tasks()[:2], ds, n_resamples=10, rng=0)
+    d = json.loads(json.dumps(res.to_dict(arrays=False)))
+    assert d["results"][0]["task"] == res[0].task.name and d["results"][0]["ranks"] == res[0].ranks.tolist()

@@ -418,6 +418,16 @@ class TaskResult(_Result):
     better: np.ndarray = field(**_ARR)
     signature: str = ""
 
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict: the task's attributes, metrics, statistics and ranks (and,
+        with ``arrays``, the ``better`` matrix)."""
+        d = {"task": self.task.name, **{a: self.task.attr(a) for a in TASK_ATTRS},
+             "metrics": list(self.metrics), "statistics": [float(v) for v in self.statistics],
+             "ranks": [int(v) for v in self.ranks], "signature": self.signature}
+        if arrays:
+            d["better"] = np.asarray(self.better).tolist()
+        return d
+
     def stat(self, metric: str) -> float:
         return float(self.statistics[self.metrics.index(metric)])
 
