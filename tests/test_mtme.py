@@ -334,3 +334,67 @@ def test_cli_read_mtme_error_exit_2(layout, tmp_path):
                                   "--out", str(tmp_path / "x.csv")])
     assert r.exit_code == 2
     assert "metaeval: error: human='da'" in r.output and "--human" in r.output
+
+
+# ---- MQM error-span ratings (issue 16.5) -----------------------------------------
+
+
+def _rating_json(errors):
+    import json
+
+    return json.dumps({"errors": [dict(start=0, end=3, is_source_error=False, score=None, **e) for e in errors]})
+
+
+ERRS = [
+    [],
+    [{"severity": "Major", "category": "Accuracy/Mistranslation"}],
+    [{"severity": "minor", "category": "Fluency/Punctuation"}, {"severity": "Minor", "category": "Style"}],
+    [{"severity": "Major", "category": "Non-translation!"}],
+    [{"severity": "Neutral", "category": "Other"}, {"severity": "Critical", "category": "Accuracy"}],
+]
+
+
+def test_mqm_error_weight_equals_score_mqm():
+    """Weights of mt-metrics-eval converters/score_mqm.py, function Score, with its
+    default weights flag (commit 68a481a; run from its source, the module imports absl)."""
+    from _mtme_anchor import mtme_function
+
+    from metaeval.data._mtme import MQM_WEIGHTS, mqm_error_weight
+
+    Score = mtme_function("converters/score_mqm", "Score")
+    for errs in ERRS:
+        for e in errs:
+            exp = Score(MQM_WEIGHTS, [e["severity"]] + e["category"].split("/"))
+            assert mqm_error_weight(e["severity"], e["category"]) == exp
+
+
+def test_read_mtme_ratings_column(layout):
+    root, human, _ = layout
+    rng = np.random.default_rng(0)
+    p = root / "wmt99" / "human-scores" / "en-de.mqm.merged.seg.rating"
+    exp = np.full((len(SYSTEMS), M), np.nan)
+    with open(p, "w") as f:
+        for i, s in enumerate(SYSTEMS):
+            for j in range(M):
+                if np.isnan(human[i, j]):
+                    f.write(f"{s}\tNone\n")
+                    continue
+                k = int(rng.integers(len(ERRS)))
+                # hand-computed: -(sum of weights), Major 5, Minor 1, punctuation 0.1, non-translation 25
+                exp[i, j] = -{0: 0.0, 1: 5.0, 2: 1.1, 3: 25.0, 4: 0.0}[k]
+                f.write(f"{s}\t{_rating_json(ERRS[k])}\trater{j % 3}\n")
+    ds = metaeval.read_mtme(root, "wmt99", "en-de", refs="refA", ratings="mqm.merged")
+    assert ds.human == ("mqm", "mqm.merged")
+    keep = [SYSTEMS.index(s) for s in ds.systems]
+    cols = [int(c) for c in ds.inputs]
+    np.testing.assert_allclose(ds.scores("mqm.merged"), exp[np.ix_(keep, cols)], rtol=0, atol=1e-12)
+    custom = metaeval.read_mtme(root, "wmt99", "en-de", refs="refA", ratings="mqm.merged",
+                                mqm_weights={"major": 1, "minor": 1})
+    assert np.nanmin(custom.scores("mqm.merged")) >= -2
+    lines = p.read_text().splitlines()
+    lines[1] = "sysA\t{not json}\tr1"
+    p.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"merged\.seg\.rating, line 2: rating is not None nor a JSON"):
+        metaeval.read_mtme(root, "wmt99", "en-de", ratings="mqm.merged")
+    with pytest.raises(ParameterError, match="no file .*available"):
+        metaeval.read_mtme(root, "wmt99", "en-de", ratings="esa")

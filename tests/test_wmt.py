@@ -9,7 +9,6 @@ Oracles: mt-metrics-eval (github.com/google-research/mt-metrics-eval, commit
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pytest
@@ -424,3 +423,75 @@ def test_global_accuracy_null_equals_mtme_permutation_sig_diff():
     assert mtme_pvalue(halves[:, 0] - halves[:, 1], delta) == p
     res = global_pairwise_accuracy(sets, "mqm", n_resamples=100, rng=2)
     assert res.ranks[0] == 1 and "method:pairwise_accuracy" in res.signature
+
+
+def test_task_results_to_dict_is_json():
+    import json
+
+    ds = _wmt_like(3)
+    res = run_tasks(_tasks()[:2], ds, n_resamples=10, rng=0)
+    d = json.loads(json.dumps(res.to_dict(arrays=False)))
+    assert d["results"][0]["task"] == res[0].task.name and d["results"][0]["ranks"] == res[0].ranks.tolist()
+
+
+# ---- Besag-Clifford sequential p-values (issue 16.4) --------------------------------
+
+from metaeval.stats.sequential import besag_clifford  # noqa: E402
+
+
+def _slow_bc(null, obs, h, n):
+    """Reference: Besag and Clifford (1991), the rule as stated, one draw at a time."""
+    g = 0
+    for L, v in enumerate(null[: n - 1], 1):
+        g += v >= obs
+        if g == h:
+            return h / L, L
+    return (g + 1) / n, min(len(null), n - 1)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_besag_clifford_equals_slow_rule(seed):
+    rng = np.random.default_rng(seed)
+    null = rng.standard_normal(300)
+    null[rng.random(300) < 0.05] = np.nan  # NaN draws never exceed
+    for obs in (-1.0, 0.0, 0.5, 1.5, 3.0, null[5]):
+        for h in (1, 3, 10, 400):
+            for n in (2, 50, 301):
+                for chunk in (1, 7, 300):
+                    blocks = (null[s:s + chunk] for s in range(0, 300, chunk))
+                    r = besag_clifford(blocks, obs, h=h, n=n)
+                    p, L = _slow_bc(null, obs, h, n)
+                    assert r.pvalue == p and r.n_draws == L == r.null.size
+                    if not r.stopped:  # no early stop: the fixed-n p-value of the first n-1 draws
+                        g = np.count_nonzero(null[: n - 1] >= obs)
+                        assert r.pvalue == (g + 1) / (min(300, n - 1) + 1)
+
+
+def test_besag_clifford_is_valid_under_the_null():
+    """Under the null (observed exchangeable with the draws) P(p <= a) <= a:
+    checked at a = 0.05, 0.2, 0.5 over 4000 seeded repetitions (binomial bound)."""
+    rng = np.random.default_rng(0)
+    ps = []
+    for _ in range(4000):
+        x = rng.random(200)
+        ps.append(besag_clifford([x[1:]], x[0], h=5, n=200).pvalue)
+    ps = np.array(ps)
+    for a in (0.05, 0.2, 0.5):
+        assert np.mean(ps <= a) <= a + 3 * np.sqrt(a * (1 - a) / 4000)
+
+
+def test_compare_spa_sequential():
+    rng = np.random.default_rng(6)
+    N, M = 5, 30
+    h = rng.standard_normal((N, M))
+    ds = _ds(h, [h + 2 * rng.standard_normal((N, M)), h + 0.3 * rng.standard_normal((N, M))])
+    full = compare_spa(ds, "h", "m0", "m1", n_resamples=200, n_permutations=200, rng=3)
+    seq = compare_spa(ds, "h", "m0", "m1", n_resamples=200, n_permutations=200, rng=3, sequential=5)
+    # m0 is the worse metric: the sequential test stops early on the same first draws
+    assert seq.stopped_early and seq.n_resamples < 200
+    np.testing.assert_array_equal(seq.null_distribution, full.null_distribution[: seq.n_resamples])
+    assert seq.pvalue == 5 / seq.n_resamples and "besag-clifford:5" in seq.signature
+    never = compare_spa(ds, "h", "m0", "m1", n_resamples=200, n_permutations=200, rng=3, sequential=10**6)
+    assert never.pvalue == full.pvalue and not never.stopped_early
+    with pytest.raises(ParameterError, match="sequential"):
+        compare_spa(ds, "h", "m0", "m1", sequential=0)

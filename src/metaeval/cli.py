@@ -1935,12 +1935,14 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
 @click.option("--segments", type=click.Choice(["all", "rated"]), default="all", show_default=True,
               help="System level: metric means over all segments (the .sys.score files) or over the "
               "human-rated ones (the '.true' convention).")
+@click.option("--ratings", default=None, help="Error-span rating name (human-scores/LP.NAME.seg.rating, "
+              "e.g. mqm.merged): adds a human column of MQM scores from the spans (Major 5, Minor 1, ...).")
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Long table to write (.csv, .tsv, .jsonl, .parquet): system, input, contexts, scores.")
 @click.option("--texts-out", default=None, type=click.Path(dir_okay=False),
               help="JSONL of the texts (system, input, source, reference, hypothesis) for --texts.")
 def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_systems, metrics,
-                  primary, primary_only, segments, out, texts_out):
+                  primary, primary_only, segments, ratings, out, texts_out):
     """Read mt-metrics-eval data (ROOT/TESTSET/..., language pair LP) into a long file.
 
     The file has one row per system x input with the human column, one column
@@ -1953,7 +1955,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     ds = read_mtme(root, testset, lp, human=human, level=level, refs=_split(refs),
                    include_human=include_human, exclude_systems=_split(exclude_systems) or (),
                    metrics=_split(metrics), primary=_split(primary), primary_only=primary_only,
-                   segments=segments, texts=texts_out is not None)
+                   segments=segments, texts=texts_out is not None, ratings=ratings)
     frame = ds.to_frame()
     if ds.contexts is not None:
         ctx = ds.contexts
@@ -1977,7 +1979,8 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
             _fail(f"no texts for level {level!r}: texts are per segment (use --level seg)")
         ds.texts.to_json(texts_out, orient="records", lines=True, force_ascii=False)
     n, m = ds.shape
-    click.echo(f"{out}: {n} systems x {m} inputs, human {human!r}, {len(ds.metrics)} metrics")
+    click.echo(f"{out}: {n} systems x {m} inputs, human {', '.join(map(repr, ds.human))}, "
+               f"{len(ds.metrics)} metrics")
 
 
 # ---------------------------------------------------------------- preferences (issue 17.1)

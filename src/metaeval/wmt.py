@@ -35,6 +35,7 @@ from .correlation import (
 from .errors import DataError, MissingCellsWarning, ParameterError
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue
+from .stats.sequential import besag_clifford
 from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
 
 SPA_CI = ("none", "boot-inputs")
@@ -145,9 +146,11 @@ def soft_pairwise_accuracy(
         ``pce.compute_pairwise_p_values(..., seed=s)``: ``rng=4,
         precision="float32"`` reproduces mt-metrics-eval's WMT24 numbers.
     precision : {"float64", "float32"}
-        ``float32`` is pce.py's arithmetic (bit-identical p-values); the
-        default ``float64`` avoids float32 rounding of the sums, which can
-        flip a draw that ties the observed difference.
+        ``float32`` is pce.py's arithmetic (bit-identical p-values when the
+        float32 sums agree; numpy's float32 summation depends on memory
+        layout, so on large inputs pce.py itself is not bit-reproducible and
+        a few tied draws can flip); the default ``float64`` avoids float32
+        rounding of the sums.
     ci : {"none", "boot-inputs"}
         ``boot-inputs``: percentile interval from ``n_resamples`` bootstrap
         resamples of the inputs (segments), each recomputing all p-values
@@ -243,7 +246,10 @@ class SPAComparison(_Result):
     pvalue_mtme : float
         ``count / n`` (mt-metrics-eval's ``PermutationSigDiff`` estimator).
     n_resamples : int
+        Draws made (fewer than asked when ``stopped_early``).
     signature : str
+    stopped_early : bool
+        True when the sequential rule stopped before ``n_resamples`` draws.
     null_distribution : ndarray (n_resamples,)
     """
 
@@ -257,6 +263,7 @@ class SPAComparison(_Result):
     pvalue_mtme: float
     n_resamples: int
     signature: str
+    stopped_early: bool = False
     null_distribution: np.ndarray = field(**_ARR)
 
 
@@ -278,6 +285,7 @@ def compare_spa(
     n_permutations: int = 1000,
     rng=None,
     precision: str = "float64",
+    sequential: int | None = None,
 ) -> SPAComparison:
     """Is metric A's SPA higher than metric B's?  A Perm-Both permutation test.
 
@@ -297,6 +305,12 @@ def compare_spa(
         Sign draws of the SPA p-values (see :func:`soft_pairwise_accuracy`).
     rng : seed
     precision : {"float64", "float32"}
+    sequential : int, optional
+        Stop early by Besag and Clifford's rule (:mod:`metaeval.stats.sequential`):
+        draw until ``sequential`` swapped differences reach the observed one
+        (``pvalue = h / L`` after ``L`` draws) or ``n_resamples`` draws
+        (then the usual ``(count + 1) / (n_resamples + 1)``).  The draws
+        made are the first ones of the fixed-size test.
 
     Returns
     -------
@@ -309,6 +323,8 @@ def compare_spa(
     n_resamples = _check_int(n_resamples, "n_resamples")
     n_permutations = _check_int(n_permutations, "n_permutations")
     _check_choice(precision, "precision", PRECISIONS)
+    if sequential is not None:
+        _check_int(sequential, "sequential")
     ok = _complete_inputs(dataset, [human, *ms])
     H = dataset.scores(human)[:, ok]
     za = _zscore_flat(dataset.scores(ms[0])[:, ok])
@@ -319,20 +335,35 @@ def compare_spa(
     p = pairwise_pvalues(np.stack([H, za, zb]), signs, precision=precision)
     sa, sb = spa_from_pvalues(p[0], p[1:])
     delta = float(sa - sb)
-    masks = _rs.named_generator(ss, "spa-perm-both").random((n_resamples, N, M)) < 0.5
-    halves = swapped_spa(za, zb, p[0], signs, masks, precision=precision)
-    null = halves[:, 0] - halves[:, 1]
-    from .correlation import resampling_pvalue
+    from .correlation import RESAMPLING_TOL, resampling_pvalue
 
+    gen = _rs.named_generator(ss, "spa-perm-both")
+    chunk = 32
+
+    def null_chunks():
+        # one stream, drawn block by block (the same numbers as one big draw)
+        for s in range(0, n_resamples, chunk):
+            masks = gen.random((min(chunk, n_resamples - s), N, M)) < 0.5
+            halves = swapped_spa(za, zb, p[0], signs, masks, precision=precision)
+            yield halves[:, 0] - halves[:, 1]
+
+    stopped = False
+    if sequential is None:
+        null = np.concatenate(list(null_chunks()))
+        pvalue = float(resampling_pvalue(null, delta, "greater"))
+    else:
+        res = besag_clifford(null_chunks(), delta, h=sequential, n=n_resamples + 1,
+                             tol=RESAMPLING_TOL * max(1.0, abs(delta)))
+        null, pvalue, stopped = res.null, res.pvalue, res.stopped
     sig = make_signature(
         human=human, level="system", method="spa", test="perm-both", alt="greater",
-        n=n_resamples, spa_n=n_permutations, precision=precision, seed=tag,
+        n=n_resamples, spa_n=n_permutations, precision=precision,
+        sequential=None if sequential is None else f"besag-clifford:{sequential}", seed=tag,
     )
     return SPAComparison(
         metric_a=ms[0], metric_b=ms[1], human=human, statistic_a=float(sa), statistic_b=float(sb),
-        statistic=delta, pvalue=float(resampling_pvalue(null, delta, "greater")),
-        pvalue_mtme=mtme_pvalue(null, delta), n_resamples=n_resamples, signature=sig,
-        null_distribution=null,
+        statistic=delta, pvalue=pvalue, pvalue_mtme=mtme_pvalue(null, delta),
+        n_resamples=int(null.size), signature=sig, stopped_early=bool(stopped), null_distribution=null,
     )
 
 
@@ -415,6 +446,16 @@ class TaskResult(_Result):
     ranks: np.ndarray = field(**_ARR)
     better: np.ndarray = field(**_ARR)
     signature: str = ""
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict: the task's attributes, metrics, statistics and ranks (and,
+        with ``arrays``, the ``better`` matrix)."""
+        d = {"task": self.task.name, **{a: self.task.attr(a) for a in TASK_ATTRS},
+             "metrics": list(self.metrics), "statistics": [float(v) for v in self.statistics],
+             "ranks": [int(v) for v in self.ranks], "signature": self.signature}
+        if arrays:
+            d["better"] = np.asarray(self.better).tolist()
+        return d
 
     def stat(self, metric: str) -> float:
         return float(self.statistics[self.metrics.index(metric)])

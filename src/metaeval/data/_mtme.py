@@ -167,6 +167,74 @@ def read_score_file(path, *, allow_none: bool, domain_column: bool = False) -> d
     return scores
 
 
+#: mt-metrics-eval's default MQM weights (converters/score_mqm.py, flag
+#: ``weights``): the most specific ``severity[/category[/subcategory]]`` match
+#: applies; no match weighs 0.
+MQM_WEIGHTS = {
+    "major": 5.0,
+    "minor": 1.0,
+    "neutral": 0.0,
+    "major/non-translation!": 25.0,
+    "minor/fluency/punctuation": 0.1,
+}
+
+
+def mqm_error_weight(severity, category, weights=MQM_WEIGHTS) -> float:
+    """Weight of one error span: the most specific of ``severity/category/...``
+    in ``weights`` (keys compared in lower case), else 0."""
+    items = [str(severity or "").lower()] + [c.lower() for c in str(category or "").split("/") if c]
+    while items:
+        key = "/".join(items)
+        if key in weights:
+            return float(weights[key])
+        items = items[:-1]
+    return 0.0
+
+
+def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dict[str, list]]:
+    """MQM scores from an mt-metrics-eval ``.rating`` file of error spans.
+
+    Each line is ``SYSTEM<TAB>RATING[<TAB>RATER]`` where ``RATING`` is ``None``
+    (not rated) or the JSON of mt-metrics-eval's ``ratings.Rating``
+    (``{"errors": [{"start", "end", "category", "severity", ...}]}``).  A
+    rated segment's score is minus the sum of its errors' weights
+    (``weights``, default :data:`MQM_WEIGHTS`), as mt-metrics-eval's
+    ``converters/score_mqm.py`` scores MQM annotations (one rater per line).
+
+    Returns
+    -------
+    (scores, raters) : ({system: [score or NaN]}, {system: [rater id or None]})
+    """
+    path = Path(path)
+    w = MQM_WEIGHTS if weights is None else {str(k).lower(): float(v) for k, v in dict(weights).items()}
+    scores: dict[str, list[float]] = {}
+    raters: dict[str, list] = {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            cols = line.rstrip("\n").rstrip("\r").split("\t")
+            if len(cols) not in (2, 3):
+                raise DataError(
+                    f"{path}, line {lineno}: expected 2 or 3 tab-separated fields "
+                    f"(SYSTEM, RATING JSON or None, [RATER]), got {len(cols)}"
+                )
+            sysname, rating = cols[0], cols[1]
+            if rating == "None":
+                scores.setdefault(sysname, []).append(math.nan)
+                raters.setdefault(sysname, []).append(None)
+                continue
+            try:
+                errors = json.loads(rating)["errors"]
+                total = sum(mqm_error_weight(e.get("severity"), e.get("category"), w) for e in errors)
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
+                raise DataError(
+                    f"{path}, line {lineno}: rating is not None nor a JSON object with a list "
+                    f"'errors' of error spans ({type(exc).__name__}: {exc})"
+                ) from exc
+            scores.setdefault(sysname, []).append(-total + 0.0)
+            raters.setdefault(sysname, []).append(cols[2] if len(cols) == 3 else None)
+    return scores, raters
+
+
 def _parse_metric_filename(path: Path) -> tuple[str, str, str, tuple[str, ...]]:
     """``METRIC-REF.LEVEL.score`` -> (name, level, basename, refs)."""
     parts = path.name.rsplit(".", 2)
@@ -374,6 +442,8 @@ def read_mtme(
     primary_only: bool = False,
     segments: str = "all",
     texts: bool = True,
+    ratings: str | None = None,
+    mqm_weights=None,
 ) -> Dataset:
     """Read one mt-metrics-eval (test set, language pair) into a Dataset.
 
@@ -425,6 +495,15 @@ def read_mtme(
         to NaN), as mt-metrics-eval's ``Correlation`` drops gold ``None``
         entries; metaeval's ``system`` level on such a dataset is then the
         ``rated`` convention.
+    ratings : str, optional
+        Name of an error-span rating file
+        (``human-scores/LP.<ratings>.seg.rating``, e.g. ``"mqm.merged"``):
+        adds a second human column of that name with MQM scores computed
+        from the error spans (:func:`read_rating_file`; ``level="seg"`` only).
+    mqm_weights : mapping, optional
+        ``severity[/category[/subcategory]]`` -> weight for ``ratings``
+        (default mt-metrics-eval's: Major 5, Minor 1, Neutral 0,
+        Major/Non-translation! 25, Minor/Fluency/Punctuation 0.1).
     texts : bool
         Attach sources, references (``reference`` for the single reference
         in ``refs``, and ``reference:<name>`` for each) and system outputs
@@ -545,6 +624,22 @@ def read_mtme(
     shape = (len(systems), per_sys)
     H = np.array([hscores.get(s, [math.nan] * per_sys) for s in systems], dtype=float).reshape(shape)
     columns: dict[str, np.ndarray] = {human: H}
+    human_cols = [human]
+    if ratings is not None:
+        if level != "seg":
+            raise ParameterError(f"ratings={ratings!r} are segment-level: use level='seg' (option --level)")
+        rp = lay.dir / "human-scores" / f"{lp}.{ratings}.seg.rating"
+        if not rp.is_file():
+            avail = sorted(q.name for q in (lay.dir / "human-scores").glob(f"{lp}.*.rating"))
+            raise ParameterError(
+                f"ratings={ratings!r}: no file {rp}; available: {fmt_items(avail)} (option --ratings)"
+            )
+        if ratings == human:
+            raise ParameterError(f"ratings={ratings!r} has the same name as human={human!r}")
+        rs, _ = read_rating_file(rp, weights=mqm_weights)
+        _blocks(rs, per_sys, rp, known)
+        columns[ratings] = np.array([rs.get(s, [math.nan] * per_sys) for s in systems], dtype=float)
+        human_cols.append(ratings)
     skipped = []
     for name, (basename, _, paths) in sorted(lay.metrics.items()):
         if wanted is not None and name not in wanted and basename not in wanted:
@@ -554,7 +649,7 @@ def read_mtme(
         mrefs = lay.metric_refs(name)
         if main_refs is not None and not set(mrefs) <= set(main_refs):
             continue
-        if name == human or name in columns:
+        if name in columns:
             raise DataError(f"{paths[next(iter(paths))]}: metric name {name!r} collides with another column")
         if file_level not in paths:
             skipped.append(name)
@@ -590,7 +685,7 @@ def read_mtme(
             MtmeWarning,
             stacklevel=2,
         )
-    if len(columns) == 1:
+    if len(columns) == len(human_cols):
         raise DataError(
             f"no metric left for {testset}/{lp} at level {level!r} (check --refs, --metrics, --primary-only)"
         )
@@ -654,7 +749,7 @@ def read_mtme(
         prov.append(f"primary metrics: {', '.join(flagged) if flagged else '(none)'}")
     ds = Dataset.from_arrays(
         columns,
-        human=human,
+        human=human_cols,
         systems=systems,
         inputs=inputs,
         name=f"{testset}:{lp}",
@@ -667,4 +762,14 @@ def read_mtme(
     return ds
 
 
-__all__ = ["read_mtme", "mtme_info", "MtmeInfo", "MtmeMetric", "read_score_file", "NO_TRANSLATION"]
+__all__ = [
+    "read_mtme",
+    "mtme_info",
+    "MtmeInfo",
+    "MtmeMetric",
+    "read_score_file",
+    "read_rating_file",
+    "mqm_error_weight",
+    "MQM_WEIGHTS",
+    "NO_TRANSLATION",
+]
