@@ -1751,7 +1751,7 @@ def _judge_pairwise_output(frame, out, fmt):
         if out.endswith((".parquet", ".pq")):
             frame.to_parquet(out, index=False)
         else:
-            frame.to_csv(out, index=False)
+            _write_csv(frame, out)
     counts = frame.attrs["counts"]
     if fmt == "json":
         rows = frame.astype(object).where(frame.notna(), None).to_dict(orient="records")

@@ -677,7 +677,9 @@ class TaskSetResults(_Collection):
         _check_choice(fmt, "fmt", TABLE_FORMATS)
         fr = self.table_frame(weights)
         if fmt == "csv":
-            return fr.to_csv(index=False)
+            from ._export import to_csv
+
+            return to_csv(fr)  # spreadsheet-formula safe (metaeval._export)
         heads = [
             ["", "", ""] + [r.task.attr("lp") for r in self.results],
             ["", "", ""] + [f"{r.task.level}" for r in self.results],
