@@ -398,3 +398,17 @@ def test_read_mtme_ratings_column(layout):
         metaeval.read_mtme(root, "wmt99", "en-de", ratings="mqm.merged")
     with pytest.raises(ParameterError, match="no file .*available"):
         metaeval.read_mtme(root, "wmt99", "en-de", ratings="esa")
+
+
+def test_display_names(layout):
+    """mt-metrics-eval data.py EvalSet.DisplayName, 'spreadsheet' format: base name,
+    '*' for non-primary, '[noref]' for source-based metrics."""
+    root, _, _ = layout
+    ds = metaeval.read_mtme(root, "wmt99", "en-de", refs="refA", names="display", primary=["COMET"])
+    assert ds.metrics == ("*BLEU", "COMET", "*KIWI[noref]")
+    full = metaeval.read_mtme(root, "wmt99", "en-de", refs="refA")
+    np.testing.assert_array_equal(ds.scores("COMET"), full.scores("COMET-refA"))
+    assert metaeval.read_mtme(root, "wmt99", "en-de", refs="refA", names="display").metrics == (
+        "BLEU", "COMET", "KIWI[noref]")
+    with pytest.raises(ParameterError, match="both display as 'COMET'"):
+        metaeval.read_mtme(root, "wmt99", "en-de", names="display")

@@ -495,3 +495,49 @@ def test_compare_spa_sequential():
     assert never.pvalue == full.pvalue and not never.stopped_early
     with pytest.raises(ParameterError, match="sequential"):
         compare_spa(ds, "h", "m0", "m1", sequential=0)
+
+
+# ---- presets: from an mt-metrics-eval folder to the table ------------------------
+
+from metaeval.wmt import run_wmt, wmt_tasks  # noqa: E402
+
+
+def test_wmt_presets_weights():
+    """mt-metrics-eval tasks.py WMT23/WMT24 (commit 68a481a): WMT23 = pooled accuracy
+    (weight = number of lps) + 3 tasks per lp (weight 1), WMT24 = 2 tasks per lp,
+    uniform; normalised (hand-computed from those definitions)."""
+    t, w = wmt_tasks("wmt23", ["zh-en", "en-de"])
+    assert [x.method for x in t] == ["pairwise_accuracy", "pearson", "pearson", "acc_eq"] * 1 + [
+        "pearson", "pearson", "acc_eq"]
+    np.testing.assert_allclose(w, np.array([2, 1, 1, 1, 1, 1, 1]) / 8)
+    t, w = wmt_tasks("wmt24", ["en-de", "ja-zh", "en-es"])
+    assert [x.attr("lp") for x in t] == ["en-de", "en-de", "en-es", "en-es", "ja-zh", "ja-zh"]
+    assert [x.method for x in t] == ["spa", "acc_eq"] * 3 and w == [1 / 6] * 6
+    with pytest.raises(ParameterError, match="preset"):
+        wmt_tasks("wmt19", ["en-de"])
+
+
+def test_run_wmt_and_cli(tmp_path):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+    from test_mtme import make_data, write_layout
+
+    for k, lp in enumerate(("en-de", "zh-en")):
+        h, m = make_data(k)
+        write_layout(tmp_path, h, m, lp=lp)
+    res, w = run_wmt(tmp_path, "wmt99", ["en-de", "zh-en"], preset="wmt23", refs="refA",
+                     n_resamples=20, n_permutations=100, rng=0)
+    assert len(res) == 7 and res[0].task.method == "pairwise_accuracy"
+    sets = {lp: metaeval.read_mtme(tmp_path, "wmt99", lp, level="sys", refs="refA", names="display")
+            for lp in ("en-de", "zh-en")}
+    ga = global_pairwise_accuracy(sets, "mqm", n_resamples=20, rng=0)
+    np.testing.assert_array_equal(res[0].statistics, ga.statistics)
+    assert set(res.average_ranks(w)) == {"BLEU", "COMET", "KIWI[noref]"}
+    r = CliRunner().invoke(main, ["wmt", str(tmp_path), "wmt99", "--lps", "en-de,zh-en", "--refs", "refA",
+                                  "--n-resamples", "10", "--n-permutations", "100", "--seed", "1",
+                                  "--format", "csv"])
+    assert r.exit_code == 0, r.output
+    assert any(line.startswith("metric,avg_corr,avg_rank,task1") for line in r.output.splitlines())
+    r = CliRunner().invoke(main, ["wmt", str(tmp_path), "wmt99", "--lps", "en-de", "--refs", "en-de:refA"])
+    assert r.exit_code == 2 and "metaeval: error:" in r.output

@@ -2130,5 +2130,44 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
            caption=bt[0].signature)
 
 
+@main.command("wmt")
+@click.argument("root", type=click.Path(exists=True, file_okay=False))
+@click.argument("testset")
+@click.option("--lps", required=True, help="Comma-separated language pairs, e.g. en-de,zh-en.")
+@click.option("--preset", type=click.Choice(["wmt23", "wmt24"]), default="wmt24", show_default=True,
+              help="wmt24: per lp system SPA + segment acc_eq; wmt23: pooled accuracy + system/segment "
+              "Pearson + segment acc_eq.")
+@click.option("--human", default="mqm", show_default=True)
+@click.option("--refs", default=None, help="Standard reference (one for all lps, or lp=ref,lp=ref).")
+@click.option("--primary", default=None, help="Comma-separated base names of the primary metrics.")
+@click.option("--primary-only", is_flag=True)
+@click.option("--include-human", is_flag=True, help="Keep human translations as systems.")
+@click.option("--n-resamples", type=int, default=1000, show_default=True,
+              help="Perm-Both draws per metric pair (0: no clusters).")
+@click.option("--n-permutations", type=int, default=1000, show_default=True, help="SPA sign draws.")
+@click.option("--clusters", type=click.Choice(["mtme", "metaeval"]), default="mtme", show_default=True,
+              help="p-values of the clusters: count/n (mt-metrics-eval) or (count+1)/(n+1).")
+@click.option("--seed", type=int, default=None)
+@click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
+def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, include_human, n_resamples,
+            n_permutations, clusters, seed, fmt):
+    """A WMT metrics-task table from mt-metrics-eval data (ROOT/TESTSET). See docs/mt.md."""
+    from .wmt import run_wmt
+
+    ref_arg = refs
+    if refs is not None and "=" in refs:
+        ref_arg = {}
+        for part in _split(refs):
+            if "=" not in part:
+                raise click.BadParameter(f"{part!r}: use lp=ref for every pair", param_hint="--refs")
+            k, v = part.split("=", 1)
+            ref_arg[k] = v
+    res, weights = run_wmt(root, testset, _split(lps), preset=preset, human=human, refs=ref_arg,
+                           primary=_split(primary), primary_only=primary_only, include_human=include_human,
+                           n_resamples=n_resamples, n_permutations=n_permutations, clusters=clusters,
+                           rng=seed)
+    click.echo(res.table(weights, fmt=fmt), nl=False)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

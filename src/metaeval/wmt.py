@@ -881,7 +881,119 @@ def global_pairwise_accuracy(
                           better=better)
 
 
+# --------------------------------------------------------------------------
+# WMT presets: from an mt-metrics-eval folder to the table
+
+PRESETS = ("wmt23", "wmt24")
+
+
+def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
+    """The tasks and weights of a WMT metrics-task preset (mt-metrics-eval
+    tasks.py ``WMT23`` / ``WMT24``).
+
+    ``wmt24`` (also WMT25): per language pair, system-level SPA and segment
+    ``acc_eq`` grouped by segment (metaeval ``input``), uniform weights.
+    ``wmt23``: pooled system pairwise accuracy over all pairs (weight = number
+    of pairs, a task on the key ``"*:sys"``), then per pair system Pearson,
+    segment Pearson without grouping (``global``) and segment ``acc_eq`` by
+    segment, weight 1 each; normalised.
+
+    Returns
+    -------
+    (list of Task, list of float)
+        Datasets are named ``"<lp>:sys"`` and ``"<lp>:seg"``.
+    """
+    _check_choice(preset, "preset", PRESETS)
+    lps = sorted(lps)
+    if not lps:
+        raise ParameterError("lps is empty: give at least one language pair")
+    tasks, w = [], []
+    if preset == "wmt23":
+        tasks.append(Task("*:sys", human, level="system", method="pairwise_accuracy", lp=",".join(lps)))
+        w.append(len(lps))
+    for lp in lps:
+        if preset == "wmt23":
+            tasks.append(Task(f"{lp}:sys", human, level="system", method="pearson"))
+            tasks.append(Task(f"{lp}:seg", human, level="global", method="pearson"))
+            w += [1, 1]
+        else:
+            tasks.append(Task(f"{lp}:seg", human, level="system", method="spa"))
+            w.append(1)
+        tasks.append(Task(f"{lp}:seg", human, level="input", method="acc_eq"))
+        w.append(1)
+    tot = float(sum(w))
+    return tasks, [x / tot for x in w]
+
+
+def run_wmt(
+    root,
+    testset: str,
+    lps,
+    *,
+    preset: str = "wmt24",
+    human: str = "mqm",
+    refs=None,
+    primary=None,
+    primary_only: bool = False,
+    include_human: bool = False,
+    n_resamples: int = 1000,
+    n_permutations: int = 1000,
+    alpha: float = 0.05,
+    clusters: str = "mtme",
+    rng=None,
+):
+    """Read an mt-metrics-eval folder and run a WMT preset (see :func:`wmt_tasks`).
+
+    Parameters
+    ----------
+    root, testset : path, str
+        As for :func:`metaeval.read_mtme`.
+    lps : sequence of str
+    refs : str or mapping of lp to str, optional
+        The standard reference of each language pair (mt-metrics-eval's
+        ``std_ref``); metrics are named by mt-metrics-eval's display names
+        so that they match across pairs.
+    primary, primary_only, include_human
+        As for :func:`metaeval.read_mtme`.
+    n_resamples, n_permutations, alpha, clusters, rng
+        As for :func:`run_tasks` (the pooled accuracy of ``wmt23`` uses
+        :func:`global_pairwise_accuracy` with the same settings).
+
+    Returns
+    -------
+    (TaskSetResults, list of float)
+        The results and the preset's weights (pass them to
+        :meth:`TaskSetResults.table`).
+    """
+    from .data._mtme import read_mtme
+
+    tasks, weights = wmt_tasks(preset, lps, human=human)
+    datasets = {}
+    for lp in sorted(lps):
+        r = refs.get(lp) if isinstance(refs, dict) else refs
+        kw = dict(human=human, refs=r, primary=primary, primary_only=primary_only,
+                  include_human=include_human, names="display")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", MissingCellsWarning)
+            datasets[f"{lp}:seg"] = read_mtme(root, testset, lp, level="seg", **kw)
+            datasets[f"{lp}:sys"] = read_mtme(root, testset, lp, level="sys", **kw)
+    rest = [t for t in tasks if t.data != "*:sys"]
+    res = run_tasks(rest, datasets, n_resamples=n_resamples, n_permutations=n_permutations,
+                    alpha=alpha, clusters=clusters, rng=rng)
+    if preset == "wmt23":
+        sets = {lp: datasets[f"{lp}:sys"] for lp in sorted(lps)}
+        ga = global_pairwise_accuracy(sets, human, n_resamples=n_resamples, alpha=alpha,
+                                      clusters=clusters, rng=rng)
+        first = TaskResult(task=tasks[0], metrics=ga.metrics, statistics=ga.statistics,
+                           ranks=ga.ranks, better=ga.better, signature=ga.signature)
+        res = TaskSetResults((first,) + res.results)
+    return res, weights
+
+
 __all__ = [
+    "wmt_tasks",
+    "run_wmt",
+    "PRESETS",
     "Task",
     "TaskResult",
     "TaskSetResults",

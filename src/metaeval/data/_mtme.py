@@ -444,6 +444,7 @@ def read_mtme(
     texts: bool = True,
     ratings: str | None = None,
     mqm_weights=None,
+    names: str = "full",
 ) -> Dataset:
     """Read one mt-metrics-eval (test set, language pair) into a Dataset.
 
@@ -504,6 +505,15 @@ def read_mtme(
         ``severity[/category[/subcategory]]`` -> weight for ``ratings``
         (default mt-metrics-eval's: Major 5, Minor 1, Neutral 0,
         Major/Non-translation! 25, Minor/Fluency/Punctuation 0.1).
+    names : {"full", "display"}
+        Metric column names: ``"full"`` (``BLEU-refA``, ``COMETKiwi-src``)
+        or mt-metrics-eval's display names (``EvalSet.DisplayName``,
+        ``'spreadsheet'`` format: the base name, ``[noref]`` appended for a
+        source-based metric and ``*`` prepended for a metric not in
+        ``primary`` when ``primary`` is given), which match across language
+        pairs whose standard references differ (task sets, global
+        accuracy).  Two variants with the same display name are an error:
+        pass ``refs``.
     texts : bool
         Attach sources, references (``reference`` for the single reference
         in ``refs``, and ``reference:<name>`` for each) and system outputs
@@ -535,6 +545,8 @@ def read_mtme(
         )
     if segments not in SEGMENTS:
         raise ParameterError(f"segments={segments!r}: choose 'all' or 'rated' (option --segments)")
+    if names not in ("full", "display"):
+        raise ParameterError(f"names={names!r}: choose 'full' or 'display' (option --names)")
     if human not in lay.human:
         raise ParameterError(
             f"human={human!r}: no human-scores/{lp}.{human}.*.score file; available: "
@@ -739,13 +751,32 @@ def read_mtme(
             have = True
         if have:
             text_frame = pd.DataFrame(rows)
+    if names == "display":
+        renamed: dict[str, np.ndarray] = {}
+        for c, v in columns.items():
+            if c in human_cols:
+                renamed[c] = v
+                continue
+            base = lay.metrics[c][0]
+            disp = base if prim is None or base in prim else "*" + base
+            if not lay.metric_refs(c):
+                disp += "[noref]"
+            if disp in renamed:
+                raise ParameterError(
+                    f"names='display': metric variants {c!r} and another both display as {disp!r}; "
+                    "choose one reference with refs= (option --refs)"
+                )
+            renamed[disp] = v
+        columns = renamed
     sel_inputs = [inputs[j] for j in np.flatnonzero(keep_inp)]
     prov = [
         f"mt-metrics-eval layout: {lay.dir} lp={lp} human={human} level={level} segments={segments}",
         f"refs={','.join(main_refs) if main_refs else 'any'} include_human={include_human}",
     ]
     if prim is not None:
-        flagged = sorted(c for c in columns if c != human and c.rsplit("-", 1)[0] in prim)
+        flagged = sorted(c for c in columns if c not in human_cols and not c.startswith("*"))
+        if names == "full":
+            flagged = [c for c in flagged if c.rsplit("-", 1)[0] in prim]
         prov.append(f"primary metrics: {', '.join(flagged) if flagged else '(none)'}")
     ds = Dataset.from_arrays(
         columns,
