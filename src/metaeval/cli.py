@@ -1923,8 +1923,9 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
 @click.argument("lp")
 @click.option("--human", default="mqm", show_default=True,
               help="Human score name (human-scores/LP.NAME.LEVEL.score): mqm, wmt-z, da-sqm, ...")
-@click.option("--level", type=click.Choice(["seg", "doc", "sys"]), default="seg", show_default=True,
-              help="Which files to read: segments, documents, or system-level scores.")
+@click.option("--score-level", "level", type=click.Choice(["seg", "doc", "sys"]), default="seg", show_default=True,
+              help="Which score files to read: segments, documents, or system-level scores "
+                   "(mt-metrics-eval's file level; an analysis' grouping level is --level).")
 @click.option("--refs", default=None, help="Comma-separated references in use (e.g. refA): other metric "
               "variants are dropped and these human translations are never systems.")
 @click.option("--include-human", is_flag=True, help="Keep human translations (reference names) as systems.")
