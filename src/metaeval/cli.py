@@ -5,7 +5,11 @@ metric against a human column), ``compare`` (pairwise tests and significance
 clusters), ``measures`` (discriminative power and ranking consistency of the
 correlation measures), ``simulate`` (the statistical simulation of seed
 paper 000), ``reliability`` and ``validity`` (seed paper 002), ``score``
-(text metrics).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
+(text metrics), ``perturb``, ``diagnose`` and ``local`` (text-level
+diagnostics, local accuracy), ``judge`` (LLM judges, pointwise or pairwise),
+``preferences`` (pairwise-preference meta-evaluation), ``read-mtme`` and
+``wmt`` (mt-metrics-eval data, WMT task tables), ``report`` (everything, as
+one HTML page).  DATA is a file (CSV, TSV, JSONL, Parquet) or the name of a
 bundled dataset.  Bad input exits with code 2 and a one-line message.
 """
 
