@@ -585,7 +585,9 @@ def _tie_calibration_one(x, y, weights):
 def tie_calibration(x, y, weights):
     """Thresholds and averaged acc_23 values of the tie-calibration sweep.
 
-    See :func:`metaeval.stats._numpy_kernels.tie_calibration`.
+    See :func:`metaeval.stats._numpy_kernels.tie_calibration`.  Lists every
+    threshold, so it materialises all within-group pairs (O(n^2) memory):
+    for small data and tests; ``tie_calibration_best`` streams them.
     """
     return _tie_calibration_one(x, y, weights)
 
