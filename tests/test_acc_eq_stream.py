@@ -27,7 +27,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from metaeval.errors import ResourceError
 from metaeval.stats import _kernels, _numpy_kernels
 from metaeval.stats._kernels import TIE_TOL
 from metaeval.stats.levels import grouped_values, level_values
@@ -289,8 +288,7 @@ def test_acc_eq_matches_mtme_tau_optimization(seed, level):
 _LIMITED = textwrap.dedent("""
     import resource, sys
     import numpy as np
-    from metaeval.errors import ResourceError
-    from metaeval.stats.levels import grouped_values
+        from metaeval.stats.levels import grouped_values
     rng = np.random.default_rng(0)
     n = int(sys.argv[1])
     x = rng.normal(size=(1, 1, n))

@@ -737,3 +737,46 @@ def test_pearson_agrees_with_scipy_pearsonr_on_random_data(seed, fast):
     got = batch("pearson", x, y, fast)
     want = [[sst.pearsonr(x[0, g], y[0, g]).statistic for g in range(4)]]
     close(got, want, rtol=1e-12, atol=1e-14)
+
+
+# ---------------------------------------------------------------------------
+# 9. path switches and one compiled layout (issue 15)
+
+
+@pytest.mark.parametrize("n", (_kernels.RANKED_Y_MIN_N - 1, _kernels.RANKED_Y_MIN_N,
+                               KNIGHT_MIN_N - 1, KNIGHT_MIN_N))
+def test_kendall_paths_agree_around_both_switches(n):
+    # direct loop, ranked-human kernel (shared y, B > 1, n >= RANKED_Y_MIN_N)
+    # and Knight (n >= KNIGHT_MIN_N) against the NumPy twin's pair count
+    rng = np.random.default_rng(n)
+    x = rng.integers(1, 8, size=(3, 2, n)).astype(float)
+    x[0, 0, ::7] = np.nan
+    y = rng.integers(1, 5, size=(1, 2, n)).astype(float)
+    want = _numpy_kernels.kendall_stats(x, np.broadcast_to(y, x.shape), 0.0)
+    np.testing.assert_array_equal(co.kendall_stats(x, y, 0.0), want)
+    np.testing.assert_array_equal(co.kendall_stats(x, np.repeat(y, 3, 0), 0.0), want)
+
+
+def test_kendall_wrapper_passes_one_contiguous_layout(monkeypatch):
+    # issue 15: kendall_stats was compiled once per array layout (up to 4
+    # times); the wrapper now hands the kernels C-contiguous arrays only
+    seen = []
+
+    def record(name):
+        real = getattr(_kernels, name)
+
+        def f(*args):
+            seen.extend((name, a.flags.c_contiguous) for a in args if isinstance(a, np.ndarray))
+            return real(*args)
+        return f
+
+    for name in ("kendall_stats", "kendall_stats_ranked_y"):
+        monkeypatch.setattr(_kernels, name, record(name))
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 30, 250))
+    y = rng.integers(0, 4, size=(1, 30, 250)).astype(float)
+    for xv, yv in ((x.transpose(0, 2, 1), y.transpose(0, 2, 1)),  # input level
+                   (x[:, ::2], y[:, ::2]), (x[:1, :, :50], y[:, :, :50])):
+        co.kendall_stats(xv, yv, 0.0)
+        co.kendall_stats(xv, np.broadcast_to(yv, xv.shape), 0.0)
+    assert seen and all(c for _, c in seen), seen

@@ -38,9 +38,15 @@ import numpy as np
 C, D, TX, TY, TXY, NVALID, KX, KY = range(8)
 N_STATS = 8
 
-# Groups with more valid items than this use the O(n log n) algorithm of
-# Knight (1966) when eps == 0; smaller ones use the direct O(n^2) double loop.
-KNIGHT_MIN_N = 64
+# Groups with at least this many valid items use the O(n log n) algorithm of
+# Knight (1966) when eps == 0; smaller ones use the direct O(n^2) double loop,
+# which is faster up to a few hundred items (benchmarks/kendall_switch.py:
+# crossover near n = 300 for Likert data, n = 600 for continuous data).
+KNIGHT_MIN_N = 400
+
+# Batches sharing one human score use the ranked-human kernel (Fenwick tree)
+# from this group size on (crossover near n = 200, same benchmark).
+RANKED_Y_MIN_N = 200
 
 # Rows with at most this many finite entries are ranked by direct counting.
 SMALL_RANK_N = 24
@@ -579,7 +585,9 @@ def _tie_calibration_one(x, y, weights):
 def tie_calibration(x, y, weights):
     """Thresholds and averaged acc_23 values of the tie-calibration sweep.
 
-    See :func:`metaeval.stats._numpy_kernels.tie_calibration`.
+    See :func:`metaeval.stats._numpy_kernels.tie_calibration`.  Lists every
+    threshold, so it materialises all within-group pairs (O(n^2) memory):
+    for small data and tests; ``tie_calibration_best`` streams them.
     """
     return _tie_calibration_one(x, y, weights)
 

@@ -196,18 +196,20 @@ def kendall_stats(x, y, eps=0.0, *, fast=True):
     (1, G, n)), eps is 0 and groups are large, the human scores are ranked
     once and the ranked-human kernel is used.
     """
-    from ._kernels import KNIGHT_MIN_N
+    from ._kernels import RANKED_Y_MIN_N
 
     x = _plain(x)
     y = _plain(y)
     k = kernels(fast)
-    if eps == 0.0 and y.ndim == 3 and y.shape[0] == 1 and x.shape[0] > 1 and x.shape[-1] >= KNIGHT_MIN_N:
+    # C-contiguous float64 only, so each numba kernel compiles one signature
+    # (any layout mix compiled a new specialisation, up to 4 per kernel)
+    if eps == 0.0 and y.ndim == 3 and y.shape[0] == 1 and x.shape[0] > 1 and x.shape[-1] >= RANKED_Y_MIN_N:
         yr, levels = dense_ranks(y[0])
-        return k.kendall_stats_ranked_y(x, yr, levels)
+        return k.kendall_stats_ranked_y(np.ascontiguousarray(x), yr, levels)
     if not _kernel_shapes(x, y):
         x, y = np.broadcast_arrays(x, y)
         x, y = _plain(x), _plain(y)
-    return k.kendall_stats(x, y, float(eps))
+    return k.kendall_stats(np.ascontiguousarray(x), np.ascontiguousarray(y), float(eps))
 
 
 def _kernel_shapes(x, y):
