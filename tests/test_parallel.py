@@ -52,7 +52,7 @@ def test_workers_exit_when_parent_is_killed(tmp_path):
     cmd = [sys.executable, "-c", "import sys; from metaeval.cli import main; main()",
            "measures", "summeval", "--human", "coherence",
            "--metrics", "ROUGE.1,ROUGE.2,ROUGE.L,BLEU,BertScore_f1,METEOR",
-           "--measures", "item:kendall_b,input:spearman", "--n-resamples", "200000",
+           "--measures", "group-by-system:kendall_b,input:spearman", "--n-resamples", "200000",
            "--splits", "10", "--jobs", "2", "--seed", "0", "--out", str(tmp_path / "run")]
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                             start_new_session=True)
