@@ -939,3 +939,18 @@ def test_every_report_figure_is_readable_with_42_long_metric_names(wide):
             assert "cut at the axis" in fig.axes[0].get_title(loc="left")
         _close(fig)
     assert problems == {f.id: [] for f in figures}
+
+
+def test_report_files_get_the_usual_mode_not_private(tmp_path):
+    # Regression: files written through a temporary file (mkstemp, mode 0600) and a rename
+    # came out readable by their owner only, so a report copied to a shared folder or served
+    # by a web server could not be read. They get 0666 & ~umask, as open() gives.
+    from metaeval.report._render import Writer
+
+    old = os.umask(0o022)
+    try:
+        w = Writer(str(tmp_path / "out"))
+        w.put("report.html", "<html></html>")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "out" / "report.html").stat().st_mode & 0o777 == 0o644

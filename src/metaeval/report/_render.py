@@ -52,6 +52,13 @@ def table_latex(table):
                        longtable=len(table.rows) > 40, column_format=align)
 
 
+def _umask():
+    """The process umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 class Writer:
     """Writes the report's files into ``out`` as they are finished, never outside it.
 
@@ -100,6 +107,8 @@ class Writer:
             data = data.encode("utf8")
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".metaeval-")
         try:
+            # mkstemp makes the file private (0600): give it the mode a plain open() would
+            os.fchmod(fd, 0o666 & ~_umask())
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
             os.replace(tmp, path)  # renames onto the name: a link there is replaced, not followed
