@@ -48,6 +48,7 @@ from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
+from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice
 from .data import Dataset
 from .errors import (
@@ -117,6 +118,10 @@ def _method(method, name="method"):
             f"{name}={method!r} is not offered here; choose one of {', '.join(CORRELATIONS)}"
         )
     return method
+
+
+#: accepted besides a Dataset and a DataFrame (the error message names it)
+_MAPPING = "a mapping of column name to score array"
 
 
 def _as_dataset(data, human, *, what: str) -> tuple[Dataset, list[str]]:
@@ -301,6 +306,13 @@ def _score_table(x, name: str) -> dict[str, np.ndarray]:
         ) from None
 
 
+@accepts_frames(
+    "original",
+    "perturbed",
+    human="human",
+    accepts=(Mapping, np.ndarray, list, tuple),
+    accepts_text="a mapping of metric name to score array, or one score array",
+)
 def perturbation_detection(
     original,
     perturbed,
@@ -579,6 +591,7 @@ class KSScores(_Collection):
         )
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def ks_score(
     data,
     human=None,
@@ -848,6 +861,7 @@ def _complete_matrix(V, method, alternative):
     return R, P
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def meta_correlation(
     data,
     human=None,
@@ -1085,6 +1099,7 @@ def _check_sizes(sizes):
     return tuple(sorted(set(sizes)))
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def sample_size(
     data,
     human=None,
@@ -1322,6 +1337,7 @@ def _references_from_texts(ds, fn, name, hypothesis, references):
     return out
 
 
+@accepts_frames(human="human")
 def reference_sensitivity(
     data,
     human=None,
@@ -1601,6 +1617,7 @@ class CorrelationDesign(_Result):
         return pd.DataFrame(rows, columns=self.frame_columns())
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def correlation_design(
     data,
     *,

@@ -28,6 +28,14 @@ class ParameterError(MetaevalError, ValueError):
     """An option has a value outside its allowed set or range."""
 
 
+class InputTypeError(MetaevalError, TypeError):
+    """The data given to an analysis is of a type it does not take.
+
+    The message names the accepted types (a :class:`~metaeval.Dataset`, a
+    pandas DataFrame in long form, and whatever else the analysis takes).
+    """
+
+
 class JudgeRequestError(MetaevalError, RuntimeError):
     """An LLM-judge request failed for good.
 
@@ -183,6 +191,7 @@ __all__ = [
     "MetaevalError",
     "DataError",
     "ParameterError",
+    "InputTypeError",
     "MetaevalWarning",
     "DegenerateGroupWarning",
     "ConstantInputWarning",

@@ -44,6 +44,7 @@ from scipy import stats as _st
 
 from ._parallel import check_n_jobs, run_units
 from ._signature import make_signature
+from .data._accept import accepts_frames
 from .correlation import RESAMPLING_TOL, _as_list, _check_choice
 from .data import Dataset
 from ._results import _ARR, _Collection, _Result
@@ -395,6 +396,19 @@ class LocalPairs:
         )
 
 
+@accepts_frames(
+    "original",
+    "perturbed",
+    human="human",
+    accepts=(
+        Mapping,
+        np.ndarray,
+        list,
+        tuple,
+        lambda o: isinstance(getattr(o, "original", None), Dataset),  # PerturbedScores
+    ),
+    accepts_text="a mapping of metric name to score array, one score array, or PerturbedScores",
+)
 def local_pairs(
     original,
     perturbed=None,

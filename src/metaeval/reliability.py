@@ -51,6 +51,7 @@ from scipy import stats as _st
 from ._results import _ARR, _Result
 from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
+from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice, _check_confidence
 from .errors import (
     MissingCellsWarning,
@@ -723,6 +724,7 @@ def _stability_one(runs, column, labels, method, target, normalize):
     )
 
 
+@accepts_frames()
 def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="none") -> Stabilities:
     """Metric stability: test-retest reliability from repeated runs (seed paper 002, sec. 3.1.1).
 
@@ -1079,6 +1081,7 @@ def _consistency_one(y, column, opt, ss):
     )
 
 
+@accepts_frames()
 def consistency(
     dataset,
     columns=None,
@@ -1329,6 +1332,7 @@ def _default_sizes(M):
     return np.unique(np.clip(np.round(np.linspace(M / 10, M, 10)).astype(int), 2, M))
 
 
+@accepts_frames()
 def consistency_curve(
     dataset,
     columns=None,
@@ -1560,6 +1564,7 @@ def _rater_columns(dataset, columns):
     return cols
 
 
+@accepts_frames(human="columns")
 def agreement(
     dataset, columns=None, *, method=DEFAULT_AGREEMENT, confidence_level=0.95
 ) -> Agreements:
@@ -1777,6 +1782,7 @@ class RaterCorrelations(_Collection):
         return out
 
 
+@accepts_frames(human="columns")
 def rater_correlations(
     dataset, columns=None, *, level="system", method="kendall_b", average="macro"
 ) -> RaterCorrelations:

@@ -44,6 +44,7 @@ from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._signature import make_signature
+from .data._accept import accepts_frames
 from .correlation import _human_column, _metric_columns
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
@@ -1560,6 +1561,7 @@ def _corr_stats(x, z):
     return out
 
 
+@accepts_frames(human="human")
 def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> ParameterEstimates:
     """Estimate the simulation's parameters from a dataset (paper 000,
     appendix Tables 5 and 6).
@@ -1750,6 +1752,7 @@ def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=
     )
 
 
+@accepts_frames(human="human")
 def simulate_dataset(
     dataset,
     human,

@@ -43,6 +43,7 @@ import pandas as pd
 from scipy import stats as _st
 
 from ._signature import make_signature
+from .data._accept import accepts_frames
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -671,6 +672,7 @@ def _is_ordinal_like(x):
     return bool(np.all(x == np.round(x))) and np.unique(x).size <= MAX_CATEGORIES
 
 
+@accepts_frames()
 def cfa(
     dataset,
     model=None,
@@ -1173,6 +1175,7 @@ def _check_level_method(level, method, average):
     return level, coef, check_average(average)
 
 
+@accepts_frames(human="criteria")
 def concurrent_validity(
     dataset,
     criteria=None,
@@ -1572,6 +1575,7 @@ def mtmm_table(result: MTMM, *, order: str = "method", digits: int = 2):
     return t
 
 
+@accepts_frames(human="design")
 def mtmm(
     dataset,
     design,
@@ -1767,6 +1771,7 @@ def _orient_columns(A):
     return A * np.where(s == 0, 1.0, s)
 
 
+@accepts_frames()
 def residual_pca(
     dataset, factors, *, metrics=None, n_components=2, standardize=True
 ) -> ResidualPCA:
