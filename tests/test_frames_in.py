@@ -306,3 +306,38 @@ def test_lead_one_line_change_gives_equal_results(name, call):
         assert got.to_dict() == want.to_dict()
     with pytest.raises(InputTypeError, match="`dataset` must be a metaeval Dataset"):
         call(wrapped, {"human": [1.0]})
+
+
+def _html_cases():
+    pairs = lc.local_pairs(PLAIN_DS, human="human", context="system")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [
+            pairs,
+            lc.local_accuracy(pairs),
+            lc.context_tau(pairs, n_resamples=9, rng=0),
+            sim.estimate_parameters(PLAIN_DS, "human"),
+            sim.simulate_dataset(PLAIN_DS, "human", "bleu", n_iterations=2, n_discretizations=2,
+                                 rng=0),
+        ]
+
+
+def test_repr_html_of_results_outside_the_shared_base():
+    import html
+
+    for res in _html_cases():
+        out = res._repr_html_()
+        frame = res.to_frame()
+        assert out.startswith('<div class="metaeval-result"><table'), type(res).__name__
+        if isinstance(getattr(res, "signature", None), str):
+            sigs = [res.signature]
+        elif "signature" in frame.columns:
+            sigs = list(pd.unique(frame["signature"]))
+        else:  # LocalPairs: the pairs themselves, no signature
+            sigs = []
+        for sig in sigs:
+            assert f"<code>{html.escape(sig)}</code>" in out, type(res).__name__
+        if len(frame) <= pd.get_option("display.max_rows"):
+            assert out.count("<tr") == len(frame) + 1, type(res).__name__  # header + rows
+        else:  # cut like pandas' own HTML view
+            assert out.count("<tr") < len(frame) and "..." in out, type(res).__name__

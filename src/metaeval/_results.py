@@ -46,7 +46,9 @@ def _html(obj) -> str:
     frame = obj.to_frame()
     sigs = _signatures(obj, frame)
     shown = frame.drop(columns="signature") if len(sigs) == 1 and "signature" in frame else frame
-    table = shown.to_html(index=False, na_rep="NaN", border=0)
+    # long tables are cut as pandas cuts its own HTML view (display.max_rows)
+    table = shown.to_html(index=False, na_rep="NaN", border=0,
+                          max_rows=pd.get_option("display.max_rows"))
     caption = "".join(
         f"<div><code>{html.escape(s)}</code></div>" for s in sigs
     )

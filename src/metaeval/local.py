@@ -372,6 +372,12 @@ class LocalPairs:
             "lower": ",".join(self.lower_is_better) or None,
         }
 
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x pair: ``metric, context, input, system,
         other_system, outcome`` (``correct``, ``tie``, ``incorrect`` or
@@ -971,6 +977,12 @@ class LocalAccuracy:
             "signature": self.signature,
         }
         return pd.DataFrame(d, columns=self._COLUMNS)
+
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x context (columns in the class docstring)."""
@@ -1866,6 +1878,12 @@ class ContextTau:
             index=pd.Index(labels, name="context"),
             columns=pd.Index(labels, name="context"),
         )
+
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
 
     def to_frame(self) -> pd.DataFrame:
         I, J = self.pair_index

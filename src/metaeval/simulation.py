@@ -862,6 +862,12 @@ class Simulation:
             f"seed={self.seed!r}, signature={self.signature!r})"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
+
     def to_frame(self) -> pd.DataFrame:
         """Tidy long table, one row per grid point x measure.
 
@@ -1443,6 +1449,12 @@ class ParameterEstimates:
     @property
     def signature(self) -> str:
         return self.results[0].signature if self.results else _EST_SIGNATURE()
+
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
 
     def to_frame(self) -> pd.DataFrame:
         cols = [f.name for f in fields(ColumnEstimate)]
