@@ -341,3 +341,10 @@ def test_repr_html_of_results_outside_the_shared_base():
             assert out.count("<tr") == len(frame) + 1, type(res).__name__  # header + rows
         else:  # cut like pandas' own HTML view
             assert out.count("<tr") < len(frame) and "..." in out, type(res).__name__
+
+
+def test_misspelt_human_column_of_a_frame_is_named():
+    with pytest.raises(metaeval.DataError, match="humna"):
+        dg.ks_score(PLAIN, "humna", low=0, high=2)
+    with pytest.raises(metaeval.DataError, match="humna"):
+        sim.estimate_parameters(PLAIN, "humna")

@@ -107,8 +107,9 @@ def as_dataset(
     human: Any = None,
     frame: Mapping | None = None,
     what: str = "dataset",
-    accepts: tuple[type, ...] = (),
+    accepts: tuple = (),
     accepts_text: str = "",
+    present_only: bool = False,
 ) -> Any:
     """``obj`` as a :class:`Dataset`: a Dataset as is, a DataFrame through ``from_frame``.
 
@@ -127,6 +128,10 @@ def as_dataset(
     accepts, accepts_text : tuple, str
         Further accepted types (or predicates ``f(obj) -> bool``) and their
         description for the error.
+    present_only : bool
+        Take only the ``human`` columns the frame has (a second data
+        argument such as perturbed scores); otherwise a missing one is the
+        :meth:`Dataset.from_frame` error naming it.
 
     Returns
     -------
@@ -156,9 +161,10 @@ def as_dataset(
     if isinstance(obj, pd.DataFrame):
         kwargs = check_frame_options(frame)
         if "human" not in kwargs and "raters" not in kwargs:
-            # the analysis's own human argument, as far as the frame has those columns
-            # (a perturbed-scores frame holds metrics only)
-            kwargs["human"] = [h for h in _names(human) or [] if h in obj.columns]
+            names = _names(human) or []
+            if present_only:  # a perturbed-scores frame holds metrics only
+                names = [h for h in names if h in obj.columns]
+            kwargs["human"] = names
         return Dataset.from_frame(obj, **kwargs)
     if any(isinstance(obj, a) if isinstance(a, type) else a(obj) for a in accepts):
         return obj
@@ -224,6 +230,7 @@ def accepts_frames(
                     what=p,
                     accepts=accepts,
                     accepts_text=accepts_text,
+                    present_only=p != names[0],
                 )
             return func(*bound.args, **bound.kwargs)
 
