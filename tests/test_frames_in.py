@@ -348,3 +348,18 @@ def test_misspelt_human_column_of_a_frame_is_named():
         dg.ks_score(PLAIN, "humna", low=0, high=2)
     with pytest.raises(metaeval.DataError, match="humna"):
         sim.estimate_parameters(PLAIN, "humna")
+
+
+def test_warnings_point_at_the_callers_line_through_the_frames_decorator():
+    # accepts_frames adds a frame; a fixed stacklevel=2 then named metaeval/data/_accept.py
+    from metaeval.errors import SmallSampleWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rl.consistency(RATED, ["m1"], n_resamples=20, rng=0, frame=RATED_KW)  # 5 systems
+        dg.sample_size(PLAIN.assign(bleu=1.0), "human", metrics=["bleu"], sizes=(4,),
+                       n_resamples=5, rng=0)  # constant metric
+    small = [w for w in caught if issubclass(w.category, SmallSampleWarning)]
+    assert small, [str(w.message) for w in caught]
+    mine = [w for w in caught if issubclass(w.category, metaeval.MetaevalWarning)]
+    assert {w.filename for w in mine} == {__file__}, {(w.filename, str(w.message)) for w in mine}

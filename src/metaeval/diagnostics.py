@@ -48,6 +48,7 @@ from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice
 from .data import Dataset
@@ -452,7 +453,7 @@ def perturbation_detection(
                 f"perturbation detection of metric {m!r}: no usable pair ({n_missing} missing, "
                 f"{n_excluded} excluded by min_human); the accuracy is NaN",
                 UndefinedStatisticWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             acc = ties = less = math.nan
         else:
@@ -683,7 +684,7 @@ def ks_score(
                     f"{'< ' + format(low, 'g') if a.size == 0 else '>= ' + format(high, 'g')}) "
                     "is empty; the statistic is NaN",
                     UndefinedStatisticWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
                 stat = p = loc = math.nan
                 sign = 0
@@ -944,7 +945,7 @@ def meta_correlation(
                     f"meta-correlation of metric {m!r} vs {hname!r} is undefined: {n_used} "
                     "system(s) with a defined P_i, or P_i or Q_i constant across systems",
                     ConstantInputWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             sig = make_signature(
                 human=hname,
@@ -986,7 +987,7 @@ def _warn_groups(metric, human, n_constant, n_too_few, n_groups):
             "systems have constant scores; their P_i is NaN and they are left out "
             "(counted in n_constant)",
             ConstantInputWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if n_too_few:
         warnings.warn(
@@ -994,7 +995,7 @@ def _warn_groups(metric, human, n_constant, n_too_few, n_groups):
             "systems have fewer than two valid pairs; their P_i is NaN and they are left out "
             "(counted in n_too_few)",
             TooFewPairsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1202,7 +1203,7 @@ def sample_size(
                     "undefined correlation (constant scores); mean and std use the others "
                     "(counted in n_nan)",
                     UndefinedStatisticWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             rec = next((n for n, s in zip(sizes, stds) if s < thr), None)
             sig = make_signature(
@@ -1463,7 +1464,7 @@ def reference_sensitivity(
                     f"reference_sensitivity of {m!r} vs {hname!r}: {n_nan} of {dist.size} draws "
                     "give an undefined correlation (counted in n_nan)",
                     UndefinedStatisticWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             a = (1.0 - coverage) / 2.0
             if fin.size:
@@ -1764,7 +1765,7 @@ def correlation_design(
                 "undefined correlation (a constant column or fewer than two shared values; "
                 "counted in n_undefined)",
                 ConstantInputWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         stat_m[lv], p_m[lv], padj_m[lv], n_m[lv], n_undef[lv] = S, P, A, Nn, undefined
 

@@ -51,6 +51,7 @@ from scipy import stats as _st
 from ._results import _ARR, _Result
 from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice, _check_confidence
 from .errors import (
@@ -819,7 +820,7 @@ def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="no
                 "in at least one run and were left out of every run (counted in "
                 "n_cells_dropped)",
                 MissingCellsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         if not np.isfinite(res.statistic):
             few = res.n_systems < 2
@@ -831,14 +832,14 @@ def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="no
                     else "the per-system means of a run are constant"
                 ),
                 UndefinedStatisticWarning if few else ConstantInputWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         elif res.statistic <= 0:
             warnings.warn(
                 f"stability of {c!r} is {res.statistic:.3g} <= 0: its runs do not rank the systems "
                 f"alike, so no number of runs reaches {target} (runs_needed = inf)",
                 NonPositiveReliabilityWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     return Stabilities(tuple(out))
 
@@ -986,7 +987,7 @@ def _warn_missing(what, column, n_sys, n_inp):
             f"{what} of {column!r}: dropped {' and '.join(parts)} (listwise deletion; counted "
             "in n_systems_dropped / n_inputs_dropped)",
             MissingCellsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -996,14 +997,14 @@ def _warn_alpha_undefined(what, column, n, m):
             f"{what} of {column!r} is undefined (NaN): it needs at least 2 systems and 2 "
             f"complete inputs; {n} system(s) and {m} input(s) remain",
             UndefinedStatisticWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     else:
         warnings.warn(
             f"{what} of {column!r} is undefined (NaN): the total score is constant over "
             "systems",
             ConstantInputWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1208,7 +1209,7 @@ def consistency(
                 f"systems in the same direction, so no number of inputs reaches {opt['target']} "
                 "(inputs_needed = inf)",
                 NonPositiveReliabilityWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         unit = {"boot-systems": "systems", "boot-inputs": "inputs", "boot-both": "systems"}.get(ci)
         n_units = {"systems": res.n_systems, "inputs": res.n_inputs}.get(unit, 0)
@@ -1218,7 +1219,7 @@ def consistency(
                 f"(fewer than {_SMALL_BOOTSTRAP}): its coverage can be far from "
                 f"{opt['confidence_level']:.0%}; read it as a rough range",
                 SmallSampleWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         if res.n_resamples_nan > 0.05 * max(res.n_resamples, 1):
             warnings.warn(
@@ -1226,7 +1227,7 @@ def consistency(
                 f"{c!r} are undefined (constant total score); the interval uses the rest "
                 "(counted in n_resamples_nan)",
                 UndefinedStatisticWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     return Consistencies(tuple(out))
 
@@ -1675,7 +1676,7 @@ def agreement(
                             else "all pairable ratings are equal (no expected disagreement)"
                         ),
                         ConstantInputWarning if nu else UndefinedStatisticWarning,
-                        stacklevel=2,
+                        stacklevel=user_stacklevel(),
                     )
             else:
                 complete = np.isfinite(data).all(0)
@@ -1687,14 +1688,14 @@ def agreement(
                             f"ICC of {c!r}: {n_drop} of {U} cells miss a rating and were "
                             "dropped (listwise; counted in n_units_dropped)",
                             MissingCellsWarning,
-                            stacklevel=2,
+                            stacklevel=user_stacklevel(),
                         )
                     if not np.isfinite(icc_tab["icc3"][0]):
                         warnings.warn(
                             f"the ICCs of {c!r} are undefined (NaN): all ratings are equal "
                             "or fewer than 2 complete cells remain",
                             ConstantInputWarning,
-                            stacklevel=2,
+                            stacklevel=user_stacklevel(),
                         )
                 icc, F, d1, d2, p, lo, hi = icc_tab[m]
                 nu = int(complete.sum())
@@ -1883,7 +1884,7 @@ def rater_correlations(
                         f"{res.n_groups_dropped} of {res.n_groups} group(s) at level {level!r} "
                         "are constant or have fewer than 2 valid pairs (NaN, left out)",
                         ConstantInputWarning,
-                        stacklevel=2,
+                        stacklevel=user_stacklevel(),
                     )
     return RaterCorrelations(tuple(out))
 

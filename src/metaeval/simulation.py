@@ -44,6 +44,7 @@ from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from .correlation import _human_column, _metric_columns
 from .errors import ConstantInputWarning, DataError, ParameterError
@@ -960,7 +961,7 @@ def _warn_nan(res: Simulation):
             f"c_m={p['c_m']}, c_h={p['c_h']}, N={p['n_systems']}, M={p['n_inputs']} "
             f"({int(res.n_nan[worst])} values)",
             ConstantInputWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     grouped = np.array([lv in ("input", "item") for lv, _ in res.measures])
     total_drop = int(res.n_groups_dropped[:, grouped].sum()) if grouped.any() else 0
@@ -969,7 +970,7 @@ def _warn_nan(res: Simulation):
             f"{total_drop} groups at level input/item had constant discretized scores; they "
             "were left out of their averages (counted in n_groups_dropped)",
             ConstantInputWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1657,7 +1658,7 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
                 warnings.warn(
                     f"column {col!r} is constant; mu and sigma are NaN",
                     ConstantInputWarning,
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
         return col_cache[col]
 
@@ -1692,7 +1693,7 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
                     "scores; their item-level Pearson is undefined and left out of mu_rho_item "
                     "and sigma_rho_item (counted in n_item_dropped)",
                     ConstantInputWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             role = "human" if m in dataset.human else "metric"
             out.append(
