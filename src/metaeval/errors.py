@@ -28,14 +28,6 @@ class ParameterError(MetaevalError, ValueError):
     """An option has a value outside its allowed set or range."""
 
 
-class InputTypeError(MetaevalError, TypeError):
-    """The data given to an analysis is of a type it does not take.
-
-    The message names the accepted types (a :class:`~metaeval.Dataset`, a
-    pandas DataFrame in long form, and whatever else the analysis takes).
-    """
-
-
 class JudgeRequestError(MetaevalError, RuntimeError):
     """An LLM-judge request failed for good.
 
@@ -58,6 +50,14 @@ class JudgeRequestError(MetaevalError, RuntimeError):
         super().__init__(message)
         self.status = status
         self.attempts = attempts
+
+
+class InputTypeError(MetaevalError, TypeError):
+    """The data given to an analysis is of a type it does not take.
+
+    The message names the accepted types (a :class:`~metaeval.Dataset`, a
+    pandas DataFrame in long form, and whatever else the analysis takes).
+    """
 
 
 class MetaevalWarning(UserWarning):
@@ -178,6 +178,7 @@ class MtmeWarning(MetaevalWarning):
 __all__ = [
     "MtmeWarning",
     "JudgeRequestError",
+    "InputTypeError",
     "ParseFailureWarning",
     "MissingLogprobsWarning",
     "NonConvergenceWarning",
@@ -191,7 +192,6 @@ __all__ = [
     "MetaevalError",
     "DataError",
     "ParameterError",
-    "InputTypeError",
     "MetaevalWarning",
     "DegenerateGroupWarning",
     "ConstantInputWarning",
