@@ -523,7 +523,8 @@ def test_reference_sensitivity_errors():
         dg.reference_sensitivity(ds, scores=np.ones((2, 3)))
     with pytest.raises(DataError, match="needs the dataset's texts"):
         dg.reference_sensitivity(ds, score=lambda h, r: [0.0] * len(h))
-    with pytest.raises(ParameterError, match="needs a Dataset"):
+    # issue 17.2: a wrong data type is a TypeError naming the accepted types
+    with pytest.raises(TypeError, match="must be a metaeval Dataset or a pandas DataFrame"):
         dg.reference_sensitivity({"human": h}, "human", scores=np.ones((2, 3, 2)))
 
 

@@ -48,6 +48,8 @@ from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice
 from .data import Dataset
 from .errors import (
@@ -117,6 +119,10 @@ def _method(method, name="method"):
             f"{name}={method!r} is not offered here; choose one of {', '.join(CORRELATIONS)}"
         )
     return method
+
+
+#: accepted besides a Dataset and a DataFrame (the error message names it)
+_MAPPING = "a mapping of column name to score array"
 
 
 def _as_dataset(data, human, *, what: str) -> tuple[Dataset, list[str]]:
@@ -301,6 +307,13 @@ def _score_table(x, name: str) -> dict[str, np.ndarray]:
         ) from None
 
 
+@accepts_frames(
+    "original",
+    "perturbed",
+    human="human",
+    accepts=(Mapping, np.ndarray, list, tuple),
+    accepts_text="a mapping of metric name to score array, or one score array",
+)
 def perturbation_detection(
     original,
     perturbed,
@@ -440,7 +453,7 @@ def perturbation_detection(
                 f"perturbation detection of metric {m!r}: no usable pair ({n_missing} missing, "
                 f"{n_excluded} excluded by min_human); the accuracy is NaN",
                 UndefinedStatisticWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
             acc = ties = less = math.nan
         else:
@@ -579,6 +592,7 @@ class KSScores(_Collection):
         )
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def ks_score(
     data,
     human=None,
@@ -670,7 +684,7 @@ def ks_score(
                     f"{'< ' + format(low, 'g') if a.size == 0 else '>= ' + format(high, 'g')}) "
                     "is empty; the statistic is NaN",
                     UndefinedStatisticWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
                 stat = p = loc = math.nan
                 sign = 0
@@ -848,6 +862,7 @@ def _complete_matrix(V, method, alternative):
     return R, P
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def meta_correlation(
     data,
     human=None,
@@ -930,7 +945,7 @@ def meta_correlation(
                     f"meta-correlation of metric {m!r} vs {hname!r} is undefined: {n_used} "
                     "system(s) with a defined P_i, or P_i or Q_i constant across systems",
                     ConstantInputWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             sig = make_signature(
                 human=hname,
@@ -972,7 +987,7 @@ def _warn_groups(metric, human, n_constant, n_too_few, n_groups):
             "systems have constant scores; their P_i is NaN and they are left out "
             "(counted in n_constant)",
             ConstantInputWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if n_too_few:
         warnings.warn(
@@ -980,7 +995,7 @@ def _warn_groups(metric, human, n_constant, n_too_few, n_groups):
             "systems have fewer than two valid pairs; their P_i is NaN and they are left out "
             "(counted in n_too_few)",
             TooFewPairsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1085,6 +1100,7 @@ def _check_sizes(sizes):
     return tuple(sorted(set(sizes)))
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def sample_size(
     data,
     human=None,
@@ -1187,7 +1203,7 @@ def sample_size(
                     "undefined correlation (constant scores); mean and std use the others "
                     "(counted in n_nan)",
                     UndefinedStatisticWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             rec = next((n for n, s in zip(sizes, stds) if s < thr), None)
             sig = make_signature(
@@ -1322,6 +1338,7 @@ def _references_from_texts(ds, fn, name, hypothesis, references):
     return out
 
 
+@accepts_frames(human="human")
 def reference_sensitivity(
     data,
     human=None,
@@ -1447,7 +1464,7 @@ def reference_sensitivity(
                     f"reference_sensitivity of {m!r} vs {hname!r}: {n_nan} of {dist.size} draws "
                     "give an undefined correlation (counted in n_nan)",
                     UndefinedStatisticWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             a = (1.0 - coverage) / 2.0
             if fin.size:
@@ -1601,6 +1618,7 @@ class CorrelationDesign(_Result):
         return pd.DataFrame(rows, columns=self.frame_columns())
 
 
+@accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def correlation_design(
     data,
     *,
@@ -1747,7 +1765,7 @@ def correlation_design(
                 "undefined correlation (a constant column or fewer than two shared values; "
                 "counted in n_undefined)",
                 ConstantInputWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         stat_m[lv], p_m[lv], padj_m[lv], n_m[lv], n_undef[lv] = S, P, A, Nn, undefined
 

@@ -62,6 +62,14 @@ class JudgeRequestError(MetaevalError, RuntimeError):
         self.attempts = attempts
 
 
+class InputTypeError(MetaevalError, TypeError):
+    """The data given to an analysis is of a type it does not take.
+
+    The message names the accepted types (a :class:`~metaeval.Dataset`, a
+    pandas DataFrame in long form, and whatever else the analysis takes).
+    """
+
+
 class MetaevalWarning(UserWarning):
     """Base class of every warning metaeval emits."""
 
@@ -180,6 +188,7 @@ class MtmeWarning(MetaevalWarning):
 __all__ = [
     "MtmeWarning",
     "JudgeRequestError",
+    "InputTypeError",
     "ParseFailureWarning",
     "MissingLogprobsWarning",
     "NonConvergenceWarning",

@@ -44,6 +44,8 @@ from scipy import stats as _st
 
 from ._parallel import check_n_jobs, run_units
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from .correlation import RESAMPLING_TOL, _as_list, _check_choice
 from .data import Dataset
 from ._results import _ARR, _Collection, _Result
@@ -371,6 +373,12 @@ class LocalPairs:
             "lower": ",".join(self.lower_is_better) or None,
         }
 
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x pair: ``metric, context, input, system,
         other_system, outcome`` (``correct``, ``tie``, ``incorrect`` or
@@ -395,6 +403,19 @@ class LocalPairs:
         )
 
 
+@accepts_frames(
+    "original",
+    "perturbed",
+    human="human",
+    accepts=(
+        Mapping,
+        np.ndarray,
+        list,
+        tuple,
+        lambda o: isinstance(getattr(o, "original", None), Dataset),  # PerturbedScores
+    ),
+    accepts_text="a mapping of metric name to score array, one score array, or PerturbedScores",
+)
 def local_pairs(
     original,
     perturbed=None,
@@ -958,6 +979,12 @@ class LocalAccuracy:
         }
         return pd.DataFrame(d, columns=self._COLUMNS)
 
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
+
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x context (columns in the class docstring)."""
         return self._frame(
@@ -1210,7 +1237,7 @@ def local_accuracy(
             f"cell(s): {', '.join(cells[:10])}{' ...' if len(cells) > 10 else ''}; they are NaN "
             "(counted in n_undefined)",
             UndefinedStatisticWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     # overall: the pairs of every context, grouped by input across contexts
     ov = _overall(b, pairs, average, ties, cl, ci)
@@ -1584,7 +1611,7 @@ def context_chi2(
             f"{MIN_EXPECTED:g}; the permutation test is used (pass test='asymptotic' or "
             "test='permutation' to choose)",
             SmallExpectedCountWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if small_asym:
         warnings.warn(
@@ -1592,14 +1619,14 @@ def context_chi2(
             f"{MIN_EXPECTED:g}, so the asymptotic p-value may be inaccurate; consider "
             "test='permutation'",
             SmallExpectedCountWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if undefined:
         warnings.warn(
             f"chi-square undefined for {', '.join(map(repr, undefined))}: fewer than two "
             "contexts with pairs, or every pair has the same outcome; statistic NaN",
             UndefinedStatisticWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     adj = adjust_pvalues([it["pvalue"] for it in items], method=correction)
     out = []
@@ -1741,7 +1768,7 @@ def weighted_tau(
             f"weighted tau undefined: {n} complete pair(s)"
             + ("" if n < 2 else ", and x or y is constant"),
             cls,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return t
 
@@ -1852,6 +1879,12 @@ class ContextTau:
             index=pd.Index(labels, name="context"),
             columns=pd.Index(labels, name="context"),
         )
+
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
 
     def to_frame(self) -> pd.DataFrame:
         I, J = self.pair_index
@@ -2137,14 +2170,14 @@ def context_tau(
                 f"metrics' accuracies are all equal in context(s) {', '.join(cc[:10])}"
                 f"{' ...' if len(cc) > 10 else ''} (counted in n_undefined)",
                 ConstantInputWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         if few.any():
             warnings.warn(
                 f"weighted tau undefined for {int(few.sum())} context pair(s) sharing fewer "
                 "than two metrics with a defined accuracy (counted in n_undefined)",
                 TooFewPairsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     ss, tag = _rs.seed_sequence(rng)
     null = np.empty((B, I.size))

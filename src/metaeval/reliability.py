@@ -51,6 +51,8 @@ from scipy import stats as _st
 from ._results import _ARR, _Result
 from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice, _check_confidence
 from .errors import (
     MissingCellsWarning,
@@ -723,6 +725,7 @@ def _stability_one(runs, column, labels, method, target, normalize):
     )
 
 
+@accepts_frames()
 def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="none") -> Stabilities:
     """Metric stability: test-retest reliability from repeated runs (seed paper 002, sec. 3.1.1).
 
@@ -817,7 +820,7 @@ def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="no
                 "in at least one run and were left out of every run (counted in "
                 "n_cells_dropped)",
                 MissingCellsWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         if not np.isfinite(res.statistic):
             few = res.n_systems < 2
@@ -829,14 +832,14 @@ def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="no
                     else "the per-system means of a run are constant"
                 ),
                 UndefinedStatisticWarning if few else ConstantInputWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         elif res.statistic <= 0:
             warnings.warn(
                 f"stability of {c!r} is {res.statistic:.3g} <= 0: its runs do not rank the systems "
                 f"alike, so no number of runs reaches {target} (runs_needed = inf)",
                 NonPositiveReliabilityWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     return Stabilities(tuple(out))
 
@@ -984,7 +987,7 @@ def _warn_missing(what, column, n_sys, n_inp):
             f"{what} of {column!r}: dropped {' and '.join(parts)} (listwise deletion; counted "
             "in n_systems_dropped / n_inputs_dropped)",
             MissingCellsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -994,14 +997,14 @@ def _warn_alpha_undefined(what, column, n, m):
             f"{what} of {column!r} is undefined (NaN): it needs at least 2 systems and 2 "
             f"complete inputs; {n} system(s) and {m} input(s) remain",
             UndefinedStatisticWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     else:
         warnings.warn(
             f"{what} of {column!r} is undefined (NaN): the total score is constant over "
             "systems",
             ConstantInputWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1079,6 +1082,7 @@ def _consistency_one(y, column, opt, ss):
     )
 
 
+@accepts_frames()
 def consistency(
     dataset,
     columns=None,
@@ -1205,7 +1209,7 @@ def consistency(
                 f"systems in the same direction, so no number of inputs reaches {opt['target']} "
                 "(inputs_needed = inf)",
                 NonPositiveReliabilityWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         unit = {"boot-systems": "systems", "boot-inputs": "inputs", "boot-both": "systems"}.get(ci)
         n_units = {"systems": res.n_systems, "inputs": res.n_inputs}.get(unit, 0)
@@ -1215,7 +1219,7 @@ def consistency(
                 f"(fewer than {_SMALL_BOOTSTRAP}): its coverage can be far from "
                 f"{opt['confidence_level']:.0%}; read it as a rough range",
                 SmallSampleWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
         if res.n_resamples_nan > 0.05 * max(res.n_resamples, 1):
             warnings.warn(
@@ -1223,7 +1227,7 @@ def consistency(
                 f"{c!r} are undefined (constant total score); the interval uses the rest "
                 "(counted in n_resamples_nan)",
                 UndefinedStatisticWarning,
-                stacklevel=2,
+                stacklevel=user_stacklevel(),
             )
     return Consistencies(tuple(out))
 
@@ -1329,6 +1333,7 @@ def _default_sizes(M):
     return np.unique(np.clip(np.round(np.linspace(M / 10, M, 10)).astype(int), 2, M))
 
 
+@accepts_frames()
 def consistency_curve(
     dataset,
     columns=None,
@@ -1560,6 +1565,7 @@ def _rater_columns(dataset, columns):
     return cols
 
 
+@accepts_frames(human="columns")
 def agreement(
     dataset, columns=None, *, method=DEFAULT_AGREEMENT, confidence_level=0.95
 ) -> Agreements:
@@ -1670,7 +1676,7 @@ def agreement(
                             else "all pairable ratings are equal (no expected disagreement)"
                         ),
                         ConstantInputWarning if nu else UndefinedStatisticWarning,
-                        stacklevel=2,
+                        stacklevel=user_stacklevel(),
                     )
             else:
                 complete = np.isfinite(data).all(0)
@@ -1682,14 +1688,14 @@ def agreement(
                             f"ICC of {c!r}: {n_drop} of {U} cells miss a rating and were "
                             "dropped (listwise; counted in n_units_dropped)",
                             MissingCellsWarning,
-                            stacklevel=2,
+                            stacklevel=user_stacklevel(),
                         )
                     if not np.isfinite(icc_tab["icc3"][0]):
                         warnings.warn(
                             f"the ICCs of {c!r} are undefined (NaN): all ratings are equal "
                             "or fewer than 2 complete cells remain",
                             ConstantInputWarning,
-                            stacklevel=2,
+                            stacklevel=user_stacklevel(),
                         )
                 icc, F, d1, d2, p, lo, hi = icc_tab[m]
                 nu = int(complete.sum())
@@ -1777,6 +1783,7 @@ class RaterCorrelations(_Collection):
         return out
 
 
+@accepts_frames(human="columns")
 def rater_correlations(
     dataset, columns=None, *, level="system", method="kendall_b", average="macro"
 ) -> RaterCorrelations:
@@ -1877,7 +1884,7 @@ def rater_correlations(
                         f"{res.n_groups_dropped} of {res.n_groups} group(s) at level {level!r} "
                         "are constant or have fewer than 2 valid pairs (NaN, left out)",
                         ConstantInputWarning,
-                        stacklevel=2,
+                        stacklevel=user_stacklevel(),
                     )
     return RaterCorrelations(tuple(out))
 

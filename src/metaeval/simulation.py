@@ -44,6 +44,8 @@ from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from .correlation import _human_column, _metric_columns
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
@@ -861,6 +863,12 @@ class Simulation:
             f"seed={self.seed!r}, signature={self.signature!r})"
         )
 
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
+
     def to_frame(self) -> pd.DataFrame:
         """Tidy long table, one row per grid point x measure.
 
@@ -953,7 +961,7 @@ def _warn_nan(res: Simulation):
             f"c_m={p['c_m']}, c_h={p['c_h']}, N={p['n_systems']}, M={p['n_inputs']} "
             f"({int(res.n_nan[worst])} values)",
             ConstantInputWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     grouped = np.array([lv in ("input", "item") for lv, _ in res.measures])
     total_drop = int(res.n_groups_dropped[:, grouped].sum()) if grouped.any() else 0
@@ -962,7 +970,7 @@ def _warn_nan(res: Simulation):
             f"{total_drop} groups at level input/item had constant discretized scores; they "
             "were left out of their averages (counted in n_groups_dropped)",
             ConstantInputWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -1443,6 +1451,12 @@ class ParameterEstimates:
     def signature(self) -> str:
         return self.results[0].signature if self.results else _EST_SIGNATURE()
 
+    def _repr_html_(self) -> str:
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
+        from ._results import _html
+
+        return _html(self)
+
     def to_frame(self) -> pd.DataFrame:
         cols = [f.name for f in fields(ColumnEstimate)]
         return pd.DataFrame([r.to_dict() for r in self.results], columns=cols)
@@ -1560,6 +1574,7 @@ def _corr_stats(x, z):
     return out
 
 
+@accepts_frames(human="human")
 def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> ParameterEstimates:
     """Estimate the simulation's parameters from a dataset (paper 000,
     appendix Tables 5 and 6).
@@ -1643,7 +1658,7 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
                 warnings.warn(
                     f"column {col!r} is constant; mu and sigma are NaN",
                     ConstantInputWarning,
-                    stacklevel=4,
+                    stacklevel=user_stacklevel(),
                 )
         return col_cache[col]
 
@@ -1678,7 +1693,7 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
                     "scores; their item-level Pearson is undefined and left out of mu_rho_item "
                     "and sigma_rho_item (counted in n_item_dropped)",
                     ConstantInputWarning,
-                    stacklevel=2,
+                    stacklevel=user_stacklevel(),
                 )
             role = "human" if m in dataset.human else "metric"
             out.append(
@@ -1750,6 +1765,7 @@ def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=
     )
 
 
+@accepts_frames(human="human")
 def simulate_dataset(
     dataset,
     human,

@@ -43,6 +43,8 @@ import pandas as pd
 from scipy import stats as _st
 
 from ._signature import make_signature
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -671,6 +673,7 @@ def _is_ordinal_like(x):
     return bool(np.all(x == np.round(x))) and np.unique(x).size <= MAX_CATEGORIES
 
 
+@accepts_frames()
 def cfa(
     dataset,
     model=None,
@@ -791,7 +794,7 @@ def cfa(
             f"cfa: {n_drop} of {N * M} cells miss an indicator and were dropped (listwise; "
             "counted in n_cells_dropped)",
             MissingCellsWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     if n <= p:
         raise DataError(f"cfa needs more complete cells than indicators: {n} cells, {p} indicators")
@@ -845,9 +848,9 @@ def cfa(
             "(rotating rater slots are not methods)"
         )
     if not fit["converged"]:
-        warnings.warn(f"cfa: {problem}", NonConvergenceWarning, stacklevel=2)
+        warnings.warn(f"cfa: {problem}", NonConvergenceWarning, stacklevel=user_stacklevel())
     elif not admissible:
-        warnings.warn(f"cfa: {problem}", HeywoodCaseWarning, stacklevel=2)
+        warnings.warn(f"cfa: {problem}", HeywoodCaseWarning, stacklevel=user_stacklevel())
     fs = None
     if fit["scores"] is not None:
         fs = np.full((spec.k, N * M), np.nan)
@@ -967,14 +970,14 @@ def _fit_ordinal(spec, X, codes, cats, scores):
     if scores == "ebm":
         if np.any(resid_var <= 0):
             warnings.warn("cfa: factor scores are undefined with a non-positive residual "
-                          "variance (NaN)", UndefinedStatisticWarning, stacklevel=3)
+                          "variance (NaN)", UndefinedStatisticWarning, stacklevel=user_stacklevel())
             fs = np.full((N, spec.k), np.nan)
         else:
             try:
                 fs = _cfa.ebm_scores(codes, st["thresholds"], L, Phi)
             except np.linalg.LinAlgError:
                 warnings.warn("cfa: factor scores are undefined with a singular factor "
-                              "correlation matrix (NaN)", UndefinedStatisticWarning, stacklevel=3)
+                              "correlation matrix (NaN)", UndefinedStatisticWarning, stacklevel=user_stacklevel())
                 fs = np.full((N, spec.k), np.nan)
     out.update(
         estimator="DWLS", test="scaled.shifted", n_parameters=int(T_ + q), srmr=srmr,
@@ -1173,6 +1176,7 @@ def _check_level_method(level, method, average):
     return level, coef, check_average(average)
 
 
+@accepts_frames(human="criteria")
 def concurrent_validity(
     dataset,
     criteria=None,
@@ -1259,7 +1263,7 @@ def concurrent_validity(
                 warnings.warn(
                     f"{method} of {m!r} vs {name!r}: {int(nd[b])} of {ng} group(s) at level "
                     f"{level!r} are constant or too small (NaN, left out)",
-                    ConstantInputWarning, stacklevel=2,
+                    ConstantInputWarning, stacklevel=user_stacklevel(),
                 )
     order = {m: i for i, m in enumerate(metrics)}
     out.sort(key=lambda r: order[r.metric])
@@ -1572,6 +1576,7 @@ def mtmm_table(result: MTMM, *, order: str = "method", digits: int = 2):
     return t
 
 
+@accepts_frames(human="design")
 def mtmm(
     dataset,
     design,
@@ -1767,6 +1772,7 @@ def _orient_columns(A):
     return A * np.where(s == 0, 1.0, s)
 
 
+@accepts_frames()
 def residual_pca(
     dataset, factors, *, metrics=None, n_components=2, standardize=True
 ) -> ResidualPCA:

@@ -15,6 +15,10 @@ load_dataset, list_datasets
     Bundled datasets (``"summeval"``) with provenance.
 read_mtme, mtme_info
     mt-metrics-eval's WMT data layout (test set / language pair folders).
+read_summeval
+    SummEval's released annotation JSONL (``model_annotations.aligned.jsonl``)
+    with expert and crowd raters; ``Dataset.from_hf`` reads a Hugging Face
+    ``datasets.Dataset`` split.
 read_transcripts, read_kaldi_transcripts, read_kaldi_text
     Speech-recognition transcripts (tables, Kaldi/sclite files), scored with
     WER, MER, WIL, WIP, CER into a metric-only dataset with contexts.
@@ -25,6 +29,7 @@ from ._bundled import list_datasets, load_dataset
 from ._dataset import Dataset
 from ._io import read_dataset
 from ._mtme import MtmeInfo, mtme_info, read_mtme
+from ._readers_ext import read_summeval
 
 __all__ = [
     "Dataset",
@@ -37,4 +42,5 @@ __all__ = [
     "read_transcripts",
     "read_kaldi_transcripts",
     "read_kaldi_text",
+    "read_summeval",
 ]

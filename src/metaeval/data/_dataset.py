@@ -1027,6 +1027,30 @@ class Dataset:
         )
 
 
+    @classmethod
+    def from_hf(cls, data: Any, *, layout: str = "long", **kwargs: Any) -> Dataset:
+        """Build a dataset from a Hugging Face ``datasets.Dataset`` (one split).
+
+        ``data.to_pandas()`` is read by :meth:`from_frame` (``layout="long"``,
+        ``kwargs`` are its keyword arguments) or by
+        :func:`metaeval.data.read_summeval` (``layout="summeval"``); any
+        object with ``to_pandas()`` works, ``datasets`` is not imported.
+        See :func:`metaeval.data._readers_ext.from_hf`.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> class Split:  # what datasets.Dataset offers
+        ...     def to_pandas(self):
+        ...         return pd.DataFrame({"system": ["A", "B"], "input": ["x", "x"],
+        ...                              "human": [1.0, 2.0], "bleu": [0.5, 0.7]})
+        >>> Dataset.from_hf(Split(), human="human")
+        Dataset(name=None, 2 systems x 1 inputs, 1 human, 1 metric)
+        """
+        from ._readers_ext import from_hf
+
+        return from_hf(data, layout=layout, **kwargs)
+
 def _check_finite(
     array: np.ndarray,
     column: str,

@@ -37,6 +37,8 @@ judge_pairs, parse_preference, PAIRWISE_TEMPLATE, DEFAULT_PREFERENCE_PATTERN
     Pairwise LLM judging (A, B or tie, in both orders) as a long table.
 parse_rating, parse_scale, sample_seed, default_cache_dir, TABLE4_TEMPLATE, DEFAULT_PATTERN
     The judge's building blocks.
+read_comet
+    Segment scores from Unbabel COMET's ``comet-score`` output (stdout or JSON).
 install_wordnet
     Put Debian's WordNet where NLTK (METEOR) reads it.
 """
@@ -44,6 +46,7 @@ install_wordnet
 from ._base import MULTI_REF, TextMetric
 from ._bertscore import BERTScore
 from ._cache import ScoreCache
+from ._comet import read_comet
 from ._jiwer import (
     CER,
     MER,
@@ -109,6 +112,7 @@ __all__ = [
     "EmptyReferenceWarning",
     "ScoreCache",
     "install_wordnet",
+    "read_comet",
     "LLMJudge",
     "judge",
     "judge_pairs",
