@@ -144,3 +144,22 @@ def test_run_units_with_workers_equals_in_process():
     one = metaeval.discriminative_power(ds, "coherence", **kw)
     two = metaeval.discriminative_power(ds, "coherence", n_jobs=2, **kw)
     np.testing.assert_array_equal(one.pvalues, two.pvalues)
+
+
+def test_worker_config_keeps_a_backend_the_caller_configured():
+    """The watchdog initializer is added only to joblib's default loky
+    backend; a backend or loky option set with parallel_config is kept."""
+    import contextlib
+
+    from joblib import parallel_config
+
+    assert not isinstance(_parallel._worker_config(), contextlib.nullcontext)
+    with parallel_config(backend="threading"):
+        assert isinstance(_parallel._worker_config(), contextlib.nullcontext)
+    with parallel_config(backend="loky", inner_max_num_threads=1):
+        assert isinstance(_parallel._worker_config(), contextlib.nullcontext)
+    with parallel_config(backend="loky", idle_worker_timeout=10):
+        assert isinstance(_parallel._worker_config(), contextlib.nullcontext)
+    # under the threading backend the units still run, in this process
+    with parallel_config(backend="threading"):
+        assert _parallel.run_units(_square, range(5), n_jobs=2) == [0, 1, 4, 9, 16]

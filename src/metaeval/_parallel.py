@@ -297,7 +297,12 @@ def _worker_config():
     from joblib.parallel import get_active_backend
 
     backend, _ = get_active_backend()
-    if type(backend).__name__ != "LokyBackend" or getattr(backend, "backend_kwargs", None):
+    configured = (
+        type(backend).__name__ != "LokyBackend"
+        or getattr(backend, "backend_kwargs", None)
+        or getattr(backend, "inner_max_num_threads", None) is not None
+    )
+    if configured:
         return contextlib.nullcontext()
     return parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
 
