@@ -295,3 +295,31 @@ def test_checkpoint_object_for_other_arguments_is_refused(tmp_path):
     with pytest.raises(ParameterError, match="other arguments"):
         metaeval.discriminative_power(ds, "human", measures=["global:pearson"], n_resamples=10,
                                       rng=1, checkpoint=ck)
+
+
+def test_dp_perm_both_uses_the_groups_where_both_are_defined_like_compare():
+    # issue 18.3 in discriminative power: metric a is constant on half the
+    # inputs; DP's Perm-Both p-value and delta must equal compare()'s (which
+    # averages both metrics over the common groups, checked against a slow
+    # reference in tests/test_compare.py), for the fast kernels (pearson,
+    # spearman, kendall_b) and the generic path (kendall_c)
+    g = np.random.default_rng(0)
+    N, M = 6, 8
+    h = g.normal(size=(N, M))
+    a = h + 0.3 * g.normal(size=(N, M))
+    a[:, M // 2:] = 1.0
+    b = g.normal(size=(N, M))
+    b[:, M // 2:] = h[:, M // 2:] + 0.3 * g.normal(size=(N, M // 2))
+    c = h + g.normal(size=(N, M))
+    ds = Dataset.from_arrays({"human": h, "a": a, "b": b, "c": c}, human="human")
+    measures = [("input", m) for m in ("pearson", "spearman", "kendall_b", "kendall_c")]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        dp = metaeval.discriminative_power(ds, "human", measures=measures, n_resamples=99,
+                                           rng=4)
+        for k, (lv, m) in enumerate(measures):
+            for p, (x, y) in enumerate(dp.pairs):
+                cmp = metaeval.compare(ds, "human", x, y, level=lv, method=m, n_resamples=99,
+                                       rng=4)
+                assert dp.pvalues[k, p] == cmp.pvalue, (m, x, y)
+                assert dp.delta[k, p] == pytest.approx(cmp.statistic, abs=1e-15)

@@ -34,7 +34,16 @@ import pandas as pd
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._signature import make_signature
-from .compare import _Opt, _common, _pair_generator, _pair_test, _stat, _williams, _zscore
+from .compare import (
+    _Opt,
+    _common,
+    _pair_generator,
+    _pair_test,
+    _pair_values,
+    _stat,
+    _williams,
+    _zscore,
+)
 from .compare import TESTS as _COMPARE_TESTS
 from .correlation import (
     _distinct_metric_columns,
@@ -261,17 +270,7 @@ class DiscriminativePower:
         }
 
 
-def _own_statistics(arrays, z, measures, average, human):
-    """Each metric's statistic on its cells shared with the human scores."""
-    own = {}
-    for name, x in arrays.items():
-        for lv, m in measures:
-            opt = _Opt(human, lv, m, "perm-both", average, 1, "two-sided", 0.95, "")
-            own[(name, lv, m)] = float(_stat(x, z, opt)[0])
-    return own
-
-
-def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, own, human,
+def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, human,
              budget=None):
     """Per measure: (statistic_a, statistic_b, delta, two-sided p) for one pair."""
     xa, xb, zz, n = _common(xa_raw, xb_raw, z)
@@ -279,17 +278,15 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
     res = np.full((K, 4), np.nan)
     if n < 2:
         return res
-    same_a = np.array_equal(np.isfinite(xa), np.isfinite(xa_raw) & np.isfinite(z))
-    same_b = np.array_equal(np.isfinite(xb), np.isfinite(xb_raw) & np.isfinite(z))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         if test == "perm-both":
             stats = []
             for lv, m in measures:
+                # both on the groups where both are defined, as compare() does
                 opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "")
-                sa = own[(a, lv, m)] if same_a else float(_stat(xa, zz, opt)[0])
-                sb = own[(b, lv, m)] if same_b else float(_stat(xb, zz, opt)[0])
-                stats.append((sa, sb))
+                va, vb, _, _ = _pair_values(xa, xb, zz, opt)
+                stats.append((float(va[0]), float(vb[0])))
             # the pair's coins, drawn chunk by chunk (the same stream as one draw)
             coins = _rs.CoinStream(_pair_generator(ss, a, b), n_resamples, zz.size)
             za, zb = _zscore(xa), _zscore(xb)
@@ -418,9 +415,6 @@ def discriminative_power(
     ss, tag = _rs.seed_sequence(rng)
     z = np.asarray(dataset.scores(human), float)
     arrays = {m: np.asarray(dataset.scores(m), float) for m in metrics}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        own = _own_statistics(arrays, z, measures, average, human)
     pairs = [(metrics[i], metrics[j]) for i in range(len(metrics)) for j in range(i + 1, len(metrics))]
     def signature(level=None, method=None, n_measures=None):
         return make_signature(
@@ -446,7 +440,7 @@ def discriminative_power(
     def work(pair):
         a, b = pair
         return _dp_pair(a, b, arrays[a], arrays[b], z, measures, test, n_resamples, average, ss,
-                        own, human, budget)
+                        human, budget)
 
     res = run_units(
         work, pairs, n_jobs=n_jobs, progress=progress, checkpoint=ckpt, dask=dask,

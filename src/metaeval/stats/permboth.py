@@ -22,6 +22,10 @@ same) and all measures are computed from them:
 * any other method falls back to building both halves and the generic
   level code.
 
+At ``input`` and ``item`` level both halves are averaged over the groups
+where both halves' statistics are defined, as :func:`metaeval.compare.compare`
+does (issue 18.3).
+
 The NumPy twins of both kernels, and the generic path, are the references
 of the tests.
 """
@@ -195,17 +199,27 @@ def perm_both_values(
             st = lay.group_stats(bits, B, fast=fast)
             for m in fast_m:
                 k = FAST_METHODS.index(m)
+                g = st[:, :, k, :]
+                # both halves over the groups where both are defined (compare's rule)
+                both = np.isfinite(g[..., 0]) & np.isfinite(g[..., 1])
                 out[(level, m)] = np.stack(
-                    [_level_value(st[:, :, k, h], lay.n_valid, average) for h in (0, 1)], axis=-1
+                    [_level_value(np.where(both, g[..., h], np.nan), lay.n_valid, average)
+                     for h in (0, 1)],
+                    axis=-1,
                 )
         for m in methods:
             if m in FAST_METHODS:
                 continue
             if halves is None:
                 halves = swapped_halves(bits, B, za, zb)
-            vals = []
+            lv = []
             for p in halves:
                 xg, zg = arrange(p, z, level)
-                vals.append(grouped_values(xg, zg, m, average=average, detail=False).value)
+                lv.append(grouped_values(xg, zg, m, average=average, detail=False))
+            if lv[0].weight is None:  # acc_eq: groups defined by their pairs
+                vals = [v.value for v in lv]
+            else:
+                both = np.isfinite(lv[0].group) & np.isfinite(lv[1].group)
+                vals = [_aggregate(v.group, np.where(both, v.weight, 0.0)) for v in lv]
             out[(level, m)] = np.stack(vals, axis=-1)
     return out
