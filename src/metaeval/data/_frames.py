@@ -458,7 +458,9 @@ def dataset_from_frame(
             "cannot also be score columns"
         )
     sources = [c for _, srcs in rater_map.values() for c in srcs]
-    check_unknown(sources, table.available, what="column(s) in `raters`")
+    check_unknown(
+        sources, table.available, what=f"column(s) in {'`raters`' if in_api() else _flag('raters')}"
+    )
     clashing = [k for k in rater_map if k in set(table.available)]
     if clashing:
         raise DataError(
