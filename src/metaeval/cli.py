@@ -80,18 +80,27 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
+    layout = _layout_values(ctx)
     names = {d["name"] for d in list_datasets()}
     if data in names:
-        given = [flag for flag, v in (file_only or {}).items() if v]
+        file_only = {**(file_only or {}), "--where": layout["where"], "--rater-cols": layout["rater_cols"],
+                     "--text-cols": layout["text_cols"]}
+        given = [flag for flag, v in file_only.items() if v]
         if given:
-            raise click.BadParameter(f"{', '.join(given)}: options for the columns of a data file, not the "
-                                     f"bundled dataset {data!r}", param_hint="DATA")
-        return load_dataset(data, runs=runs)
+            raise ParameterError(f"{', '.join(given)}: options for the columns of a data file, not the "
+                                 f"bundled dataset {data!r}")
+        ds = load_dataset(data, runs=runs)
+        return _select_bundled(ds, layout)
     if not os.path.isfile(data):
         what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
         raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
-    if need_texts and texts is None:
-        raise click.BadParameter("a data file needs --texts (JSONL with the texts)", param_hint="--texts")
+    if texts is not None and layout["text_cols"]:
+        raise ParameterError("--texts/--text-cols: give --texts (a JSONL of texts) or --text-cols (text "
+                             "columns of DATA), not both")
+    if need_texts and texts is None and not layout["text_cols"]:
+        raise click.BadParameter("a data file needs --texts (JSONL with the texts) or --text-cols (text "
+                                 "columns of DATA, e.g. --text-cols hypothesis=output,reference=ref)",
+                                 param_hint="--texts")
     kw = dict(system=system, input=input_, human=human)
     for key, v in (("metrics", metrics), ("contexts", contexts)):
         if v is not None:
@@ -102,10 +111,152 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     with option_names(_option_flags(ctx)):
         if texts is not None:
             kw["texts"] = _read_texts(texts, system, input_)
-        ds = read_dataset(data, **kw)
+        if any(layout.values()):
+            ds = _read_selected(data, kw, layout)
+        else:
+            ds = read_dataset(data, **kw)
     if metrics is None:
         _announce_metrics(ds, data)
     return ds
+
+
+#: Click parameter names of the layout options (see :func:`_layout_options`); their values
+#: reach :func:`_load` through the click context, so subcommands need no extra arguments.
+_LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols")
+
+#: Text columns --text-cols can name, as the text metrics read them.
+_TEXT_KINDS = ("hypothesis", "reference", "source")
+
+
+def _layout_options(texts=False):
+    """Decorator adding the shared data-layout options to a subcommand: --systems,
+    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``).
+    Their values are stashed in ``ctx.meta`` for :func:`_load`."""
+    import functools
+
+    opts = [
+        click.option("--systems", "sel_systems", default=None,
+                     help="Comma-separated systems to keep (files and bundled datasets)."),
+        click.option("--exclude-systems", "sel_exclude", default=None,
+                     help="Comma-separated systems to drop, e.g. the human reference: Human,refA."),
+        click.option("--where", "sel_where", multiple=True, metavar="COL=VALUE[,VALUE]",
+                     help="Keep rows whose COL equals one of the values (plain equality, no "
+                          "expressions); repeat for several columns (all must match)."),
+        click.option("--rater-cols", "rater_cols", multiple=True, metavar="HUMAN=COL,COL|PATTERN",
+                     help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
+                          "makes HUMAN a human column with one rater per column; repeatable."),
+    ]
+    if texts:
+        opts.append(click.option(
+            "--text-cols", "text_cols", default=None, metavar="KIND=COL,...",
+            help="Texts from columns of DATA instead of a --texts JSONL: comma-separated "
+                 f"KIND=COLUMN with KIND in {', '.join(_TEXT_KINDS)}, e.g. "
+                 "hypothesis=output,reference=ref,source=src."))
+
+    def deco(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kw):
+            ctx = click.get_current_context()
+            ctx.meta["metaeval.layout"] = {k: kw.pop(k, None) for k in _LAYOUT_PARAMS}
+            return f(*args, **kw)
+
+        for o in reversed(opts):
+            wrapper = o(wrapper)
+        return wrapper
+
+    return deco
+
+
+def _pairs(values, flag, *, several=True):
+    """``("a=x,y", "b=z")`` -> ``{"a": ["x", "y"], "b": ["z"]}``; a one-line error naming ``flag``."""
+    out = {}
+    for item in values:
+        key, sep, rest = item.partition("=")
+        key = key.strip()
+        vals = [v.strip() for v in rest.split(",")] if several else [rest.strip()]
+        if not sep or not key or not all(vals) or any(op in item for op in ("==", "!=", "<", ">")):
+            raise ParameterError(f"{flag} {item!r}: expected COLUMN=VALUE[,VALUE], plain equality "
+                                 "(no expression such as dataset == 'x'; write dataset=x)")
+        if key in out:
+            raise ParameterError(f"{flag}: {key!r} is given twice")
+        out[key] = vals
+    return out
+
+
+def _layout_values(ctx):
+    """The layout options of the running command, parsed: systems, exclude, where, rater_cols, text_cols."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    where = _pairs(raw.get("sel_where") or (), "--where")
+    raters = {}
+    for key, vals in _pairs(raw.get("rater_cols") or (), "--rater-cols").items():
+        if len(vals) == 1 and set("*?[") & set(vals[0]):
+            raters[key] = vals[0]  # a pattern, expanded by the reader
+        elif len(vals) < 2:
+            raise ParameterError(f"--rater-cols {key}={vals[0]}: give two or more rater columns or a "
+                                 "pattern such as 'coherence_r*'")
+        else:
+            raters[key] = vals
+    text_items = _split(raw.get("text_cols")) or []
+    texts = {}
+    for kind, vals in _pairs(text_items, "--text-cols", several=False).items():
+        if kind not in _TEXT_KINDS:
+            raise ParameterError(f"--text-cols: {kind!r} is not a text kind; choose from "
+                                 f"{', '.join(_TEXT_KINDS)} (e.g. hypothesis=output)")
+        texts[kind] = vals[0]
+    return {"systems": _split(raw.get("sel_systems")), "exclude": _split(raw.get("sel_exclude")),
+            "where": where, "rater_cols": raters, "text_cols": texts}
+
+
+def _select_bundled(ds, layout):
+    """--systems/--exclude-systems on a bundled dataset."""
+    if not (layout["systems"] or layout["exclude"]):
+        return ds
+    for flag, chosen in (("--systems", layout["systems"]), ("--exclude-systems", layout["exclude"])):
+        unknown = [s for s in chosen or [] if s not in ds.systems]
+        if unknown:
+            raise DataError(f"{flag}: unknown system(s) {', '.join(map(repr, unknown))}; the systems of "
+                            f"{ds.name!r} are {', '.join(map(repr, ds.systems))}")
+    keep = [s for s in ds.systems if (not layout["systems"] or s in layout["systems"])
+            and s not in (layout["exclude"] or [])]
+    if not keep:
+        raise DataError("no system is left after --systems/--exclude-systems")
+    return ds.subset(systems=keep)
+
+
+def _read_selected(data, kw, layout):
+    """A data file read as a table, filtered (--systems, --exclude-systems, --where), with raters
+    in columns (--rater-cols) and texts from columns (--text-cols), then built as a Dataset."""
+    from pathlib import Path
+
+    from .data import Dataset
+    from .data._frames import select_rows
+    from .data._io import FORMATS as READERS
+    from .data._io import _infer_format
+
+    path = Path(data)
+    fmt, suffix = _infer_format(path)
+    labels = [c for c in (kw.get("system"), kw.get("input"), kw.get("rater"), kw.get("run"))
+              if isinstance(c, str)]
+    frame = READERS[fmt].reader(path, labels)
+    frame = select_rows(frame, system=kw.get("system", "system"), systems=layout["systems"],
+                        exclude_systems=layout["exclude"], where=layout["where"])
+    kw = dict(kw)
+    if layout["rater_cols"]:
+        kw["raters"] = layout["rater_cols"]
+    if layout["text_cols"]:
+        cols = list(frame.columns)
+        missing = [c for c in layout["text_cols"].values() if c not in cols]
+        if missing:
+            raise DataError(f"--text-cols: unknown column(s) {', '.join(map(repr, missing))}; available "
+                            f"columns: {', '.join(map(repr, cols[:40]))}")
+        clash = [k for k, c in layout["text_cols"].items() if k in cols and k != c]
+        if clash:
+            raise DataError(f"--text-cols: DATA already has a column named {clash[0]!r} that is not the "
+                            f"one given for it; name it in --text-cols ({clash[0]}={clash[0]}) or rename it")
+        frame = frame.rename(columns={c: k for k, c in layout["text_cols"].items()})
+        kw["texts"] = list(layout["text_cols"])
+    kw.setdefault("name", path.name[: len(path.name) - len(suffix)] or path.name)
+    return Dataset.from_frame(frame, **kw)
 
 
 def _announce_metrics(ds, data):
@@ -132,7 +283,9 @@ def _announce_metrics(ds, data):
 #: Keywords of ``Dataset.from_frame`` -> the name of the click parameter that
 #: sets them (its flag is looked up on the running command).
 _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics": "metrics",
-               "rater": "rater", "run": "run", "contexts": "context_cols", "texts": "texts_path"}
+               "rater": "rater", "run": "run", "contexts": "context_cols", "texts": "texts_path",
+               "systems": "sel_systems", "exclude_systems": "sel_exclude", "where": "sel_where",
+               "raters": "rater_cols"}
 
 
 def _option_flags(ctx):
@@ -475,6 +628,43 @@ def datasets(fmt):
         _table("bundled datasets", cols, [[str(d[c]) for c in cols] for d in ds])
 
 
+def _agreement_registry():
+    """The agreement coefficients the library knows (metaeval.reliability.AGREEMENT_METHODS, kept in
+    the light module metaeval._agreement_registry so that --help imports no statistics)."""
+    from ._agreement_registry import AGREEMENT_METHODS
+
+    return AGREEMENT_METHODS
+
+
+def _agreement_methods(value):
+    """--agreement: comma-separated keys of the registry (None: the library's default)."""
+    from ._agreement_registry import DEFAULT_AGREEMENT
+
+    names = _split(value)
+    if not names:
+        return DEFAULT_AGREEMENT
+    known = _agreement_registry()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ParameterError(f"--agreement: unknown coefficient(s) {', '.join(map(repr, unknown))}; choose from "
+                             f"{', '.join(known)}")
+    return list(dict.fromkeys(names))
+
+
+def _agreement_notes(res, rater_slots):
+    """Say which rating design the agreement table rests on (rotating raters, slots)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    notes = ctx.meta.setdefault("metaeval.notes", [])
+    for design, why in (("rotating", "raters rotate over cells"), ("slots", "--rater-slots")):
+        cols = sorted({r.column for r in res if f"raters:{design}" in r.signature})
+        if cols:
+            notes.append(f"agreement of {', '.join(map(repr, cols))}: {why}, so the ICCs are the one-way "
+                         "ICC(1)/ICC(1,k) of each cell's own ratings; ICC(2)/ICC(3) and per-rater "
+                         "correlations need the same raters in every cell")
+
+
 _data_options = [
     click.argument("data"),
     click.option("--human", required=True, help="Human score column."),
@@ -495,6 +685,7 @@ def _with(options):
 
 
 @main.command()
+@_layout_options(texts=False)
 @_with(_data_options)
 @click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
               help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
@@ -551,6 +742,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 
 
 @main.command()
+@_layout_options(texts=False)
 @_with(_data_options)
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
               help="system, input, group-by-system (metaeval's item level) or global.")
@@ -643,6 +835,7 @@ def _save_figure(make, path):
 
 
 @main.command()
+@_layout_options(texts=False)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
@@ -737,6 +930,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 
 
 @main.command()
+@_layout_options(texts=False)
 @click.argument("data")
 @click.option("--metrics", default=None, help="Comma-separated metric columns (default: all).")
 @click.option("--human", default=None,
@@ -756,13 +950,23 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 @click.option("--run-col", "run", default=None,
               help="Run column (long files where a stochastic metric was scored several times): "
                    "enables test-retest stability.")
+@click.option("--agreement", "agreement_methods", default=None, metavar="METHOD[,METHOD]",
+              help="Comma-separated agreement coefficients of the raters (default: "
+                   "krippendorff_interval, krippendorff_ordinal and the six ICCs): "
+                   + "; ".join(f"{k}: {v}" for k, v in _agreement_registry().items()) + ".")
+@click.option("--rater-slots", is_flag=True,
+              help="The rater columns are slots (rater1..raterK: different people in different "
+                   "cells): report only the agreement forms that apply (ICC(1), ICC(1,k), "
+                   "Krippendorff's alpha).")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize, seed, system,
-                input_, rater, run, out, fmt):
+                input_, rater, run, agreement_methods, rater_slots, out, fmt):
     """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
     from .reliability import agreement, stability
+
+    methods = _agreement_methods(agreement_methods)
 
     ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, run=run,
                file_only={"--run-col": run})
@@ -786,7 +990,9 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
     if mets:
         _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes)
     if humans:
-        results["agreement"] = agreement(ds, humans)
+        results["agreement"] = agreement(ds, humans, method=methods,
+                                         raters="slots" if rater_slots else "same")
+        _agreement_notes(results["agreement"], rater_slots)
     if out:
         from .report.figures import alpha_curve, reliability_bars
 
@@ -851,6 +1057,7 @@ def _reliability_tables(results, target):
 
 
 @main.command()
+@_layout_options(texts=False)
 @click.argument("data")
 @click.option("--human", default=None,
               help="Comma-separated human columns with individual raters: the MTMM traits and CFA "
@@ -865,32 +1072,53 @@ def _reliability_tables(results, target):
 @click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
 @click.option("--system-col", "system", default="system", show_default=True)
 @click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None)
+@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
+@click.option("--rater-slots", is_flag=True,
+              help="The rater columns are slots (different people in different cells): refused here, "
+                   "since MTMM and CFA treat each rater as one method; use `reliability --rater-slots`.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and the MTMM table as HTML.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def validity(data, human, metrics, level, method, criterion, no_cfa, system, input_, rater, out, fmt):
+def validity(data, human, metrics, level, method, criterion, no_cfa, system, input_, rater, rater_slots,
+             out, fmt):
     """Validity: MTMM table, confirmatory factor analysis, concurrent validity (seed paper 002)."""
     from .validity import cfa, concurrent_validity, mtmm
 
     if criterion == "factors" and no_cfa:
         raise click.BadParameter("--criterion factors needs the CFA (drop --no-cfa)")
+    if rater_slots:
+        raise ParameterError("--rater-slots: MTMM and CFA treat each rater as one method, the same person "
+                             "in every cell; rater slots are not, so their MTMM blocks and factor loadings "
+                             "would mix raters; run `metaeval reliability --rater-slots` for the agreement "
+                             "forms that apply")
     ds = _load(data, system, input_, _split(human), _split(metrics), rater)
     traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
-                        "(long files: --rater-col)")
+                        "(long files: --rater-col; raters in columns: --rater-cols)")
+    # checked before the CFA (minutes on large data): a file of human ratings only has no metric
+    # to validate; MTMM and CFA still run (issue 14.6)
+    has_metrics = bool(_split(metrics) or ds.metrics)
+    if criterion == "factors" and not has_metrics:
+        raise DataError(f"--criterion factors: {os.path.basename(data)!r} has no metric column, so there is "
+                        "no concurrent validity to compute (name metric columns with --metrics)")
     res_mtmm = mtmm(ds, traits, level=level, method=method)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
     crit = fa if criterion == "factors" else traits
-    cv = concurrent_validity(ds, crit, metrics=_split(metrics), level=level, method=method)
+    cv = concurrent_validity(ds, crit, metrics=_split(metrics), level=level, method=method) \
+        if has_metrics else None
+    if cv is None:
+        click.get_current_context().meta.setdefault("metaeval.notes", []).append(
+            f"concurrent validity skipped: {os.path.basename(data)!r} has no metric column (human ratings "
+            "only); MTMM and CFA are shown")
     if out:
         os.makedirs(out, exist_ok=True)
         _write_csv(res_mtmm.to_frame(), os.path.join(out, "mtmm.csv"))
         _write_csv(res_mtmm.campbell_fiske(), os.path.join(out, "campbell_fiske.csv"))
         with open(os.path.join(out, "mtmm.html"), "w") as f:
             f.write(res_mtmm.to_html())
-        _write_csv(cv.to_frame(), os.path.join(out, "concurrent_validity.csv"))
+        if cv is not None:
+            _write_csv(cv.to_frame(), os.path.join(out, "concurrent_validity.csv"))
         if fa is not None:
             _write_csv(fa.to_frame(), os.path.join(out, "cfa_parameters.csv"))
             _write_csv(fa.fit_frame(), os.path.join(out, "cfa_fit.csv"))
@@ -898,7 +1126,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     if fmt == "json":
         doc = {"mtmm": _clean(res_mtmm.to_frame().to_dict(orient="records")),
                "campbell_fiske": _clean(res_mtmm.campbell_fiske().to_dict(orient="records")),
-               "concurrent_validity": _clean(cv.to_frame().to_dict(orient="records"))}
+               "concurrent_validity": [] if cv is None else _clean(cv.to_frame().to_dict(orient="records"))}
         if fa is not None:
             doc["cfa"] = {"converged": fa.converged, "admissible": fa.admissible,
                           "interpretable": fa.interpretable, "problem": fa.problem}
@@ -907,7 +1135,10 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         _emit_json(doc)
         return
     if fmt == "csv":
-        _emit_csv(cv.to_frame())
+        if cv is None:  # no metric: the MTMM table is the result
+            _emit_csv(res_mtmm.to_frame())
+        else:
+            _emit_csv(cv.to_frame())
         return
     from rich.console import Console
 
@@ -940,6 +1171,8 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         _table("factor correlations", ["factor", *fc.columns],
                [[i, *[_num(float(v), 3) for v in row]] for i, row in zip(fc.index, fc.values)],
                caption=fa.signature)
+    if cv is None:
+        return
     mat = cv.matrix()
     _table(f"concurrent validity ({method}, {level} level, criterion: {criterion})",
            ["metric", *map(str, mat.columns)],
@@ -947,6 +1180,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
 
 
 @main.command()
+@_layout_options(texts=True)
 @_with(_data_options)
 @click.option("--low", type=float, default=None, help="KS: low-quality group is human < LOW (default: paper 001 Table 3).")
 @click.option("--high", type=float, default=None, help="KS: high-quality group is human >= HIGH.")
@@ -974,9 +1208,9 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
     from . import diagnostics as dg
 
     ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
-    ds = _load(data, system, input_, human, _split(metrics), rater, texts=texts_path,
+    humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
+    ds = _load(data, system, input_, humans, _split(metrics), rater, texts=texts_path,
                need_texts=ref_adapters is not None)
-    humans = _split(human)
     scored = None
     if ref_adapters is not None:
         from . import textmetrics as tm
@@ -1055,6 +1289,7 @@ def _text_adapters(metrics, model):
 
 
 @main.command()
+@_layout_options(texts=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
               help="Comma-separated text metrics (bleu, chrf, chrf++, ter, rouge, rouge1, rouge2, rougeL, "
@@ -1145,6 +1380,7 @@ def _perturbation_options(pairs, names):
 
 
 @main.command()
+@_layout_options(texts=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
               help="Comma-separated perturbations (sentence_reorder, subject_verb_disagreement, drop_words, "
@@ -1229,6 +1465,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 
 
 @main.command()
+@_layout_options(texts=True)
 @click.argument("data")
 @click.option("--context", required=True,
               help="The context category: system, input, or a context column (--contexts).")
@@ -1596,6 +1833,7 @@ def _judge_log():
 
 
 @main.command()
+@_layout_options(texts=True)
 @click.argument("data")
 @click.option("--aspect", required=True,
               help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")
@@ -1817,6 +2055,7 @@ def _report_progress():
 
 
 @main.command()
+@_layout_options(texts=True)
 @click.argument("data", required=False, default="summeval")
 @click.option("--human", default=None,
               help="Comma-separated human columns (default: those with 2+ raters, else all; required for files).")

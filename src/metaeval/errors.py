@@ -126,6 +126,18 @@ class MissingCellsWarning(MetaevalWarning):
     """
 
 
+class RaterDesignWarning(MetaevalWarning):
+    """An agreement form or a per-rater statistic that does not fit the rating design.
+
+    ICC(2), ICC(3) (and their k forms) and per-rater correlations treat a
+    rater as the same person in every cell; with rotating raters (a few of
+    many raters per cell) or rater *slots* (``rater1..raterK`` columns that
+    are different people in different cells) only the one-way forms ICC(1)
+    and ICC(1,k) and Krippendorff's alpha apply, so the others are left out
+    and this warning says so.
+    """
+
+
 class SmallExpectedCountWarning(MetaevalWarning):
     """A chi-square table has expected counts below the usual minimum (5), so
     the asymptotic chi-square p-value may be inaccurate; the permutation
@@ -194,6 +206,7 @@ __all__ = [
     "NonConvergenceWarning",
     "HeywoodCaseWarning",
     "MissingCellsWarning",
+    "RaterDesignWarning",
     "NonPositiveReliabilityWarning",
     "SmallSampleWarning",
     "SmallExpectedCountWarning",

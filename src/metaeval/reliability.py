@@ -56,6 +56,7 @@ from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice, _check_confidence
 from .errors import (
     MissingCellsWarning,
+    RaterDesignWarning,
     ConstantInputWarning,
     DataError,
     NonPositiveReliabilityWarning,
@@ -100,35 +101,13 @@ CONSISTENCY_CI = {
     "none": "no interval",
 }
 
-#: Intraclass correlations (Shrout and Fleiss 1979; McGraw and Wong 1996).
-ICC_FORMS = {
-    "icc1": "ICC(1,1): one-way random, single rater",
-    "icc2": "ICC(2,1) = ICC(A,1): two-way random, absolute agreement, single rater",
-    "icc3": "ICC(3,1) = ICC(C,1): two-way mixed, consistency, single rater",
-    "icc1k": "ICC(1,k): one-way random, mean of the k raters",
-    "icc2k": "ICC(2,k) = ICC(A,k): two-way random, absolute agreement, mean of the k raters",
-    "icc3k": "ICC(3,k) = ICC(C,k): two-way mixed, consistency, mean of the k raters",
-}
-
-#: Krippendorff's alpha per difference function (Krippendorff 2011).
-KRIPPENDORFF_METRICS = {
-    "krippendorff_interval": "delta^2(c, k) = (c - k)^2",
-    "krippendorff_ordinal": "delta(c, k) = sum_{g=c..k} n_g - (n_c + n_k) / 2",
-    "krippendorff_nominal": "delta^2(c, k) = [c != k]",
-    "krippendorff_ratio": "delta^2(c, k) = ((c - k) / (c + k))^2",
-}
-
-#: Every method of :func:`agreement`.
-AGREEMENT_METHODS = {**KRIPPENDORFF_METRICS, **ICC_FORMS}
-DEFAULT_AGREEMENT = (
-    "krippendorff_interval",
-    "krippendorff_ordinal",
-    "icc1",
-    "icc2",
-    "icc3",
-    "icc1k",
-    "icc2k",
-    "icc3k",
+from ._agreement_registry import (  # noqa: E402  (the registry, light for the CLI)
+    AGREEMENT_METHODS,
+    DEFAULT_AGREEMENT,
+    ICC_FORMS,
+    KRIPPENDORFF_METRICS,
+    RATER_DESIGNS,
+    SAME_RATER_FORMS,
 )
 
 # Bootstrap and subset batches are evaluated in blocks of about this many cells.
@@ -1500,6 +1479,8 @@ class Agreement(_Result):
     n_units_dropped : int
         Cells not used (fewer than two ratings; for the ICCs, any missing).
     n_raters : int
+        Raters per unit: R, or for the one-way ICCs of rotating raters or
+        rater slots the k ratings of each cell used.
     n_values : int
         Ratings used (Krippendorff's n of pairable values; ``n_units *
         n_raters`` for the ICCs).
@@ -1565,9 +1546,39 @@ def _rater_columns(dataset, columns):
     return cols
 
 
+def _nested_table(data):
+    """The units x k table of a design where each unit has its own raters.
+
+    ``data`` is (R, U) with NaN where rater r did not rate unit u.  k is the
+    most common number of ratings among units with two or more (ties: the
+    larger); the units with exactly k ratings give one row each, their
+    ratings in rater order.  Returns ``(table, used_mask, k)``.
+    """
+    present = np.isfinite(data)
+    counts = present.sum(0)
+    rated = counts >= 2
+    if not rated.any():
+        return np.empty((0, 0)), np.zeros(counts.shape, dtype=bool), 0
+    values, freq = np.unique(counts[rated], return_counts=True)
+    k = int(values[freq == freq.max()].max())
+    use = counts == k
+    table = data[:, use].T[present[:, use].T].reshape(-1, k)
+    return table, use, k
+
+
+def _rater_design(data, raters):
+    """``"same"``, ``"rotating"`` (no two complete units but units with 2+ ratings) or ``"slots"``."""
+    if raters == "slots":
+        return "slots"
+    present = np.isfinite(data)
+    if int(present.all(0).sum()) < 2 and int((present.sum(0) >= 2).sum()) >= 2:
+        return "rotating"
+    return "same"
+
+
 @accepts_frames(human="columns")
 def agreement(
-    dataset, columns=None, *, method=DEFAULT_AGREEMENT, confidence_level=0.95
+    dataset, columns=None, *, method=DEFAULT_AGREEMENT, confidence_level=0.95, raters="same"
 ) -> Agreements:
     """Agreement between the raters of each human column.
 
@@ -1602,6 +1613,22 @@ def agreement(
         ``psych::ICC``).  Units with a missing rating are dropped (listwise,
         as pingouin and psych do), with a :class:`MissingCellsWarning`.
 
+    Rotating raters and rater slots
+        ICC(2), ICC(3) and their k forms need the same raters in every cell
+        (they separate a rater effect, MSC).  When raters rotate over cells
+        (each cell rated by k of R raters, so fewer than two cells have all
+        R ratings; detected) or when ``raters="slots"`` declares that the
+        rater columns are slots (``rater1..raterK``, different people in
+        different cells), raters are nested in units: only the one-way
+        forms ``icc1`` and ``icc1k`` apply (Shrout and Fleiss 1979, case 1;
+        McGraw and Wong 1996, Table 4, model 1).  They are computed from
+        each cell's own k ratings (k the most common count; cells with
+        another count are dropped with a :class:`MissingCellsWarning`),
+        their ``n_raters`` is k, and their signature says ``raters:rotating``
+        or ``raters:slots``.  The other ICC forms are left out with a
+        :class:`~metaeval.errors.RaterDesignWarning`.  Krippendorff's alpha
+        needs no fixed raters and is computed as usual.
+
     Parameters
     ----------
     dataset : Dataset
@@ -1612,6 +1639,10 @@ def agreement(
         Krippendorff alphas and the six ICCs.
     confidence_level : float
         Of the ICC intervals (default 0.95).
+    raters : {"same", "slots"}
+        The rating design (:data:`RATER_DESIGNS`): ``"same"`` (default; the
+        same R raters in every cell, rotating raters detected) or
+        ``"slots"``.
 
     Returns
     -------
@@ -1637,6 +1668,7 @@ def agreement(
     _check_dataset(dataset)
     methods = [_check_choice(m, "method", AGREEMENT_METHODS) for m in _as_list(method, "method")]
     cl = _check_confidence(confidence_level)
+    raters = _check_choice(raters, "raters", RATER_DESIGNS)
     cols = _rater_columns(dataset, columns)
     out = []
     for c in cols:
@@ -1645,7 +1677,25 @@ def agreement(
         data = r.reshape(R, -1)
         U = data.shape[1]
         icc_tab = None
-        for m in methods:
+        design = _rater_design(data, raters)
+        col_methods = methods
+        if design != "same":
+            left_out = [m for m in methods if m in SAME_RATER_FORMS]
+            col_methods = [m for m in methods if m not in SAME_RATER_FORMS]
+            if left_out:
+                why = (
+                    "its rater columns are declared slots (different people in different cells)"
+                    if design == "slots"
+                    else f"its raters rotate over cells (fewer than two cells rated by all {R})"
+                )
+                warnings.warn(
+                    f"agreement of {c!r}: {', '.join(left_out)} left out: {why}, and ICC(2)/ICC(3) "
+                    "need the same raters in every cell; the one-way icc1/icc1k and "
+                    "Krippendorff's alpha apply",
+                    RaterDesignWarning,
+                    stacklevel=2,
+                )
+        for m in col_methods:
             if m in KRIPPENDORFF_METRICS:
                 a, do, de, n, nu = _krippendorff(data, m)
                 res = Agreement(
@@ -1679,14 +1729,22 @@ def agreement(
                         stacklevel=user_stacklevel(),
                     )
             else:
-                complete = np.isfinite(data).all(0)
+                if design == "same":
+                    complete = np.isfinite(data).all(0)
+                    table, k_used = data[:, complete].T, R
+                else:
+                    table, complete, k_used = _nested_table(data)
                 if icc_tab is None:
-                    icc_tab, _ = _icc_table(data[:, complete].T, cl)
+                    icc_tab, _ = _icc_table(table, cl)
                     n_drop = int((~complete).sum())
                     if n_drop:
                         warnings.warn(
                             f"ICC of {c!r}: {n_drop} of {U} cells miss a rating and were "
-                            "dropped (listwise; counted in n_units_dropped)",
+                            "dropped (listwise; counted in n_units_dropped)"
+                            if design == "same"
+                            else f"ICC of {c!r}: {n_drop} of {U} cells do not have exactly "
+                            f"{k_used} ratings (the most common count) and were dropped "
+                            "(counted in n_units_dropped)",
                             MissingCellsWarning,
                             stacklevel=user_stacklevel(),
                         )
@@ -1712,12 +1770,16 @@ def agreement(
                     confidence_level=cl,
                     n_units=nu,
                     n_units_dropped=int(U - nu),
-                    n_raters=R,
-                    n_values=nu * R,
+                    n_raters=k_used,
+                    n_values=nu * k_used,
                     observed_disagreement=np.nan,
                     expected_disagreement=np.nan,
                     signature=make_signature(
-                        method=m, nan="listwise-units", ci=("mcgraw-wong", cl), units="cells"
+                        method=m,
+                        nan="listwise-units",
+                        ci=("mcgraw-wong", cl),
+                        units="cells",
+                        raters=None if design == "same" else design,
                     ),
                 )
             out.append(res)
@@ -1785,7 +1847,7 @@ class RaterCorrelations(_Collection):
 
 @accepts_frames(human="columns")
 def rater_correlations(
-    dataset, columns=None, *, level="system", method="kendall_b", average="macro"
+    dataset, columns=None, *, level="system", method="kendall_b", average="macro", raters="same"
 ) -> RaterCorrelations:
     """Correlation between every pair of raters of each human column.
 
@@ -1809,6 +1871,12 @@ def rater_correlations(
         A coefficient of :data:`metaeval.METHODS`.
     average : {"macro", "micro"}
         Averaging at ``input`` and ``item``.
+    raters : {"same", "slots"}
+        The rating design (:data:`RATER_DESIGNS`).  Per-rater correlations
+        need the same raters in every cell: ``"slots"`` is an error, and
+        rotating raters (fewer than two cells rated by all raters) give a
+        :class:`~metaeval.errors.RaterDesignWarning` (each pair is
+        correlated over the cells both rated).
 
     Returns
     -------
@@ -1818,6 +1886,8 @@ def rater_correlations(
     ------
     DataError
         A column with a single rater, or an unknown column.
+    ParameterError
+        ``raters="slots"``.
 
     Warns
     -----
@@ -1844,12 +1914,28 @@ def rater_correlations(
             f"method={method!r} is defined only at level {', '.join(coef.levels)}, not {level!r}"
         )
     average = check_average(average)
+    raters = _check_choice(raters, "raters", RATER_DESIGNS)
+    if raters == "slots":
+        raise ParameterError(
+            "rater_correlations needs the same raters in every cell, but raters='slots' says the "
+            "rater columns are slots (different people in different cells): a correlation "
+            "between two slots mixes raters; use agreement(..., raters='slots') (ICC(1), "
+            "Krippendorff's alpha) instead"
+        )
     cols = _rater_columns(dataset, columns)
     out = []
     for c in cols:
         r = dataset.ratings(c)
         labels = dataset.rater_labels(c)
         R = r.shape[0]
+        if _rater_design(np.asarray(r, dtype=float).reshape(R, -1), raters) == "rotating":
+            warnings.warn(
+                f"rater correlations of {c!r}: its raters rotate over cells (fewer than two cells "
+                f"rated by all {R}); each pair is correlated over the cells both rated, which "
+                "differ between pairs, so the correlations are not comparable as an MTMM block",
+                RaterDesignWarning,
+                stacklevel=2,
+            )
         for a in range(R):
             for b in range(a + 1, R):
                 with warnings.catch_warnings():
@@ -1894,6 +1980,8 @@ __all__ = [
     "CONSISTENCY_CI",
     "ICC_FORMS",
     "KRIPPENDORFF_METRICS",
+    "RATER_DESIGNS",
+    "SAME_RATER_FORMS",
     "NORMALIZATIONS",
     "STABILITY_METHODS",
     "Agreement",

@@ -270,6 +270,34 @@ def _wide_table(df: Any, *, system: Any, axis: Any, axis_kind: str | None) -> _T
     )
 
 
+#: Characters that make a ``raters`` entry a shell-style pattern (:mod:`fnmatch`).
+_PATTERN_CHARS = frozenset("*?[")
+
+
+def _expand_rater_patterns(raters: Any, available: Sequence[Any]) -> Any:
+    """Replace ``raters`` entries given as one pattern (``"coherence_r*"``) by the
+    matching columns, in the table's column order (:func:`fnmatch.fnmatchcase`)."""
+    import fnmatch
+
+    if not isinstance(raters, Mapping):
+        return raters
+    out: dict = {}
+    for key, spec in raters.items():
+        if isinstance(spec, str) and _PATTERN_CHARS & set(spec):
+            matched = [c for c in available if fnmatch.fnmatchcase(str(c), spec)]
+            if len(matched) < 2:
+                flag = "`raters`" if in_api() else (option("raters") or "`raters`")
+                raise DataError(
+                    f"{flag} pattern {spec!r} for {key!r} matches {len(matched)} column(s) "
+                    f"({fmt_items(matched)}); rater agreement needs two or more rater columns: "
+                    f"fix the pattern; available columns: {fmt_items(list(available), limit=30)}"
+                )
+            out[key] = matched
+        else:
+            out[key] = spec
+    return out
+
+
 def _normalize_raters(raters: Any) -> dict[str, tuple[tuple[str, ...], list]]:
     """``raters`` option -> {human column: (rater labels, source columns)}."""
     if raters is None:
@@ -291,8 +319,8 @@ def _normalize_raters(raters: Any) -> dict[str, tuple[tuple[str, ...], list]]:
             labels = tuple(str(c) for c in sources)
         else:
             raise TypeError(
-                f"raters[{key!r}] must be a list of columns or a {{rater: column}} mapping, "
-                f"got {type(spec).__name__}"
+                f"raters[{key!r}] must be a list of columns, a {{rater: column}} mapping or a "
+                f"pattern such as 'coherence_r*', got {type(spec).__name__}"
             )
         if not sources:
             raise DataError(f"raters[{key!r}] lists no columns")
@@ -367,14 +395,16 @@ def dataset_from_frame(
             "has a rater axis on human columns or a run axis on metrics; average the runs "
             "(or the raters) first"
         )
-    rater_map = _normalize_raters(raters)
-    if rater is not None and rater_map:
+    if raters is not None and not isinstance(raters, Mapping):
+        _normalize_raters(raters)  # raises the TypeError
+    rater_given = bool(raters)
+    if rater is not None and rater_given:
         raise ParameterError(
             "give `rater` (raters in rows) or `raters` (raters in columns), not both"
         )
     human_list = as_name_list(human, parameter="human")
     metrics_list = None if metrics is None else as_name_list(metrics, parameter="metrics")
-    if human is None and not rater_map:
+    if human is None and not rater_given:
         raise ParameterError(
             "`human` is required: name the human score column(s), e.g. human='overall' or "
             "human=['coherence', 'fluency'] (or give `raters`)"
@@ -389,6 +419,7 @@ def dataset_from_frame(
         table = _long_table(df, system=system, input=input, axis=axis, axis_kind=axis_kind)
     else:
         table = _wide_table(df, system=system, axis=axis, axis_kind=axis_kind)
+    rater_map = _normalize_raters(_expand_rater_patterns(raters, table.available))
 
     context_cols: list = []
     if isinstance(contexts, (str, Sequence)) and not isinstance(contexts, pd.DataFrame):
@@ -427,7 +458,9 @@ def dataset_from_frame(
             "cannot also be score columns"
         )
     sources = [c for _, srcs in rater_map.values() for c in srcs]
-    check_unknown(sources, table.available, what="column(s) in `raters`")
+    check_unknown(
+        sources, table.available, what=f"column(s) in {'`raters`' if in_api() else _flag('raters')}"
+    )
     clashing = [k for k in rater_map if k in set(table.available)]
     if clashing:
         raise DataError(
@@ -571,3 +604,122 @@ def _cells_from_columns(
                 "to a whole cell (give one value per system x input)"
             )
     return grouped.first().reset_index()
+
+
+def _flag(name: str) -> str:
+    """How a message names option ``name`` (```name=``` in Python, its flag on the command line)."""
+    return option(name) or f"`{name}=`"
+
+
+def _as_labels(series: pd.Series) -> np.ndarray:
+    """A column's values as ``str`` labels (missing stays None), as labels are read."""
+    return np.array(
+        [None if pd.isna(v) else (v if isinstance(v, str) else str(v)) for v in series.tolist()],
+        dtype=object,
+    )
+
+
+def _matches(series: pd.Series, values: Sequence[str]) -> np.ndarray:
+    """Rows of ``series`` equal to one of ``values`` (text, or numbers for a numeric column)."""
+    labels = _as_labels(series)
+    hit = np.isin(labels, np.array(list(values), dtype=object))
+    if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
+        numbers = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").to_numpy(float)
+        numbers = numbers[np.isfinite(numbers)]
+        if numbers.size:
+            hit |= np.isin(series.to_numpy(dtype=float, na_value=np.nan), numbers)
+    return hit
+
+
+def select_rows(
+    frame: pd.DataFrame,
+    *,
+    system: Any = "system",
+    systems: Sequence[str] | None = None,
+    exclude_systems: Sequence[str] | None = None,
+    where: Mapping[Any, Sequence[str]] | None = None,
+) -> pd.DataFrame:
+    """Keep the rows of a long table that pass simple equality filters.
+
+    No user text is evaluated (no :meth:`pandas.DataFrame.query`): each
+    filter is a column and a set of allowed values, compared as text (and as
+    numbers when the column is numeric, so ``year=2020`` matches ``2020.0``).
+
+    Parameters
+    ----------
+    frame : DataFrame
+        The long table, before it becomes a :class:`~metaeval.data.Dataset`.
+    system : str
+        The system column.
+    systems : sequence of str, optional
+        Keep only these systems (every one must occur).
+    exclude_systems : sequence of str, optional
+        Drop these systems (for example the human reference ``Human``);
+        every one must occur, so a typo is not silently ignored.
+    where : mapping of column to sequence of str, optional
+        Keep rows whose value in the column is one of the given values
+        (several columns: all must match).
+
+    Returns
+    -------
+    DataFrame
+        The kept rows, in their order.
+
+    Raises
+    ------
+    DataError
+        An unknown column or system (the message lists what exists), or no
+        row left.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from metaeval.data._frames import select_rows
+    >>> df = pd.DataFrame({"system": ["A", "Human", "A"], "dataset": ["x", "x", "y"], "q": [1, 2, 3]})
+    >>> select_rows(df, exclude_systems=["Human"], where={"dataset": ["x"]})
+      system dataset  q
+    0      A       x  1
+    """
+    keep = np.ones(len(frame), dtype=bool)
+    if systems or exclude_systems:
+        if system not in frame.columns:
+            raise DataError(
+                f"no system column {system!r} to select systems by (check "
+                f"{_flag('system')}); available columns: {fmt_items(list(frame.columns), limit=30)}"
+            )
+        labels = _as_labels(frame[system])
+        present = unique_in_order(labels[[v is not None for v in labels]])
+        for name, chosen in (("systems", systems), ("exclude_systems", exclude_systems)):
+            unknown = [s for s in (chosen or []) if s not in set(present)]
+            if unknown:
+                raise DataError(
+                    f"{_flag(name)}: unknown system(s) {fmt_items(unknown, limit=20)}; the "
+                    f"systems of column {system!r} are {fmt_items(list(present), limit=40)}"
+                )
+        if systems:
+            keep &= np.isin(labels, np.array(list(systems), dtype=object))
+        if exclude_systems:
+            keep &= ~np.isin(labels, np.array(list(exclude_systems), dtype=object))
+    for column, values in (where or {}).items():
+        if column not in frame.columns:
+            raise DataError(
+                f"{_flag('where')}: unknown column {column!r}; available columns: "
+                f"{fmt_items(list(frame.columns), limit=40)}"
+            )
+        values = list(values)
+        if not values:
+            raise DataError(f"{_flag('where')}: no value given for column {column!r}")
+        hit = _matches(frame[column], values)
+        if not hit.any():
+            seen = unique_in_order(np.array([v for v in _as_labels(frame[column]) if v is not None], dtype=object))
+            raise DataError(
+                f"{_flag('where')}: no row has {column!r} in {fmt_items(values)}; its values "
+                f"are {fmt_items(list(seen), limit=20)}"
+            )
+        keep &= hit
+    if not keep.any():
+        raise DataError(
+            f"no row is left after the row filters ({options_text(['systems', 'exclude_systems', 'where'], joiner=', ') or 'filters'}): "
+            "loosen them"
+        )
+    return frame.loc[keep].reset_index(drop=True)
