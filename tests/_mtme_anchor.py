@@ -1,8 +1,9 @@
 """Locate mt-metrics-eval (WMT's toolkit) for tests that use it as an oracle.
 
 mt-metrics-eval (github.com/google-research/mt-metrics-eval, commit 68a481a)
-is kept in ``../shared/anchors/mt-metrics-eval`` beside the checkout (one
-level further up for a worktree in ``wt/<name>``).  Tests that need it skip,
+is kept in ``../shared/anchors/mt-metrics-eval`` beside the checkout (located
+by tests/_shared.py: ``$METAEVAL_SHARED``, ../shared, or one level further up
+for a worktree in ``wt/<name>``).  Tests that need it skip,
 saying why, when it is absent.  Only stats.py and pce.py are imported
 (data.py and tasks.py import apache_beam).
 """
@@ -14,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
-_HERE = Path(__file__).resolve()
-CANDIDATES = [p / "shared" / "anchors" / "mt-metrics-eval" for p in (_HERE.parents[2], _HERE.parents[3])]
+from _shared import SHARED  # noqa: E402
+
+CANDIDATES = [SHARED / "anchors" / "mt-metrics-eval"]
 
 
 def anchor_dir() -> Path | None:
@@ -30,7 +32,7 @@ def mtme(module: str = "stats"):
     d = anchor_dir()
     if d is None:
         pytest.skip(f"mt-metrics-eval oracle not found in {', '.join(map(str, CANDIDATES))} "
-                    "(../shared is absent)")
+                    "(../shared beside the checkout is absent; or set METAEVAL_SHARED)")
     if str(d) not in sys.path:
         sys.path.insert(0, str(d))
     import importlib
@@ -53,7 +55,7 @@ def mtme_function(module: str, name: str, namespace: dict | None = None):
     d = anchor_dir()
     if d is None:
         pytest.skip(f"mt-metrics-eval oracle not found in {', '.join(map(str, CANDIDATES))} "
-                    "(../shared is absent)")
+                    "(../shared beside the checkout is absent; or set METAEVAL_SHARED)")
     path = d / "mt_metrics_eval" / f"{module}.py"
     tree = ast.parse(path.read_text())
     for node in tree.body:

@@ -35,8 +35,7 @@ KERNELS = {"numba": _kernels, "numpy": _numpy_kernels}
 HYP = settings(max_examples=60, deadline=None, derandomize=True,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-# ../shared beside the checkout, or METAEVAL_SHARED (e.g. from a git worktree)
-SHARED = Path(os.environ.get("METAEVAL_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+from _shared import SHARED  # noqa: E402  (../shared beside the checkout, or $METAEVAL_SHARED)
 MTME = SHARED / "anchors" / "mt-metrics-eval"
 
 
@@ -243,8 +242,8 @@ def test_grouped_values_dup_pairs_and_group_detail_match_brute_force(average):
 
 def _mtme():
     if not (MTME / "mt_metrics_eval" / "tau_optimization.py").exists():
-        pytest.skip("mt-metrics-eval source absent (../shared/anchors/mt-metrics-eval "
-                    "beside the checkout, or $METAEVAL_SHARED/anchors/mt-metrics-eval)")
+        pytest.skip(f"mt-metrics-eval source not found at {MTME} (../shared/anchors/"
+                    "mt-metrics-eval beside the checkout, or $METAEVAL_SHARED/anchors/mt-metrics-eval)")
     sys.path.insert(0, str(MTME))
     try:
         from mt_metrics_eval import tau_optimization

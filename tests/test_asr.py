@@ -9,7 +9,7 @@ Oracles, each named where it is used:
   strings;
 * hand computations on crafted sentences (H hits, S substitutions, D
   deletions, I insertions written out in the comments);
-* the real CEASR rows in ``/work/shared/data/asr/ceasr_en.csv.gz`` (Ulasik et
+* the real CEASR rows in ``../shared/data/asr/ceasr_en.csv.gz`` (Ulasik et
   al., LREC 2020, CC BY 4.0), read through the library's own reader.
 """
 
@@ -21,7 +21,6 @@ import json
 import subprocess
 import sys
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -34,7 +33,9 @@ from metaeval.textmetrics import EmptyReferenceWarning, normalize_transcript
 
 jiwer = pytest.importorskip("jiwer")
 
-CEASR = Path("/work/shared/data/asr/ceasr_en.csv.gz")
+from _shared import SHARED, need  # noqa: E402  (tests/_shared.py: ../shared beside the checkout)
+
+CEASR = SHARED / "data" / "asr" / "ceasr_en.csv.gz"
 ASR = ("wer", "mer", "wil", "wip", "cer")
 
 
@@ -172,8 +173,7 @@ def ceasr_subset(tmp_path_factory):
     """Real CEASR rows: 60 utterances per corpus x all 4 systems, plus every row whose
     hypothesis is empty or holds <UNK> / hyphens / dots, written back as CSV.gz in the
     release's own layout."""
-    if not CEASR.exists():
-        pytest.skip("CEASR data not available")
+    need(CEASR, "CEASR data")
     df = pd.read_csv(CEASR, dtype=str, keep_default_na=False)
     first = df.groupby("corpus")["utt_id"].apply(lambda s: list(dict.fromkeys(s))[:60])
     keep = {u for lst in first for u in lst}

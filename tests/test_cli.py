@@ -2,7 +2,7 @@
 
 Most tests use click's CliRunner; one runs the installed console script in
 a subprocess.  Expected numbers are computed independently: with pandas from
-the raw SummEval file ``/work/shared/data/summeval/scores.csv`` (the source
+the raw SummEval file ``../shared/data/summeval/scores.csv`` (the source
 the bundled parquet was converted from, PROVENANCE.md) and scipy, or with
 scipy on a small CSV written here.
 """
@@ -14,7 +14,6 @@ import json
 import math
 import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -25,7 +24,9 @@ from scipy import stats
 import metaeval
 from metaeval.cli import main
 
-RAW = Path("/work/shared/data/summeval/scores.csv")
+from _shared import SHARED, need  # noqa: E402  (tests/_shared.py: ../shared beside the checkout)
+
+RAW = SHARED / "data" / "summeval" / "scores.csv"
 REQUIRED = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high",
             "n", "signature"]
 
@@ -39,8 +40,7 @@ def system_means():
     """SummEval system means from the raw CSV with pandas: coherence is the mean
     of the three experts per (system, document), then averaged per system (the
     file has no missing values, so matched-cell means are plain means)."""
-    if not RAW.exists():
-        pytest.skip(f"{RAW} not available")
+    need(RAW, "raw SummEval scores")
     df = pd.read_csv(RAW)
     assert not df.isna().any().any()
     df["coherence"] = df[[f"expert{k}_coherence" for k in (1, 2, 3)]].mean(axis=1)

@@ -20,10 +20,10 @@ import metaeval.data
 from metaeval.data import list_datasets, load_dataset
 from metaeval.errors import DataError
 
-RAW = Path(__file__).resolve().parents[2] / "shared" / "data" / "summeval"
-if not RAW.is_dir():
-    RAW = Path("/work/shared/data/summeval")
-needs_raw = pytest.mark.skipif(not RAW.is_dir(), reason="raw SummEval release not available")
+from _shared import SHARED, needs  # noqa: E402  (tests/_shared.py: ../shared beside the checkout)
+
+RAW = SHARED / "data" / "summeval"
+needs_raw = needs(RAW, "raw SummEval release")
 
 DIMENSIONS = ("coherence", "consistency", "fluency", "relevance")
 EXPERTS = ("expert1", "expert2", "expert3")

@@ -8,7 +8,7 @@ Oracles, each named where it is used:
   ``read_trec_qrels``, default provider pipeline);
 * hand computations on a crafted two-system, four-query case (written out
   below);
-* the real runs in ``/work/shared/data/ranking``: LastFM recommenders (Zanon et
+* the real runs in ``../shared/data/ranking``: LastFM recommenders (Zanon et
   al. 2022; HetRec 2011 Last.fm data) and DL-HARD retrieval runs (Mackie et
   al., SIGIR 2021), read through the library's own readers, on a subset of
   queries so the tests stay fast.
@@ -31,7 +31,9 @@ from metaeval.ranking import MissingQueriesWarning, Qrels, Run
 
 ir_measures = pytest.importorskip("ir_measures")
 
-DATA = Path("/work/shared/data/ranking")
+from _shared import SHARED, need  # noqa: E402  (tests/_shared.py: ../shared beside the checkout)
+
+DATA = SHARED / "data" / "ranking"
 LASTFM, DLHARD = DATA / "lastfm", DATA / "dl_hard"
 
 # ----------------------------------------------------------------------------- the crafted case
@@ -136,8 +138,7 @@ def _restrict(runs, keep):
 
 @pytest.fixture(scope="module")
 def dlhard():
-    if not DLHARD.exists():
-        pytest.skip("DL-HARD data not available")
+    need(DLHARD, "DL-HARD data")
     runs = rk.read_runs(DLHARD / "runs")
     qrels = rk.read_qrels(DLHARD / "qrels.txt")
     return runs, qrels
@@ -145,8 +146,7 @@ def dlhard():
 
 @pytest.fixture(scope="module")
 def lastfm():
-    if not LASTFM.exists():
-        pytest.skip("LastFM data not available")
+    need(LASTFM, "LastFM data")
     runs = rk.read_runs(sorted(LASTFM.glob("*.run.gz")))
     qrels = rk.read_qrels(LASTFM / "qrels.txt")
     return runs, qrels
