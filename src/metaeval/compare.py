@@ -57,6 +57,8 @@ import numpy as np
 import pandas as pd
 
 from ._parallel import check_n_jobs, run_units
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from ._signature import make_signature
 from .correlation import (
     ALTERNATIVES,
@@ -447,7 +449,7 @@ def _group_counts(da, db):
     }
 
 
-def _warn_pair(c: Comparison, stacklevel=3):
+def _warn_pair(c: Comparison):
     """Warnings of one comparison, raised in the calling process from its counts."""
     if c.n_groups_a_only or c.n_groups_b_only:
         warnings.warn(
@@ -456,7 +458,7 @@ def _warn_pair(c: Comparison, stacklevel=3):
             f"({c.metric_b!r} only) are left out, so both are averaged over the same "
             f"{c.n_groups} groups (counted in n_groups_dropped)",
             DegenerateGroupWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
     if not np.isfinite(c.statistic):
         warnings.warn(
@@ -464,7 +466,7 @@ def _warn_pair(c: Comparison, stacklevel=3):
             f"{c.metric_b!r} is undefined (no group where both statistics are defined); "
             "statistic, p-values and interval are NaN",
             UndefinedStatisticWarning,
-            stacklevel=stacklevel,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -493,6 +495,7 @@ def _validate(dataset, human, level, method, test, average, n_resamples, alterna
     return human, level, average, n_resamples
 
 
+@accepts_frames(human="human")
 def compare(
     dataset,
     human: str,
@@ -575,6 +578,7 @@ def compare(
     return c
 
 
+@accepts_frames(human="human")
 def compare_all(
     dataset,
     human: str,
@@ -707,7 +711,7 @@ def compare_all(
             f"compare_all: {', '.join(repr(m) for m, _ in unranked)} not ranked (statistic "
             "undefined); cluster 0, listed in unranked",
             UndefinedStatisticWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     sig = make_signature(
         human=human,
@@ -752,7 +756,7 @@ def _warn_resolution(n_resamples, n_tests, alpha, *corrections):
             f"{'/'.join(bad)} over {n_tests} pairs it exceeds alpha={alpha}, so no pair can be "
             f"significant; use n_resamples >= {int(np.ceil(n_tests / alpha))}",
             InsufficientResamplesWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 

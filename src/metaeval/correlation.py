@@ -17,6 +17,8 @@ import pandas as pd
 from scipy import stats as _st
 
 from ._parallel import check_n_jobs, run_units
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from ._signature import make_signature
 from .errors import (
     ConstantInputWarning,
@@ -449,14 +451,14 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             "pairs); intervals and p-values use the remaining ones (counted in "
             "n_resamples_nan)",
             UndefinedStatisticWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if res.distribution is not None and not np.isfinite(res.statistic):
         warnings.warn(
             f"{res.method} of metric {res.metric!r} at level {res.level!r} is undefined, so "
             "its bootstrap interval is NaN (resampled data cannot define it)",
             UndefinedStatisticWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if res.ci_method == "fisher" and np.isfinite(res.statistic) and np.isnan(res.ci_low):
         warnings.warn(
@@ -464,7 +466,7 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             f"{res.level!r} is undefined with n={res.n} pairs (it needs n > "
             f"{get_coefficient(res.method).fisher[0]:.0f}); ci_low and ci_high are NaN",
             UndefinedStatisticWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if res.n_groups_dropped == 0:
         return
@@ -475,7 +477,7 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             f"{res.n_groups} {what} have constant scores; their coefficient is NaN and they "
             "are excluded from the average (counted in n_constant)",
             ConstantInputWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
     if res.n_too_few:
         warnings.warn(
@@ -483,10 +485,11 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             f"{res.n_groups} {what} have fewer than 2 valid pairs; their coefficient is NaN "
             "and they are excluded (counted in n_too_few)",
             TooFewPairsWarning,
-            stacklevel=3,
+            stacklevel=user_stacklevel(),
         )
 
 
+@accepts_frames(human="human")
 def correlate(
     dataset,
     human: str,

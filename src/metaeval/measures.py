@@ -33,6 +33,8 @@ import numpy as np
 import pandas as pd
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
+from ._stacklevel import user_stacklevel
+from .data._accept import accepts_frames
 from ._signature import make_signature
 from .compare import (
     _Opt,
@@ -315,6 +317,7 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
     return res
 
 
+@accepts_frames(human="human")
 def discriminative_power(
     dataset,
     human: str,
@@ -458,7 +461,7 @@ def discriminative_power(
             f"some metric pairs have no p-value (an undefined correlation) and are left out "
             f"of DP: {', '.join(bad)}",
             UndefinedStatisticWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return DiscriminativePower(
         human=human,
@@ -577,6 +580,7 @@ def _rc_metric(x, z, d1, d2, measures, average, budget=None):
     return out
 
 
+@accepts_frames(human="human")
 def ranking_consistency(
     dataset,
     human: str,
@@ -706,7 +710,7 @@ def ranking_consistency(
             f"some splits have no ranking correlation (fewer than 2 metrics with a defined "
             f"statistic, or constant) and are left out of RC: {', '.join(bad)}",
             UndefinedStatisticWarning,
-            stacklevel=2,
+            stacklevel=user_stacklevel(),
         )
     return RankingConsistency(
         human=human,
