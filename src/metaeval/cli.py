@@ -77,6 +77,10 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     if ctx is not None:
         ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
     layout = _layout_values(ctx)
+    extra_rater, extra_run = _layout_axes(ctx)
+    rater, run = rater or extra_rater, run or extra_run
+    if extra_rater or extra_run:
+        file_only = {**(file_only or {}), "--rater-col": extra_rater, "--run-col": extra_run}
     names = {d["name"] for d in list_datasets()}
     if data in names:
         file_only = {**(file_only or {}), "--where": layout["where"], "--rater-cols": layout["rater_cols"],
@@ -118,16 +122,18 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
 
 #: Click parameter names of the layout options (see :func:`_layout_options`); their values
 #: reach :func:`_load` through the click context, so subcommands need no extra arguments.
-_LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols")
+_LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols", "layout_rater",
+                  "layout_run")
 
 #: Text columns --text-cols can name, as the text metrics read them.
 _TEXT_KINDS = ("hypothesis", "reference", "source")
 
 
-def _layout_options(texts=False):
+def _layout_options(texts=False, rater_col=False, run_col=False):
     """Decorator adding the shared data-layout options to a subcommand: --systems,
-    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``).
-    Their values are stashed in ``ctx.meta`` for :func:`_load`."""
+    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``; --rater-col
+    and --run-col for subcommands that lack them).  Their values are stashed in ``ctx.meta``
+    for :func:`_load`."""
     import functools
 
     opts = [
@@ -142,6 +148,14 @@ def _layout_options(texts=False):
                      help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
                           "makes HUMAN a human column with one rater per column; repeatable."),
     ]
+    if rater_col:
+        opts.append(click.option("--rater-col", "layout_rater", default=None,
+                                 help="Rater column (long files with several raters per cell: human "
+                                      "scores are averaged over them)."))
+    if run_col:
+        opts.append(click.option("--run-col", "layout_run", default=None,
+                                 help="Run column (long files where a metric was scored several times: "
+                                      "its score is the mean over the runs)."))
     if texts:
         opts.append(click.option(
             "--text-cols", "text_cols", default=None, metavar="KIND=COL,...",
@@ -201,6 +215,12 @@ def _layout_values(ctx):
         texts[kind] = vals[0]
     return {"systems": _split(raw.get("sel_systems")), "exclude": _split(raw.get("sel_exclude")),
             "where": where, "rater_cols": raters, "text_cols": texts}
+
+
+def _layout_axes(ctx):
+    """--rater-col/--run-col added by :func:`_layout_options` (None where the command has its own)."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    return raw.get("layout_rater"), raw.get("layout_run")
 
 
 def _select_bundled(ds, layout):
@@ -284,13 +304,17 @@ _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics
                "raters": "rater_cols"}
 
 
+#: --rater-col/--run-col when :func:`_layout_options` adds them (subcommands without their own).
+_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
+
+
 def _option_flags(ctx):
     """``{"rater": "--rater-col", ...}`` for the running command: data-layer messages name
     these flags instead of the Python keywords (None: the command has no such option)."""
     params = {p.name: p for p in (ctx.command.params if ctx is not None else [])}
     flags = {}
     for key, name in _API_PARAMS.items():
-        p = params.get(name)
+        p = params.get(name) or params.get(_LAYOUT_AXES.get(key))
         longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
         flags[key] = longs[0] if longs else None
     return flags
@@ -681,7 +705,7 @@ def _with(options):
 
 
 @main.command()
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
               help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
@@ -738,7 +762,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 
 
 @main.command()
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
               help="system, input, group-by-system (metaeval's item level) or global.")
@@ -831,7 +855,7 @@ def _save_figure(make, path):
 
 
 @main.command()
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
@@ -1011,6 +1035,21 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
     _reliability_tables(results, target)
 
 
+def _refuse_rotating_raters(ds, traits):
+    """validity: MTMM and CFA take each rater as one method; raters rotating over cells are not."""
+    import numpy as np
+
+    from .reliability import _rater_design
+
+    for t in traits:
+        r = np.asarray(ds.ratings(t), dtype=float)
+        if r.shape[0] >= 2 and _rater_design(r.reshape(r.shape[0], -1), "same") == "rotating":
+            raise DataError(f"the raters of {t!r} rotate over cells (fewer than two cells rated by all "
+                            f"{r.shape[0]}): MTMM and CFA treat each rater as one method and need the same "
+                            "raters in every cell; run `metaeval reliability` for the one-way ICC(1)/ICC(1,k) "
+                            "and Krippendorff's alpha, which apply")
+
+
 def _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes):
     import warnings
 
@@ -1092,6 +1131,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
                         "(long files: --rater-col; raters in columns: --rater-cols)")
+    _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
     has_metrics = bool(_split(metrics) or ds.metrics)
@@ -1176,7 +1216,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, run_col=True)
 @_with(_data_options)
 @click.option("--low", type=float, default=None, help="KS: low-quality group is human < LOW (default: paper 001 Table 3).")
 @click.option("--high", type=float, default=None, help="KS: high-quality group is human >= HIGH.")
@@ -1285,7 +1325,7 @@ def _text_adapters(metrics, model):
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
               help="Comma-separated text metrics (bleu, chrf, chrf++, ter, rouge, rouge1, rouge2, rougeL, "
@@ -1376,7 +1416,7 @@ def _perturbation_options(pairs, names):
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
               help="Comma-separated perturbations (sentence_reorder, subject_verb_disagreement, drop_words, "
@@ -1461,7 +1501,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
               help="The context category: system, input, or a context column (--contexts).")
@@ -1829,7 +1869,7 @@ def _judge_log():
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--aspect", required=True,
               help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")

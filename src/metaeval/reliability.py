@@ -1562,7 +1562,8 @@ def _nested_table(data):
 
 
 def _rater_design(data, raters):
-    """``"same"``, ``"rotating"`` (no two complete units but units with 2+ ratings) or ``"slots"``."""
+    """``"same"``, ``"rotating"`` (no two complete units, but units with two or more
+    ratings) or ``"slots"``."""
     if raters == "slots":
         return "slots"
     present = np.isfinite(data)
