@@ -361,3 +361,20 @@ def test_perturb_takes_texts_from_columns_of_the_filtered_rows(d2t_csv, tmp_path
     (got,) = doc if isinstance(doc, list) else doc["detection"]
     kept = df[(df.dataset == "BAGEL") & (df.system != "Human")]
     assert got["n"] + got["n_missing"] + got["n_excluded"] == len(kept) == 40
+
+
+def test_score_takes_several_reference_columns(tmp_path):
+    sacrebleu = pytest.importorskip("sacrebleu")
+    df = pd.DataFrame({"system": ["A", "A", "B"], "input": ["x", "y", "x"],
+                       "output": ["the cat sat on the mat", "a dog runs", "cat on mat"],
+                       "ref1": ["the cat sat on the mat", "the dog runs", "the cat sat on the mat"],
+                       "ref2": ["a cat was on the mat", None, "a cat was on the mat"],
+                       "human": [4.0, 3.0, 2.0]})
+    df.to_csv(tmp_path / "refs.csv", index=False)
+    res = ok(run("score", tmp_path / "refs.csv", "--metrics", "bleu", "--human", "human", "--multi-ref", "native",
+                 "--text-cols", "hypothesis=output,reference=ref1,reference=ref2", "--format", "csv"))
+    got = pd.read_csv(pd.io.common.StringIO(res.stdout))
+    for row in df.itertuples():
+        refs = [r for r in (row.ref1, row.ref2) if isinstance(r, str)]  # a missing reference is left out
+        (score,) = got[(got.system == row.system) & (got.input == row.input)].score
+        assert score == pytest.approx(sacrebleu.sentence_bleu(row.output, refs).score, rel=1e-12)

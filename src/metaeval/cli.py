@@ -161,7 +161,8 @@ def _layout_options(texts=False, rater_col=False, run_col=False):
             "--text-cols", "text_cols", default=None, metavar="KIND=COL,...",
             help="Texts from columns of DATA instead of a --texts JSONL: comma-separated "
                  f"KIND=COLUMN with KIND in {', '.join(_TEXT_KINDS)}, e.g. "
-                 "hypothesis=output,reference=ref,source=src."))
+                 "hypothesis=output,reference=ref,source=src; several references: "
+                 "reference=ref1,reference=ref2."))
 
     def deco(f):
         @functools.wraps(f)
@@ -207,12 +208,16 @@ def _layout_values(ctx):
         else:
             raters[key] = vals
     text_items = _split(raw.get("text_cols")) or []
+    refs = [t for t in text_items if t.partition("=")[0].strip() == "reference"]
     texts = {}
-    for kind, vals in _pairs(text_items, "--text-cols", several=False).items():
+    for kind, vals in _pairs([t for t in text_items if t not in refs] + refs[:1], "--text-cols",
+                             several=False).items():
         if kind not in _TEXT_KINDS:
             raise ParameterError(f"--text-cols: {kind!r} is not a text kind; choose from "
                                  f"{', '.join(_TEXT_KINDS)} (e.g. hypothesis=output)")
         texts[kind] = vals[0]
+    if len(refs) > 1:  # several references: reference=ref1,reference=ref2
+        texts["reference"] = [_pairs([t], "--text-cols", several=False)["reference"][0] for t in refs]
     return {"systems": _split(raw.get("sel_systems")), "exclude": _split(raw.get("sel_exclude")),
             "where": where, "rater_cols": raters, "text_cols": texts}
 
@@ -244,6 +249,8 @@ def _read_selected(data, kw, layout):
     in columns (--rater-cols) and texts from columns (--text-cols), then built as a Dataset."""
     from pathlib import Path
 
+    import pandas as pd
+
     from .data import Dataset
     from .data._frames import select_rows
     from .data._io import FORMATS as READERS
@@ -261,16 +268,29 @@ def _read_selected(data, kw, layout):
         kw["raters"] = layout["rater_cols"]
     if layout["text_cols"]:
         cols = list(frame.columns)
-        missing = [c for c in layout["text_cols"].values() if c not in cols]
+        spec = dict(layout["text_cols"])
+        several = spec.pop("reference") if isinstance(spec.get("reference"), list) else None
+        if several:
+            missing = [c for c in several if c not in cols]
+            if missing:
+                raise DataError(f"--text-cols: unknown reference column(s) {', '.join(map(repr, missing))}; "
+                                f"available columns: {', '.join(map(repr, cols[:40]))}")
+            if "references" in cols:
+                raise DataError("--text-cols: DATA already has a column named 'references'; rename it")
+            # one tuple of the non-missing references per row, as the text metrics read them
+            frame = frame.assign(references=[tuple(str(v) for v in row if isinstance(v, str) or pd.notna(v))
+                                             for row in frame[several].itertuples(index=False)])
+            cols = list(frame.columns)
+        missing = [c for c in spec.values() if c not in cols]
         if missing:
             raise DataError(f"--text-cols: unknown column(s) {', '.join(map(repr, missing))}; available "
                             f"columns: {', '.join(map(repr, cols[:40]))}")
-        clash = [k for k, c in layout["text_cols"].items() if k in cols and k != c]
+        clash = [k for k, c in spec.items() if k in cols and k != c]
         if clash:
             raise DataError(f"--text-cols: DATA already has a column named {clash[0]!r} that is not the "
                             f"one given for it; name it in --text-cols ({clash[0]}={clash[0]}) or rename it")
-        frame = frame.rename(columns={c: k for k, c in layout["text_cols"].items()})
-        kw["texts"] = list(layout["text_cols"])
+        frame = frame.rename(columns={c: k for k, c in spec.items()})
+        kw["texts"] = list(spec) + (["references"] if several else [])
     kw.setdefault("name", path.name[: len(path.name) - len(suffix)] or path.name)
     return Dataset.from_frame(frame, **kw)
 
