@@ -378,3 +378,15 @@ def test_score_takes_several_reference_columns(tmp_path):
         refs = [r for r in (row.ref1, row.ref2) if isinstance(r, str)]  # a missing reference is left out
         (score,) = got[(got.system == row.system) & (got.input == row.input)].score
         assert score == pytest.approx(sacrebleu.sentence_bleu(row.output, refs).score, rel=1e-12)
+
+
+def test_numeric_where_column_is_not_taken_for_a_metric(tmp_path):
+    """A filter column (`year`) is numeric, but it selects rows; it must not become a metric."""
+    df = pd.DataFrame({"system": list("ABCABC"), "input": list("xxxyyy"), "year": [2020] * 3 + [2021] * 3,
+                       "human": [1.0, 2.0, 3.0, 2.0, 1.0, 3.0], "bleu": [0.1, 0.3, 0.2, 0.2, 0.1, 0.4]})
+    df.to_csv(tmp_path / "years.csv", index=False)
+    doc = out_json(run("correlate", tmp_path / "years.csv", "--human", "human", "--where", "year=2020",
+                       "--level", "global", "--ci", "none", "--format", "json"))
+    assert [r["metric"] for r in doc] == ["bleu"]
+    sub = df[df.year == 2020]
+    assert doc[0]["statistic"] == pytest.approx(stats.pearsonr(sub.human, sub.bleu).statistic, rel=1e-12)

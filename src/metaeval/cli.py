@@ -264,6 +264,10 @@ def _read_selected(data, kw, layout):
     frame = select_rows(frame, system=kw.get("system", "system"), systems=layout["systems"],
                         exclude_systems=layout["exclude"], where=layout["where"])
     kw = dict(kw)
+    # a --where column has done its job: it is not a score (else a numeric one, `year`, would
+    # become a default metric) unless the command names it
+    named = {c for v in kw.values() for c in (v if isinstance(v, list) else [v]) if isinstance(c, str)}
+    frame = frame.drop(columns=[c for c in layout["where"] if c not in named])
     if layout["rater_cols"]:
         kw["raters"] = layout["rater_cols"]
     if layout["text_cols"]:
