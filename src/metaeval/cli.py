@@ -1008,7 +1008,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize, seed, system,
                 input_, rater, run, agreement_methods, rater_slots, out, fmt):
     """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
-    from .reliability import agreement, stability
+    from .reliability import SAME_RATER_FORMS, agreement, stability
 
     methods = _agreement_methods(agreement_methods)
 
@@ -1034,9 +1034,11 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
     if mets:
         _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes)
     if humans:
-        results["agreement"] = agreement(ds, humans, method=methods,
-                                         raters="slots" if rater_slots else "same")
-        _agreement_notes(results["agreement"], rater_slots)
+        res = agreement(ds, humans, method=methods, raters="slots" if rater_slots else "same")
+        _agreement_notes(res, rater_slots)
+        # only the forms that apply: ICC(2)/(3) of rotating raters or slots are NaN by design
+        results["agreement"] = type(res)(tuple(r for r in res if not (
+            r.method in SAME_RATER_FORMS and ("raters:rotating" in r.signature or "raters:slots" in r.signature))))
     if out:
         from .report.figures import alpha_curve, reliability_bars
 
