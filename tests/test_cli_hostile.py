@@ -250,7 +250,8 @@ def dup_csv(tmp_path):
 
 
 def test_duplicate_keys_error_named_api_keywords_rater_and_run(dup_csv):
-    res = run("correlate", dup_csv, "--human", "human")
+    # validity has --rater-col but no --run-col (correlate has both since issue 14.6)
+    res = run("validity", dup_csv, "--human", "human")
     assert_one_line_error(res, "pass --rater-col with the column")
     assert "rater=" not in res.stderr and "run=" not in res.stderr and "groupby" not in res.stderr
 
@@ -266,8 +267,10 @@ def test_unknown_metric_error_named_no_option(names_csv):
 
 
 def test_unknown_label_column_error_named_api_keywords(dup_csv):
-    res = run("correlate", dup_csv, "--human", "human", "--system-col", "sys")
+    res = run("validity", dup_csv, "--human", "human", "--system-col", "sys")
     assert_one_line_error(res, "(check --system-col, --input-col, --rater-col): 'sys'")
+    res = run("correlate", dup_csv, "--human", "human", "--system-col", "sys")
+    assert_one_line_error(res, "(check --system-col, --input-col, --rater-col, --run-col): 'sys'")
     assert "`system`" not in res.stderr
 
 

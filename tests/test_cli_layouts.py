@@ -315,3 +315,78 @@ def test_diagnose_accepts_several_human_columns(d2t_csv):
         low = df.loc[df[human] < 0, "bleu"]
         high = df.loc[df[human] >= 1, "bleu"]
         assert got["statistic"] == pytest.approx(stats.ks_2samp(low, high).statistic, abs=1e-12)
+
+
+def test_validity_refuses_rotating_raters_before_the_cfa(rotating_csv):
+    """Regression: rotating raters reached the CFA, which failed on 0 complete cells."""
+    path, _ = rotating_csv
+    line = error_line(run("validity", path, "--rater-col", "rater", "--human", "quality"))
+    assert "rotate over cells" in line and "same raters in every cell" in line and "reliability" in line
+
+
+# ----------------------------------------------------------------- 7. --rater-col / --run-col where they apply
+
+
+def test_correlate_takes_a_run_column(tmp_path):
+    """An LLM judge scored 3 times per cell: --run-col averages the runs (pandas mean, then scipy)."""
+    rng = np.random.default_rng(2)
+    rows = []
+    for s in range(6):
+        for i in range(8):
+            h = rng.normal() + 0.2 * s
+            rows += [{"system": f"S{s}", "input": f"i{i}", "run": f"seed{r}", "human": h, "judge": h + rng.normal()}
+                     for r in range(3)]
+    df = pd.DataFrame(rows)
+    df.to_csv(tmp_path / "runs.csv", index=False)
+    doc = out_json(run("correlate", tmp_path / "runs.csv", "--human", "human", "--run-col", "run",
+                       "--level", "global", "--ci", "none", "--format", "json"))
+    (got,) = doc
+    cells = df.groupby(["system", "input"])[["human", "judge"]].mean()
+    assert got["statistic"] == pytest.approx(stats.pearsonr(cells.human, cells.judge).statistic, rel=1e-12)
+    for command in ("correlate", "compare", "measures", "diagnose", "reliability", "report"):
+        assert "--run-col" in ok(run(command, "--help")).output, command
+    for command in ("correlate", "compare", "measures", "diagnose", "reliability", "validity", "score",
+                    "perturb", "local", "judge", "report"):
+        assert "--rater-col" in ok(run(command, "--help")).output, command
+
+
+def test_perturb_takes_texts_from_columns_of_the_filtered_rows(d2t_csv, tmp_path):
+    path, df = d2t_csv
+    df = df.assign(output=[f"the system output number {k} is here" for k in range(len(df))],
+                   ref=[f"the reference text number {k} is here" for k in range(len(df))])
+    df.to_csv(tmp_path / "d2t_texts.csv", index=False)
+    doc = out_json(run("perturb", tmp_path / "d2t_texts.csv", "--human", "informativeness", "--perturbation",
+                       "truncation", "--metrics", "bleu", "--text-cols", "hypothesis=output,reference=ref",
+                       "--where", "dataset=BAGEL", "--exclude-systems", "Human", "--seed", "0", "--format", "json"))
+    (got,) = doc if isinstance(doc, list) else doc["detection"]
+    kept = df[(df.dataset == "BAGEL") & (df.system != "Human")]
+    assert got["n"] + got["n_missing"] + got["n_excluded"] == len(kept) == 40
+
+
+def test_score_takes_several_reference_columns(tmp_path):
+    sacrebleu = pytest.importorskip("sacrebleu")
+    df = pd.DataFrame({"system": ["A", "A", "B"], "input": ["x", "y", "x"],
+                       "output": ["the cat sat on the mat", "a dog runs", "cat on mat"],
+                       "ref1": ["the cat sat on the mat", "the dog runs", "the cat sat on the mat"],
+                       "ref2": ["a cat was on the mat", None, "a cat was on the mat"],
+                       "human": [4.0, 3.0, 2.0]})
+    df.to_csv(tmp_path / "refs.csv", index=False)
+    res = ok(run("score", tmp_path / "refs.csv", "--metrics", "bleu", "--human", "human", "--multi-ref", "native",
+                 "--text-cols", "hypothesis=output,reference=ref1,reference=ref2", "--format", "csv"))
+    got = pd.read_csv(pd.io.common.StringIO(res.stdout))
+    for row in df.itertuples():
+        refs = [r for r in (row.ref1, row.ref2) if isinstance(r, str)]  # a missing reference is left out
+        (score,) = got[(got.system == row.system) & (got.input == row.input)].score
+        assert score == pytest.approx(sacrebleu.sentence_bleu(row.output, refs).score, rel=1e-12)
+
+
+def test_numeric_where_column_is_not_taken_for_a_metric(tmp_path):
+    """A filter column (`year`) is numeric, but it selects rows; it must not become a metric."""
+    df = pd.DataFrame({"system": list("ABCABC"), "input": list("xxxyyy"), "year": [2020] * 3 + [2021] * 3,
+                       "human": [1.0, 2.0, 3.0, 2.0, 1.0, 3.0], "bleu": [0.1, 0.3, 0.2, 0.2, 0.1, 0.4]})
+    df.to_csv(tmp_path / "years.csv", index=False)
+    doc = out_json(run("correlate", tmp_path / "years.csv", "--human", "human", "--where", "year=2020",
+                       "--level", "global", "--ci", "none", "--format", "json"))
+    assert [r["metric"] for r in doc] == ["bleu"]
+    sub = df[df.year == 2020]
+    assert doc[0]["statistic"] == pytest.approx(stats.pearsonr(sub.human, sub.bleu).statistic, rel=1e-12)

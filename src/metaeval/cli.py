@@ -81,6 +81,10 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     if ctx is not None:
         ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
     layout = _layout_values(ctx)
+    extra_rater, extra_run = _layout_axes(ctx)
+    rater, run = rater or extra_rater, run or extra_run
+    if extra_rater or extra_run:
+        file_only = {**(file_only or {}), "--rater-col": extra_rater, "--run-col": extra_run}
     names = {d["name"] for d in list_datasets()}
     if data in names:
         file_only = {**(file_only or {}), "--where": layout["where"], "--rater-cols": layout["rater_cols"],
@@ -122,16 +126,18 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
 
 #: Click parameter names of the layout options (see :func:`_layout_options`); their values
 #: reach :func:`_load` through the click context, so subcommands need no extra arguments.
-_LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols")
+_LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols", "layout_rater",
+                  "layout_run")
 
 #: Text columns --text-cols can name, as the text metrics read them.
 _TEXT_KINDS = ("hypothesis", "reference", "source")
 
 
-def _layout_options(texts=False):
+def _layout_options(texts=False, rater_col=False, run_col=False):
     """Decorator adding the shared data-layout options to a subcommand: --systems,
-    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``).
-    Their values are stashed in ``ctx.meta`` for :func:`_load`."""
+    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``; --rater-col
+    and --run-col for subcommands that lack them).  Their values are stashed in ``ctx.meta``
+    for :func:`_load`."""
     import functools
 
     opts = [
@@ -146,12 +152,21 @@ def _layout_options(texts=False):
                      help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
                           "makes HUMAN a human column with one rater per column; repeatable."),
     ]
+    if rater_col:
+        opts.append(click.option("--rater-col", "layout_rater", default=None,
+                                 help="Rater column (long files with several raters per cell: human "
+                                      "scores are averaged over them)."))
+    if run_col:
+        opts.append(click.option("--run-col", "layout_run", default=None,
+                                 help="Run column (long files where a metric was scored several times: "
+                                      "its score is the mean over the runs)."))
     if texts:
         opts.append(click.option(
             "--text-cols", "text_cols", default=None, metavar="KIND=COL,...",
             help="Texts from columns of DATA instead of a --texts JSONL: comma-separated "
                  f"KIND=COLUMN with KIND in {', '.join(_TEXT_KINDS)}, e.g. "
-                 "hypothesis=output,reference=ref,source=src."))
+                 "hypothesis=output,reference=ref,source=src; several references: "
+                 "reference=ref1,reference=ref2."))
 
     def deco(f):
         @functools.wraps(f)
@@ -197,14 +212,24 @@ def _layout_values(ctx):
         else:
             raters[key] = vals
     text_items = _split(raw.get("text_cols")) or []
+    refs = [t for t in text_items if t.partition("=")[0].strip() == "reference"]
     texts = {}
-    for kind, vals in _pairs(text_items, "--text-cols", several=False).items():
+    for kind, vals in _pairs([t for t in text_items if t not in refs] + refs[:1], "--text-cols",
+                             several=False).items():
         if kind not in _TEXT_KINDS:
             raise ParameterError(f"--text-cols: {kind!r} is not a text kind; choose from "
                                  f"{', '.join(_TEXT_KINDS)} (e.g. hypothesis=output)")
         texts[kind] = vals[0]
+    if len(refs) > 1:  # several references: reference=ref1,reference=ref2
+        texts["reference"] = [_pairs([t], "--text-cols", several=False)["reference"][0] for t in refs]
     return {"systems": _split(raw.get("sel_systems")), "exclude": _split(raw.get("sel_exclude")),
             "where": where, "rater_cols": raters, "text_cols": texts}
+
+
+def _layout_axes(ctx):
+    """--rater-col/--run-col added by :func:`_layout_options` (None where the command has its own)."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    return raw.get("layout_rater"), raw.get("layout_run")
 
 
 def _select_bundled(ds, layout):
@@ -228,6 +253,8 @@ def _read_selected(data, kw, layout):
     in columns (--rater-cols) and texts from columns (--text-cols), then built as a Dataset."""
     from pathlib import Path
 
+    import pandas as pd
+
     from .data import Dataset
     from .data._frames import select_rows
     from .data._io import FORMATS as READERS
@@ -241,20 +268,37 @@ def _read_selected(data, kw, layout):
     frame = select_rows(frame, system=kw.get("system", "system"), systems=layout["systems"],
                         exclude_systems=layout["exclude"], where=layout["where"])
     kw = dict(kw)
+    # a --where column has done its job: it is not a score (else a numeric one, `year`, would
+    # become a default metric) unless the command names it
+    named = {c for v in kw.values() for c in (v if isinstance(v, list) else [v]) if isinstance(c, str)}
+    frame = frame.drop(columns=[c for c in layout["where"] if c not in named])
     if layout["rater_cols"]:
         kw["raters"] = layout["rater_cols"]
     if layout["text_cols"]:
         cols = list(frame.columns)
-        missing = [c for c in layout["text_cols"].values() if c not in cols]
+        spec = dict(layout["text_cols"])
+        several = spec.pop("reference") if isinstance(spec.get("reference"), list) else None
+        if several:
+            missing = [c for c in several if c not in cols]
+            if missing:
+                raise DataError(f"--text-cols: unknown reference column(s) {', '.join(map(repr, missing))}; "
+                                f"available columns: {', '.join(map(repr, cols[:40]))}")
+            if "references" in cols:
+                raise DataError("--text-cols: DATA already has a column named 'references'; rename it")
+            # one tuple of the non-missing references per row, as the text metrics read them
+            frame = frame.assign(references=[tuple(str(v) for v in row if isinstance(v, str) or pd.notna(v))
+                                             for row in frame[several].itertuples(index=False)])
+            cols = list(frame.columns)
+        missing = [c for c in spec.values() if c not in cols]
         if missing:
             raise DataError(f"--text-cols: unknown column(s) {', '.join(map(repr, missing))}; available "
                             f"columns: {', '.join(map(repr, cols[:40]))}")
-        clash = [k for k, c in layout["text_cols"].items() if k in cols and k != c]
+        clash = [k for k, c in spec.items() if k in cols and k != c]
         if clash:
             raise DataError(f"--text-cols: DATA already has a column named {clash[0]!r} that is not the "
                             f"one given for it; name it in --text-cols ({clash[0]}={clash[0]}) or rename it")
-        frame = frame.rename(columns={c: k for k, c in layout["text_cols"].items()})
-        kw["texts"] = list(layout["text_cols"])
+        frame = frame.rename(columns={c: k for k, c in spec.items()})
+        kw["texts"] = list(spec) + (["references"] if several else [])
     kw.setdefault("name", path.name[: len(path.name) - len(suffix)] or path.name)
     return Dataset.from_frame(frame, **kw)
 
@@ -288,13 +332,17 @@ _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics
                "raters": "rater_cols"}
 
 
+#: --rater-col/--run-col when :func:`_layout_options` adds them (subcommands without their own).
+_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
+
+
 def _option_flags(ctx):
     """``{"rater": "--rater-col", ...}`` for the running command: data-layer messages name
     these flags instead of the Python keywords (None: the command has no such option)."""
     params = {p.name: p for p in (ctx.command.params if ctx is not None else [])}
     flags = {}
     for key, name in _API_PARAMS.items():
-        p = params.get(name)
+        p = params.get(name) or params.get(_LAYOUT_AXES.get(key))
         longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
         flags[key] = longs[0] if longs else None
     return flags
@@ -685,7 +733,7 @@ def _with(options):
 
 
 @main.command()
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
               help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
@@ -742,7 +790,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 
 
 @main.command()
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
               help="system, input, group-by-system (metaeval's item level) or global.")
@@ -835,7 +883,7 @@ def _save_figure(make, path):
 
 
 @main.command()
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
@@ -964,7 +1012,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize, seed, system,
                 input_, rater, run, agreement_methods, rater_slots, out, fmt):
     """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
-    from .reliability import agreement, stability
+    from .reliability import SAME_RATER_FORMS, agreement, stability
 
     methods = _agreement_methods(agreement_methods)
 
@@ -990,9 +1038,11 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
     if mets:
         _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes)
     if humans:
-        results["agreement"] = agreement(ds, humans, method=methods,
-                                         raters="slots" if rater_slots else "same")
-        _agreement_notes(results["agreement"], rater_slots)
+        res = agreement(ds, humans, method=methods, raters="slots" if rater_slots else "same")
+        _agreement_notes(res, rater_slots)
+        # only the forms that apply: ICC(2)/(3) of rotating raters or slots are NaN by design
+        results["agreement"] = type(res)(tuple(r for r in res if not (
+            r.method in SAME_RATER_FORMS and ("raters:rotating" in r.signature or "raters:slots" in r.signature))))
     if out:
         from .report.figures import alpha_curve, reliability_bars
 
@@ -1013,6 +1063,21 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
         _emit_csv_by_analysis({k: v for k, v in results.items() if k != "consistency_curve"})
         return
     _reliability_tables(results, target)
+
+
+def _refuse_rotating_raters(ds, traits):
+    """validity: MTMM and CFA take each rater as one method; raters rotating over cells are not."""
+    import numpy as np
+
+    from .reliability import _rater_design
+
+    for t in traits:
+        r = np.asarray(ds.ratings(t), dtype=float)
+        if r.shape[0] >= 2 and _rater_design(r.reshape(r.shape[0], -1), "same") == "rotating":
+            raise DataError(f"the raters of {t!r} rotate over cells (fewer than two cells rated by all "
+                            f"{r.shape[0]}): MTMM and CFA treat each rater as one method and need the same "
+                            "raters in every cell; run `metaeval reliability` for the one-way ICC(1)/ICC(1,k) "
+                            "and Krippendorff's alpha, which apply")
 
 
 def _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes):
@@ -1096,6 +1161,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
                         "(long files: --rater-col; raters in columns: --rater-cols)")
+    _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
     has_metrics = bool(_split(metrics) or ds.metrics)
@@ -1180,7 +1246,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, run_col=True)
 @_with(_data_options)
 @click.option("--low", type=float, default=None, help="KS: low-quality group is human < LOW (default: paper 001 Table 3).")
 @click.option("--high", type=float, default=None, help="KS: high-quality group is human >= HIGH.")
@@ -1289,7 +1355,7 @@ def _text_adapters(metrics, model):
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
               help="Comma-separated text metrics (bleu, chrf, chrf++, ter, rouge, rouge1, rouge2, rougeL, "
@@ -1380,7 +1446,7 @@ def _perturbation_options(pairs, names):
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
               help="Comma-separated perturbations (sentence_reorder, subject_verb_disagreement, drop_words, "
@@ -1465,7 +1531,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
               help="The context category: system, input, or a context column (--contexts).")
@@ -1833,7 +1899,7 @@ def _judge_log():
 
 
 @main.command()
-@_layout_options(texts=True)
+@_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--aspect", required=True,
               help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")

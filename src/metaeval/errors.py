@@ -133,8 +133,8 @@ class RaterDesignWarning(MetaevalWarning):
     rater as the same person in every cell; with rotating raters (a few of
     many raters per cell) or rater *slots* (``rater1..raterK`` columns that
     are different people in different cells) only the one-way forms ICC(1)
-    and ICC(1,k) and Krippendorff's alpha apply, so the others are left out
-    and this warning says so.
+    and ICC(1,k) and Krippendorff's alpha apply, so the others are NaN (the
+    command line leaves them out) and this warning says so.
     """
 
 

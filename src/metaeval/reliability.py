@@ -1567,7 +1567,8 @@ def _nested_table(data):
 
 
 def _rater_design(data, raters):
-    """``"same"``, ``"rotating"`` (no two complete units but units with 2+ ratings) or ``"slots"``."""
+    """``"same"``, ``"rotating"`` (no two complete units, but units with two or more
+    ratings) or ``"slots"``."""
     if raters == "slots":
         return "slots"
     present = np.isfinite(data)
@@ -1625,9 +1626,11 @@ def agreement(
         each cell's own k ratings (k the most common count; cells with
         another count are dropped with a :class:`MissingCellsWarning`),
         their ``n_raters`` is k, and their signature says ``raters:rotating``
-        or ``raters:slots``.  The other ICC forms are left out with a
-        :class:`~metaeval.errors.RaterDesignWarning`.  Krippendorff's alpha
-        needs no fixed raters and is computed as usual.
+        or ``raters:slots``.  The other ICC forms are NaN (``n_units`` 0,
+        signature ``raters:...``) with a
+        :class:`~metaeval.errors.RaterDesignWarning`; the command line leaves
+        them out of its table.  Krippendorff's alpha needs no fixed raters and
+        is computed as usual.
 
     Parameters
     ----------
@@ -1678,24 +1681,44 @@ def agreement(
         U = data.shape[1]
         icc_tab = None
         design = _rater_design(data, raters)
-        col_methods = methods
-        if design != "same":
-            left_out = [m for m in methods if m in SAME_RATER_FORMS]
-            col_methods = [m for m in methods if m not in SAME_RATER_FORMS]
-            if left_out:
-                why = (
-                    "its rater columns are declared slots (different people in different cells)"
-                    if design == "slots"
-                    else f"its raters rotate over cells (fewer than two cells rated by all {R})"
+        left_out = [m for m in methods if m in SAME_RATER_FORMS] if design != "same" else []
+        if left_out:
+            why = (
+                "its rater columns are declared slots (different people in different cells)"
+                if design == "slots"
+                else f"its raters rotate over cells (fewer than two cells rated by all {R})"
+            )
+            warnings.warn(
+                f"agreement of {c!r}: {', '.join(left_out)} not defined (NaN): {why}, and "
+                "ICC(2)/ICC(3) need the same raters in every cell; the one-way icc1/icc1k and "
+                "Krippendorff's alpha apply",
+                RaterDesignWarning,
+                stacklevel=2,
+            )
+        for m in methods:
+            if m in left_out:
+                out.append(
+                    Agreement(
+                        column=c,
+                        method=m,
+                        statistic=np.nan,
+                        ci_low=np.nan,
+                        ci_high=np.nan,
+                        pvalue=np.nan,
+                        f_statistic=np.nan,
+                        df1=np.nan,
+                        df2=np.nan,
+                        confidence_level=cl,
+                        n_units=0,
+                        n_units_dropped=U,
+                        n_raters=R,
+                        n_values=0,
+                        observed_disagreement=np.nan,
+                        expected_disagreement=np.nan,
+                        signature=make_signature(method=m, raters=design, units="cells"),
+                    )
                 )
-                warnings.warn(
-                    f"agreement of {c!r}: {', '.join(left_out)} left out: {why}, and ICC(2)/ICC(3) "
-                    "need the same raters in every cell; the one-way icc1/icc1k and "
-                    "Krippendorff's alpha apply",
-                    RaterDesignWarning,
-                    stacklevel=2,
-                )
-        for m in col_methods:
+                continue
             if m in KRIPPENDORFF_METRICS:
                 a, do, de, n, nu = _krippendorff(data, m)
                 res = Agreement(

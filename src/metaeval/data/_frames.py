@@ -624,7 +624,8 @@ def _matches(series: pd.Series, values: Sequence[str]) -> np.ndarray:
     labels = _as_labels(series)
     hit = np.isin(labels, np.array(list(values), dtype=object))
     if pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype):
-        numbers = pd.to_numeric(pd.Series(list(values), dtype=object), errors="coerce").to_numpy(float)
+        given = pd.Series(list(values), dtype=object)
+        numbers = pd.to_numeric(given, errors="coerce").to_numpy(float)
         numbers = numbers[np.isfinite(numbers)]
         if numbers.size:
             hit |= np.isin(series.to_numpy(dtype=float, na_value=np.nan), numbers)
@@ -675,7 +676,9 @@ def select_rows(
     --------
     >>> import pandas as pd
     >>> from metaeval.data._frames import select_rows
-    >>> df = pd.DataFrame({"system": ["A", "Human", "A"], "dataset": ["x", "x", "y"], "q": [1, 2, 3]})
+    >>> df = pd.DataFrame(
+    ...     {"system": ["A", "Human", "A"], "dataset": ["x", "x", "y"], "q": [1, 2, 3]}
+    ... )
     >>> select_rows(df, exclude_systems=["Human"], where={"dataset": ["x"]})
       system dataset  q
     0      A       x  1
@@ -711,7 +714,8 @@ def select_rows(
             raise DataError(f"{_flag('where')}: no value given for column {column!r}")
         hit = _matches(frame[column], values)
         if not hit.any():
-            seen = unique_in_order(np.array([v for v in _as_labels(frame[column]) if v is not None], dtype=object))
+            labels = _as_labels(frame[column])
+            seen = unique_in_order(labels[[v is not None for v in labels]])
             raise DataError(
                 f"{_flag('where')}: no row has {column!r} in {fmt_items(values)}; its values "
                 f"are {fmt_items(list(seen), limit=20)}"
@@ -719,7 +723,7 @@ def select_rows(
         keep &= hit
     if not keep.any():
         raise DataError(
-            f"no row is left after the row filters ({options_text(['systems', 'exclude_systems', 'where'], joiner=', ') or 'filters'}): "
-            "loosen them"
+            "no row is left after the row filters "
+            f"({options_text(['systems', 'exclude_systems', 'where'], joiner=', ')}): loosen them"
         )
     return frame.loc[keep].reset_index(drop=True)
