@@ -124,6 +124,39 @@ def test_equal_in_the_limit_to_exact_enumeration():
     assert np.all(np.abs(mc[iu] - exact[iu]) < 5 * np.sqrt(0.25 / 40000))
 
 
+def _exact_pvalues(S, signs):
+    """p[i, j] = #{s : s . d >= 1 . d} / P with d = S[i] - S[j], in exact rational arithmetic
+    (fractions.Fraction of the floats' exact binary values)."""
+    from fractions import Fraction
+
+    N = S.shape[0]
+    p = np.full((N, N), np.nan)
+    for i in range(N):
+        for j in range(i + 1, N):
+            d = [Fraction(float(a)) - Fraction(float(b)) for a, b in zip(S[i], S[j])]
+            obs = sum(d)
+            p[i, j] = sum(sum(int(si) * di for si, di in zip(s, d)) >= obs for s in signs) / len(signs)
+    return p
+
+
+def test_exactly_tied_draws_count_whatever_the_rounding():
+    # Regression (review of the SPA code): the observed sum (np.sum) and the null sums (matmul)
+    # round differently, so draws that equal the observed difference exactly - the identity
+    # draw, flips of segments the two systems score alike - were counted or not by rounding
+    # noise: 0.734375 where exact enumeration of the 64 sign vectors gives 0.75. Scaling the
+    # scores by 10 changed SPA.
+    signs = np.array(list(itertools.product([-1.0, 1.0], repeat=6)))
+    S = np.array([[0.4, 0.5, 0.7, 0.9, 0.0, 0.1], [0.8, 0.9, 0.2, 0.3, 0.8, 0.4]])
+    assert pairwise_pvalues(S[None], signs)[0, 0, 1] == _exact_pvalues(S, signs)[0, 1] == 0.75
+    rng = np.random.default_rng(5)
+    mqm = -rng.choice([0.0, 0.1, 1.0, 5.0, 5.1, 10.0], size=(5, 8))
+    mqm[:, :3] = mqm[0, :3]  # segments every system scores alike
+    signs8 = np.array(list(itertools.product([-1.0, 1.0], repeat=8)))
+    exact = _exact_pvalues(mqm, signs8)
+    for scale in (1.0, 10.0, 0.1, 1 / 3):
+        np.testing.assert_array_equal(pairwise_pvalues((mqm * scale)[None], signs8)[0], exact)
+
+
 def test_spa_properties_and_determinism():
     h, xs = _datasets()[0]
     ds = _ds(h, xs + [h])

@@ -44,6 +44,11 @@ def sign_draws(gen: np.random.Generator, n_permutations: int, n_inputs: int) -> 
     return u
 
 
+#: Relative tolerance of the float64 comparison of a null sum with the observed one (see
+#: :func:`pairwise_pvalues`); pce.py's float32 comparison is exact (``precision="float32"``).
+_TIE_RTOL = 1e-10
+
+
 def pairwise_pvalues(scores: np.ndarray, signs: np.ndarray, *, precision: str = "float64") -> np.ndarray:
     """Permutation p-values of "system i better than system j" for a batch.
 
@@ -55,7 +60,13 @@ def pairwise_pvalues(scores: np.ndarray, signs: np.ndarray, *, precision: str = 
     signs : ndarray, shape (P, M)
         +-1 sign draws (:func:`sign_draws`).
     precision : {"float64", "float32"}
-        Arithmetic; ``float32`` is pce.py's.
+        Arithmetic. ``float64`` counts a draw whose sum equals the observed
+        one up to rounding (relative tolerance 1e-10 of the two rows'
+        absolute sums) as reaching it, so draws that tie exactly (the
+        identity draw, flips of tied segments) count whatever the summation
+        order; ``float32`` is pce.py's exact comparison in float32, which
+        reproduces WMT's numbers draw for draw but decides such ties by
+        rounding.
 
     Returns
     -------
@@ -83,7 +94,13 @@ def pairwise_pvalues(scores: np.ndarray, signs: np.ndarray, *, precision: str = 
     part = (sg @ flat.T).reshape(P, K, N)
     null = part[:, :, iu[0]] - part[:, :, iu[1]]  # (P, K, pairs)
     test = tot[:, iu[0]] - tot[:, iu[1]]  # (K, pairs)
-    out[:, iu[0], iu[1]] = np.count_nonzero(null >= test, axis=0) / P
+    # Draws equal to the observed sum in exact arithmetic (the all-+1 draw; flips of tied
+    # segments) must count whatever the summation order: the matmul and the row sums round
+    # differently, by at most about M * eps * sum|s|. Count null >= test - tol with tol far
+    # above that bound and far below any real difference of two sums.
+    mag = np.abs(flat).sum(axis=1).reshape(K, N)
+    tol = _TIE_RTOL * (mag[:, iu[0]] + mag[:, iu[1]])
+    out[:, iu[0], iu[1]] = np.count_nonzero(null >= test - tol, axis=0) / P
     return out
 
 
