@@ -527,6 +527,27 @@ def test_logistic_fit_against_statsmodels(seed):
     np.testing.assert_allclose([se, lo, hi, p], [ref.bse[1], ci[1, 0], ci[1, 1], ref.pvalues[1]], rtol=1e-6)
 
 
+@pytest.mark.parametrize("scale", [1e-3, 1.0, 100.0, 1e4])
+def test_logistic_fit_does_not_call_a_large_slope_separation(scale):
+    # Regression (review): a finite MLE with a slope above 50 (a large `per`, or small length
+    # units) came back NaN as "separation"; the fit now decides separation from the data and
+    # works on the standardized predictor. Reference: statsmodels Logit on the same data.
+    import statsmodels.api as sm
+
+    rng = np.random.default_rng(4)
+    d = rng.normal(0, 60, size=400)
+    y = (rng.random(400) < 1 / (1 + np.exp(-0.02 * d))).astype(float)
+    c = scale / 5000
+    x = d * c  # slope about 100 / scale per unit of x
+    b0, b1, se, lo, hi, p, conv = logistic_fit(x, y)
+    # the MLE is equivariant: fit statsmodels on the well-scaled d, then b1(x) = b1(d) / c
+    ref = sm.Logit(y, sm.add_constant(d)).fit(disp=0)
+    assert conv
+    np.testing.assert_allclose([b0, b1, se], [ref.params[0], ref.params[1] / c, ref.bse[1] / c], rtol=1e-6)
+    # quasi-complete separation (a tie at the threshold) still has no finite MLE
+    assert np.isnan(logistic_fit([-2.0, 0.0, 0.0, 2.0], [0.0, 0.0, 1.0, 1.0])[1])
+
+
 def test_length_bias_against_statsmodels_and_separation():
     import statsmodels.api as sm
 

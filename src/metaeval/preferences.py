@@ -1352,7 +1352,16 @@ def logistic_fit(x, y, *, confidence_level: float = 0.95, max_iter: int = 100, t
     nan7 = (np.nan,) * 6 + (False,)
     if x.size < 3 or np.ptp(x) == 0 or y.min() == y.max():
         return nan7
-    X = np.column_stack([np.ones_like(x), x])
+    # With one predictor the MLE exists iff the classes are not (quasi-)separated by a
+    # threshold on x (Albert & Anderson 1984): decided from the data, not from the size of
+    # the coefficients, which depends on the unit of x.
+    x0, x1 = x[y == 0], x[y == 1]
+    if x0.max() <= x1.min() or x1.max() <= x0.min():
+        return nan7
+    # Newton-Raphson on the standardized predictor (well scaled whatever the unit of x),
+    # transformed back to x's scale at the end.
+    mu, sd = float(x.mean()), float(x.std())
+    X = np.column_stack([np.ones_like(x), (x - mu) / sd])
     beta = np.zeros(2)
     converged = False
     for _ in range(max_iter):
@@ -1369,18 +1378,17 @@ def logistic_fit(x, y, *, confidence_level: float = 0.95, max_iter: int = 100, t
         if np.max(np.abs(step)) < tol * (1 + np.max(np.abs(beta))):
             converged = True
             break
-        if np.max(np.abs(beta)) > 50:  # diverging: (quasi-)complete separation
-            return nan7
     if not converged:
         return nan7
     p = 1.0 / (1.0 + np.exp(-(X @ beta)))
     info = X.T @ (X * (p * (1 - p))[:, None])
     cov = np.linalg.inv(info)
-    se = float(np.sqrt(cov[1, 1]))
     z = _st.norm.ppf((1 + confidence_level) / 2)
-    b1 = float(beta[1])
+    b1 = float(beta[1] / sd)
+    se = float(np.sqrt(cov[1, 1]) / sd)
+    b0 = float(beta[0] - beta[1] * mu / sd)
     pv = float(2 * _st.norm.sf(abs(b1 / se)))
-    return float(beta[0]), b1, se, b1 - z * se, b1 + z * se, pv, True
+    return b0, b1, se, b1 - z * se, b1 + z * se, pv, True
 
 
 @dataclass(frozen=True)
