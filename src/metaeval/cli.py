@@ -1248,8 +1248,9 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
 @main.command()
 @_layout_options(texts=True, run_col=True)
 @_with(_data_options)
-@click.option("--low", type=float, default=None, help="KS: low-quality group is human < LOW (default: paper 001 Table 3).")
-@click.option("--high", type=float, default=None, help="KS: high-quality group is human >= HIGH.")
+@click.option("--ks-low", "--low", "low", type=float, default=None,
+              help="KS: low-quality group is human < this (default: paper 001 Table 3).")
+@click.option("--ks-high", "--high", "high", type=float, default=None, help="KS: high-quality group is human >= this.")
 @click.option("--method", default="spearman", show_default=True, help="Coefficient of the sample-level correlations.")
 @click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
 @click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
