@@ -436,6 +436,13 @@ class _Group(click.Group):
                 for note in ctx.meta.pop("metaeval.notes", []):  # only when the command succeeded
                     click.echo(f"metaeval: note: {note}", err=True)
                 return rv
+            except click.UsageError as exc:
+                # click's own form is three lines ("Usage: ...", "Try ...", "Error: ..."); one line
+                # like every other error, naming the option and where the help is
+                groups.flush()
+                path = exc.ctx.command_path if exc.ctx is not None else "metaeval"
+                msg = " ".join(exc.format_message().split("\n")).strip()
+                _fail(f"{msg} (see `{path} --help`)")
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
