@@ -98,7 +98,14 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     with option_names(_option_flags(ctx)):
         if texts is not None:
             kw["texts"] = _read_texts(texts, system, input_)
-        ds = read_dataset(data, **kw)
+        try:
+            ds = read_dataset(data, **kw)
+        except DataError as exc:
+            # a data error names the file it is about (the sweep found many that did not)
+            base = os.path.basename(data)
+            if base in str(exc):
+                raise
+            raise DataError(f"{base}: {exc}") from None
     if metrics is None:
         _announce_metrics(ds, data)
     return ds
