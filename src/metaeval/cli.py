@@ -585,6 +585,9 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
 
     ds = _load(data, system, input_, human, _split(metrics), rater)
     mets = _split(metrics) or list(ds.metrics)
+    if len(mets) < 2:
+        raise click.BadParameter(f"a comparison needs 2+ metrics; {os.path.basename(data)} gives "
+                                 f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
     common = dict(level=level, method=method, test=test, average=average,
                   n_resamples=n_resamples, alternative=alternative, rng=seed)
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
@@ -696,6 +699,10 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         raise click.BadParameter("--splits must be >= 0")
     ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
     k = len(mets)
+    if k < 2:
+        raise click.BadParameter(f"discriminative power compares metric pairs: it needs 2+ metrics; "
+                                 f"{os.path.basename(data)} gives {k}: {', '.join(map(repr, mets)) or 'none'}",
+                                 param_hint="--metrics")
     if splits and k < 3:
         raise click.BadParameter(f"ranking consistency needs at least 3 metrics (got {k}); "
                                  "add metrics or pass --splits 0", param_hint="--splits")
