@@ -894,6 +894,10 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         raise click.BadParameter("--criterion factors needs the CFA (drop --no-cfa)")
     ds = _load(data, system, input_, _split(human), _split(metrics), rater)
     traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
+    single = [t for t in traits if ds.ratings(t).shape[0] < 2]
+    if single:
+        raise click.BadParameter(f"{', '.join(map(repr, single))}: one rating per cell; MTMM and CFA take "
+                                 "human columns with 2+ raters (long files: --rater-col)", param_hint="--human")
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
                         "(long files: --rater-col)")
