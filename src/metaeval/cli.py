@@ -1471,14 +1471,19 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
             raise click.BadParameter("--from-data needs --human", param_hint="--human")
         ds = _load(from_data, "system", "input", [human], _split(metrics), None)
         mets = _split(metrics) or list(ds.metrics)
-        estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
-        overrides = {k: v for k, v in given.items()
-                     if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
-        if "sizes" in overrides:
-            raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
-        kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
-        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds), **kw,
-                                   **common)
+        try:
+            estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
+            overrides = {k: v for k, v in given.items()
+                         if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
+            if "sizes" in overrides:
+                raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
+            kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
+            res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds),
+                                       **kw, **common)
+        except DataError as exc:
+            # name the file and the options that choose its columns
+            raise DataError(f"--from-data {os.path.basename(from_data)}: {exc} (choose the columns with "
+                            "--human and --metrics)") from None
     elif grid:
         res = sim.simulate_paper_grid(grid, **given, **common)
     else:
