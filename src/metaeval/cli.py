@@ -1016,6 +1016,9 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         size_list = [int(v) for v in _split(sizes)]
     except ValueError:
         raise click.BadParameter(f"{sizes!r}: give comma-separated integers", param_hint="--sizes") from None
+    if len(ds.systems) < 3:
+        raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
+                                 "correlates across systems and needs at least 3", param_hint="DATA")
     results = {
         "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
         "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
