@@ -701,7 +701,7 @@ def _from_long(df, name):
     except DataError as exc:  # name the file the rows came from
         if name in str(exc):
             raise
-        raise DataError(f"{name}: {exc}") from None
+        raise DataError(f"{exc} (in {name})") from None
 
 
 # --------------------------------------------------------------------------
