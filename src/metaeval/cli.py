@@ -452,7 +452,12 @@ class _Group(click.Group):
                 _fail(f"{msg} (see `{path} --help`)")
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
-                _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                data = ctx.meta.get("metaeval.data")
+                if (isinstance(exc, DataError) and data and os.path.isfile(data) and "--" not in msg
+                        and os.path.basename(data) not in msg):
+                    msg = f"{os.path.basename(data)}: {msg}"  # an analysis' data error: say which data
+                _fail(msg)
             except (ImportError, MemoryError, RecursionError, OverflowError, EOFError) as exc:
                 # EOFError would reach click as Ctrl-D ("Aborted!", exit 1); the others as tracebacks
                 groups.flush()
