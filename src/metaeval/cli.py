@@ -906,6 +906,9 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
                         "(long files: --rater-col)")
+    if len(traits) < 2:
+        raise click.BadParameter(f"MTMM needs 2+ human columns (traits) with raters; got {traits[0]!r}",
+                                 param_hint="--human")
     res_mtmm = mtmm(ds, traits, level=level, method=method)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
     crit = fa if criterion == "factors" else traits
