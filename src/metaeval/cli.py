@@ -591,7 +591,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     ds = _load(data, system, input_, human, _split(metrics), rater)
     mets = _split(metrics) or list(ds.metrics)
     if len(mets) < 2:
-        raise click.BadParameter(f"a comparison needs 2+ metrics; {os.path.basename(data)} gives "
+        raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
                                  f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
     common = dict(level=level, method=method, test=test, average=average,
                   n_resamples=n_resamples, alternative=alternative, rng=seed)
@@ -705,7 +705,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
     k = len(mets)
     if k < 2:
-        raise click.BadParameter(f"discriminative power compares metric pairs: it needs 2+ metrics; "
+        raise click.BadParameter(f"discriminative power compares metric pairs: it needs at least 2 metrics; "
                                  f"{os.path.basename(data)} gives {k}: {', '.join(map(repr, mets)) or 'none'}",
                                  param_hint="--metrics")
     if splits and k < 3:
