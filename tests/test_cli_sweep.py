@@ -388,3 +388,12 @@ def test_validity_with_one_trait_error_named_no_option(tmp_path):
     res = run("validity", path, "--human", "human", "--rater-col", "rater", "--format", "json")
     err = check_run(res, "validity", files=[path])
     assert res.exit_code == 2 and "--human" in err and "MTMM needs 2+ human columns" in err, err
+
+
+def test_diagnose_sizes_above_the_texts_error_named_sizes_not_the_option(tmp_path):
+    path = tmp_path / "small.csv"
+    path.write_text("system,input,human,bleu\n" + "".join(
+        f"S{s},i0,{s % 5 + 1},{s / 4}\n" for s in range(4)))
+    res = run("diagnose", path, "--human", "human", "--low", "2", "--high", "4", "--sizes", "3,5")
+    err = check_run(res, "diagnose", files=[path])
+    assert res.exit_code == 2 and "--sizes" in err and "sizes [5] exceed the 4 texts" in err, err

@@ -975,6 +975,16 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
            [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
 
 
+def _sample_size(dg, ds, humans, **kw):
+    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes."""
+    try:
+        return dg.sample_size(ds, humans, **kw)
+    except ParameterError as exc:
+        if str(exc).startswith("sizes"):
+            raise click.BadParameter(str(exc), param_hint="--sizes") from None
+        raise
+
+
 @main.command()
 @_with(_data_options)
 @click.option("--low", type=float, default=None, help="KS: low-quality group is human < LOW (default: paper 001 Table 3).")
@@ -1030,8 +1040,8 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
     results = {
         "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
         "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
-        "sample_size": dg.sample_size(ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
-                                      method=method, threshold=threshold, rng=seed),
+        "sample_size": _sample_size(dg, ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
+                                    method=method, threshold=threshold, rng=seed),
         "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method),
     }
     if scored is not None:
