@@ -138,8 +138,9 @@ def preference_frame(shape: Shape) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- malformed files
-GOOD = "system,input,human,bleu\n" + "".join(
-    f"S{s},i{i},{(s * 7 + i * 3) % 5 + 1},{((s * 5 + i) % 7) / 7:.3f}\n" for s in range(4) for i in range(5))
+GOOD = "system,input,human,chrf,bleu\n" + "".join(
+    f"S{s},i{i},{(s * 7 + i * 3) % 5 + 1 + s},{(s + i * i) % 6},{((s * 5 + i) % 7) / 7:.3f}\n"
+    for s in range(4) for i in range(5))
 
 
 def _rows(text: str) -> list[str]:
@@ -148,7 +149,7 @@ def _rows(text: str) -> list[str]:
 
 def malformed_files() -> dict[str, tuple[str, bytes]]:
     """Malformed inputs of issue 18.5/18.7: name -> (file name, bytes).  Each is a
-    4-system x 5-input table (``human``, ``bleu``) broken in one way."""
+    4-system x 5-input table (``human``, ``chrf``, ``bleu``) broken in one way."""
     lines = _rows(GOOD)
     gz = gzip.compress(("system,input,human,bleu\n" + "S0,x,1,0.5\nS1,x,2,0.7\n" * 2000).encode())
     deep = "[" * 50_000 + "]" * 50_000
@@ -157,9 +158,9 @@ def malformed_files() -> dict[str, tuple[str, bytes]]:
     long_name = "x" * 250
     files = {
         "repeated-header": ("scores.csv", (lines[0] + "".join(lines[1:11]) + lines[0] + "".join(lines[11:])).encode()),
-        "repeated-column": ("scores.csv", GOOD.replace("human,bleu", "human,human", 1).encode()),
+        "repeated-column": ("scores.csv", GOOD.replace("chrf,bleu", "chrf,chrf", 1).encode()),
         "short-row": ("scores.csv", (GOOD + "S9,i9,3\n").encode()),
-        "long-row": ("scores.csv", (GOOD + "S9,i9,3,0.5,0.7\n").encode()),
+        "long-row": ("scores.csv", (GOOD + "S9,i9,3,1,0.5,0.7\n").encode()),
         "cut-mid-line": ("scores.csv", GOOD[: GOOD.rindex("\n", 0, len(GOOD) - 1) + 6].encode()),
         "bare-cr-in-field": ("scores.csv", GOOD.replace("S1,i2,", '"S1\rx",i2,', 1).encode()),
         "bare-cr-lines": ("scores.csv", GOOD.replace("\n", "\r").encode()),
@@ -278,7 +279,7 @@ def check_run(res, command: str, fmt: str = "json", files=()):
         assert _OPTION.search(err) or any(n and n in err for n in names), (
             f"{where}: the error names no option and no file: {err}")
         return err
-    assert "\x1b" not in res.stdout, f"{where}: a terminal escape reached stdout"
+    assert "\x1b" not in res.stdout and "\x07" not in res.stdout, f"{where}: a terminal escape reached stdout"
     if fmt == "json":
         out = json.loads(res.stdout, parse_constant=_reject_constant)
         check_numbers(command, out, where)

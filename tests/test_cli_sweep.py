@@ -175,6 +175,17 @@ def test_malformed_file_gives_a_result_or_one_error_line(tmp_path, kind, command
     check_run(run(*argv), command.split("-")[0], fmt=fmt, files=[path])
 
 
+@pytest.mark.parametrize("kind", ["markup-names", "escape-names", "formula-names", "slash-name", "long-name"])
+@pytest.mark.parametrize("command", sorted(c for c in SWEEP if not c.endswith("-table")))
+def test_hostile_names_in_terminal_tables(tmp_path, kind, command):
+    name, data = MALFORMED[kind]
+    path = tmp_path / name
+    path.write_bytes(data)
+    argv = [str(path) if a == "{p}" else a for a in SWEEP[command]]
+    i = argv.index("--format")
+    check_run(run(*argv[:i], *argv[i + 2:]), command, fmt="text", files=[path])
+
+
 # ----------------------------------------------------------------------------- regressions found by the sweep
 def test_preferences_jsonl_line_not_an_object_gave_typeerror_exit_1(tmp_path):
     path = tmp_path / "prefs.jsonl"
