@@ -246,6 +246,8 @@ def check_numbers(command: str, records, where: str) -> int:
             lo, hi = UNIT
         if command == "local" and key == "statistic" and section not in ("accuracy", "overall"):
             lo, hi = (0.0, math.inf) if section == "chi2" else (-math.inf, math.inf)
+        if command == "validity" and key == "statistic" and rec.get("block") == "reliability":
+            lo, hi = -math.inf, 1.0  # the MTMM diagonal is Cronbach's alpha: at most 1, unbounded below
         if key == "statistic" and section in CORR_SECTIONS:
             lo, hi = (0.0, 1.0) if section == "ks" else CORR
         assert lo - 1e-9 <= v <= hi + 1e-9, f"{where}: {section}.{key} = {v!r} outside [{lo}, {hi}] in {rec}"
