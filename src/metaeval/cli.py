@@ -115,10 +115,17 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     with option_names(_option_flags(ctx)):
         if texts is not None:
             kw["texts"] = _read_texts(texts, system, input_)
-        if any(layout.values()):
-            ds = _read_selected(data, kw, layout)
-        else:
-            ds = read_dataset(data, **kw)
+        try:
+            if any(layout.values()):
+                ds = _read_selected(data, kw, layout)
+            else:
+                ds = read_dataset(data, **kw)
+        except DataError as exc:
+            # a data error names the file it is about (the sweep found many that did not)
+            base = os.path.basename(data)
+            if base in str(exc):
+                raise
+            raise DataError(f"{base}: {exc}") from None
     if metrics is None:
         _announce_metrics(ds, data)
     return ds
@@ -641,9 +648,21 @@ class _Group(click.Group):
                 for note in ctx.meta.pop("metaeval.notes", []):  # only when the command succeeded
                     click.echo(f"metaeval: note: {note}", err=True)
                 return rv
+            except click.UsageError as exc:
+                # click's own form is three lines ("Usage: ...", "Try ...", "Error: ..."); one line
+                # like every other error, naming the option and where the help is
+                groups.flush()
+                path = exc.ctx.command_path if exc.ctx is not None else "metaeval"
+                msg = " ".join(exc.format_message().split("\n")).strip()
+                _fail(f"{msg} (see `{path} --help`)")
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
-                _fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+                msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                data = ctx.meta.get("metaeval.data")
+                if (isinstance(exc, DataError) and data and os.path.isfile(data) and "--" not in msg
+                        and os.path.basename(data) not in msg):
+                    msg = f"{os.path.basename(data)}: {msg}"  # an analysis' data error: say which data
+                _fail(msg)
             except (ImportError, MemoryError, RecursionError, OverflowError, EOFError) as exc:
                 # EOFError would reach click as Ctrl-D ("Aborted!", exit 1); the others as tracebacks
                 groups.flush()
@@ -815,6 +834,9 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
 
     ds = _load(data, system, input_, human, _split(metrics), rater)
     mets = _split(metrics) or list(ds.metrics)
+    if len(mets) < 2:
+        raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
+                                 f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
     common = dict(level=level, method=method, test=test, average=average,
                   n_resamples=n_resamples, alternative=alternative, rng=seed)
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
@@ -927,6 +949,10 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
         raise click.BadParameter("--splits must be >= 0")
     ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
     k = len(mets)
+    if k < 2:
+        raise click.BadParameter(f"discriminative power compares metric pairs: it needs at least 2 metrics; "
+                                 f"{os.path.basename(data)} gives {k}: {', '.join(map(repr, mets)) or 'none'}",
+                                 param_hint="--metrics")
     if splits and k < 3:
         raise click.BadParameter(f"ranking consistency needs at least 3 metrics (got {k}); "
                                  "add metrics or pass --splits 0", param_hint="--splits")
@@ -1158,9 +1184,16 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                              "forms that apply")
     ds = _load(data, system, input_, _split(human), _split(metrics), rater)
     traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
+    single = [t for t in traits if ds.ratings(t).shape[0] < 2]
+    if single:
+        raise click.BadParameter(f"{', '.join(map(repr, single))}: one rating per cell; MTMM and CFA take "
+                                 "human columns with 2+ raters (long files: --rater-col)", param_hint="--human")
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
                         "(long files: --rater-col; raters in columns: --rater-cols)")
+    if len(traits) < 2:
+        raise click.BadParameter(f"MTMM needs 2+ human columns (traits) with raters; got {traits[0]!r}",
+                                 param_hint="--human")
     _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
@@ -1245,6 +1278,16 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
            [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
 
 
+def _sample_size(dg, ds, humans, **kw):
+    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes."""
+    try:
+        return dg.sample_size(ds, humans, **kw)
+    except ParameterError as exc:
+        if str(exc).startswith("sizes"):
+            raise click.BadParameter(str(exc), param_hint="--sizes") from None
+        raise
+
+
 @main.command()
 @_layout_options(texts=True, run_col=True)
 @_with(_data_options)
@@ -1296,11 +1339,14 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         size_list = [int(v) for v in _split(sizes)]
     except ValueError:
         raise click.BadParameter(f"{sizes!r}: give comma-separated integers", param_hint="--sizes") from None
+    if len(ds.systems) < 3:
+        raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
+                                 "correlates across systems and needs at least 3", param_hint="DATA")
     results = {
         "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
         "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
-        "sample_size": dg.sample_size(ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
-                                      method=method, threshold=threshold, rng=seed),
+        "sample_size": _sample_size(dg, ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
+                                    method=method, threshold=threshold, rng=seed),
         "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method),
     }
     if scored is not None:
@@ -1754,14 +1800,19 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
             raise click.BadParameter("--from-data needs --human", param_hint="--human")
         ds = _load(from_data, "system", "input", [human], _split(metrics), None)
         mets = _split(metrics) or list(ds.metrics)
-        estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
-        overrides = {k: v for k, v in given.items()
-                     if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
-        if "sizes" in overrides:
-            raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
-        kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
-        res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds), **kw,
-                                   **common)
+        try:
+            estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
+            overrides = {k: v for k, v in given.items()
+                         if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
+            if "sizes" in overrides:
+                raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
+            kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
+            res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds),
+                                       **kw, **common)
+        except DataError as exc:
+            # name the file and the options that choose its columns
+            raise DataError(f"--from-data {os.path.basename(from_data)}: {exc} (choose the columns with "
+                            "--human and --metrics)") from None
     elif grid:
         res = sim.simulate_paper_grid(grid, **given, **common)
     else:

@@ -202,12 +202,14 @@ def check_level_size(dataset, level):
     if level in ("system", "input") and N < 2:
         raise DataError(
             f"level={level!r} correlates across systems but the dataset has {N} system(s) "
-            f"({', '.join(dataset.systems)}); use level='item' or 'global', or add systems"
+            f"({', '.join(dataset.systems)}); use level='item' or 'global' (command line: --level "
+            "group-by-system or global), or add systems"
         )
     if level == "item" and M < 2:
         raise DataError(
             f"level='item' correlates across inputs but the dataset has {M} input(s); "
-            "use level='system', 'input' or 'global', or add inputs"
+            "use level='system', 'input' or 'global' (command line: --level system, input or global), "
+            "or add inputs"
         )
     if level == "global" and N * M < 2:
         raise DataError("level='global' needs at least 2 cells; the dataset has 1")

@@ -480,19 +480,39 @@ def _judge_rows(judges, canon):
 
 
 def _read_records(path):
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
+    """JSON records of a JSONL file or a JSON array, read like a data file: a
+    truncated .gz, non-UTF-8 bytes, invalid or too deeply nested JSON and records
+    that are not objects are :class:`DataError` naming the file (and line)."""
+    from pathlib import Path
+
+    from .data._io import _decode, _read_bytes
+
+    p = Path(path)
+    text = _decode(p, _read_bytes(p))
     s = text.lstrip()
-    if s.startswith("["):
-        return json.loads(s)
-    out = []
-    for n, line in enumerate(text.splitlines(), 1):
-        if line.strip():
+    try:
+        if s.startswith("["):
             try:
-                out.append(json.loads(line))
+                recs = json.loads(s)
             except json.JSONDecodeError as exc:
-                raise DataError(f"{path}: line {n} is not JSON ({exc.msg})") from None
-    return out
+                raise DataError(f"{p.name}: line {exc.lineno} is not JSON ({exc.msg})") from None
+            where = [f"record {n}" for n in range(1, len(recs) + 1)]
+        else:
+            recs, where = [], []
+            for n, line in enumerate(text.splitlines(), 1):
+                if line.strip():
+                    try:
+                        recs.append(json.loads(line))
+                    except json.JSONDecodeError as exc:
+                        raise DataError(f"{p.name}: line {n} is not JSON ({exc.msg})") from None
+                    where.append(f"line {n}")
+    except RecursionError:
+        raise DataError(f"{p.name}: JSON nested too deeply to read; a record is one flat object") from None
+    for rec, at in zip(recs, where):
+        if not isinstance(rec, dict):
+            raise DataError(f"{p.name}: {at} is a JSON {type(rec).__name__}, expected an object "
+                            "(one record per line, keys are fields)")
+    return recs
 
 
 def _conversation_text(conv):
@@ -580,7 +600,12 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
                 format = "jsonl"
     if format == "csv":
         sep = "\t" if path.lower().endswith(".tsv") else ","
-        return _from_long(pd.read_csv(path, sep=sep, dtype={"input": str, "rater": str, "judge": str}), name)
+        from pathlib import Path
+
+        from .data._io import _read_delimited
+
+        # the data-file reader: named errors for truncated .gz, non-UTF-8 bytes, ragged rows
+        return _from_long(_read_delimited(Path(path), ["input", "rater", "judge"], sep=sep), name)
     recs = _read_records(path)
     if not recs:
         raise DataError(f"{path} has no records")
@@ -671,7 +696,12 @@ def _from_long(df, name):
         jd = jd.drop(columns=["preference"] if has_m.any() else ["margin"])
     if "margin" in h.columns:
         h = h.drop(columns=["margin"])
-    return PreferenceData.from_frames(h, jd if len(jd) else None, name=name)
+    try:
+        return PreferenceData.from_frames(h, jd if len(jd) else None, name=name)
+    except DataError as exc:  # name the file the rows came from
+        if name in str(exc):
+            raise
+        raise DataError(f"{exc} (in {name})") from None
 
 
 # --------------------------------------------------------------------------

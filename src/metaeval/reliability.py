@@ -1394,7 +1394,10 @@ def consistency_curve(
         y, n_sys_drop, n_inp_drop = _complete(_matrix(dataset, c, run, normalize))
         N, M = y.shape
         _warn_missing("consistency_curve", c, n_sys_drop, n_inp_drop)
-        grid = np.array(sorted(set(sizes)) if sizes is not None else _default_sizes(max(M, 2)))
+        if sizes is not None:
+            grid = np.array(sorted(set(sizes)))
+        else:  # the default curve of a column with < 2 complete inputs is empty (its alpha is NaN, warned)
+            grid = np.array(_default_sizes(M) if M >= 2 else [], dtype=int)
         if grid.size and grid.max() > M:
             raise ParameterError(
                 f"sizes={grid.tolist()} exceed the {M} complete inputs of column {c!r}; "

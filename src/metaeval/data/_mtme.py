@@ -25,6 +25,8 @@ holds (systems, references, human scores, metric variants, primary flags).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import warnings
@@ -102,6 +104,20 @@ class MtmeInfo:
         )
 
 
+def _utf8(path: Path):
+    """The file's lines as ``open(path, encoding="utf-8")`` gives them (universal newlines);
+    bytes that are not UTF-8 are a :class:`DataError` naming the file and the line, not a
+    bare ``UnicodeDecodeError``."""
+    raw = Path(path).read_bytes()
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise DataError(f"{path}, line {line}: not UTF-8 text (byte 0x{raw[exc.start:exc.end].hex()}); "
+                        "re-save the file as UTF-8") from None
+    return contextlib.nullcontext(io.StringIO(text, newline=None))
+
+
 def _read_lines(path: Path) -> list[str | None]:
     try:
         with open(path, encoding="utf-8") as f:
@@ -113,7 +129,7 @@ def _read_lines(path: Path) -> list[str | None]:
 
 def _read_jsonl_field(path: Path, key: str) -> list[str | None]:
     out = []
-    with open(path, encoding="utf-8") as f:
+    with _utf8(path) as f:
         for k, line in enumerate(f, 1):
             try:
                 out.append(json.loads(line)[key])
@@ -151,7 +167,7 @@ def read_score_file(path, *, allow_none: bool, domain_column: bool = False) -> d
     """
     path = Path(path)
     scores: dict[str, list[float]] = {}
-    with open(path, encoding="utf-8") as f:
+    with _utf8(path) as f:
         for lineno, line in enumerate(f, 1):
             toks = line.split()
             if not toks:
@@ -209,7 +225,7 @@ def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dic
     w = MQM_WEIGHTS if weights is None else {str(k).lower(): float(v) for k, v in dict(weights).items()}
     scores: dict[str, list[float]] = {}
     raters: dict[str, list] = {}
-    with open(path, encoding="utf-8") as f:
+    with _utf8(path) as f:
         for lineno, line in enumerate(f, 1):
             cols = line.rstrip("\n").rstrip("\r").split("\t")
             if len(cols) not in (2, 3):
