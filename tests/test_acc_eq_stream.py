@@ -287,7 +287,8 @@ def test_acc_eq_matches_mtme_tau_optimization(seed, level):
 _LIMITED = textwrap.dedent("""
     import resource, sys
     import numpy as np
-        from metaeval.stats.levels import grouped_values
+    from metaeval.errors import ResourceError
+    from metaeval.stats.levels import grouped_values
     rng = np.random.default_rng(0)
     n = int(sys.argv[1])
     x = rng.normal(size=(1, 1, n))
