@@ -503,7 +503,7 @@ def test_fisher_interval_anchor_c4(level, method):
 
 
 def test_fisher_interval_closed_form_with_missing_systems():
-    # n is the number of systems with a matched mean; B.7 closed form with
+    # n is the number of systems with a matched mean; Bonett & Wright (2000) form with
     # Pearson's (b, c) = (3, 1)
     ds = messy()
     r = correlate(ds, "h", metrics="m", ci="fisher", confidence_level=0.9)[0]
