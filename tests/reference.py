@@ -1,6 +1,8 @@
 """Slow, obviously-correct pure-Python references for the statistics engine.
 
-Everything here is written from the definitions (ANCHORS B.1-B.3; the module
+Everything here is written from the definitions (mt-metrics-eval stats.py
+``_Reshape``, ``AverageCorrelation`` and ``KendallVariants``, commit 68a481a;
+nlpstats correlations.py; Deutsch et al. 2023, "Ties Matter", EMNLP; the module
 docstrings of ``metaeval.stats.coefficients`` and ``metaeval.stats.levels``)
 with plain loops over items and pairs, no NumPy.  Nothing is vectorised,
 nothing is clever; speed is irrelevant.  Tests compare the engine's kernels
@@ -111,7 +113,7 @@ def spearman(x, y) -> float:
 
 @dataclass(frozen=True)
 class KendallStats:
-    """Sufficient statistics, named as in ANCHORS B.3 / Deutsch et al. 2023."""
+    """Sufficient statistics, named as in MTME stats.py KendallVariants / Deutsch et al. 2023."""
 
     c: int  # concordant
     d: int  # discordant

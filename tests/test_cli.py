@@ -105,7 +105,7 @@ def test_correlate_json_matches_scipy_on_raw_file(system_means):
     assert res.exit_code == 0, res.output
     recs = json.loads(res.stdout)
     assert [r["metric"] for r in recs] == ["ROUGE.1", "BLEU"]
-    zc = stats.norm.ppf(0.975) * math.sqrt(0.437) / math.sqrt(17 - 4)  # B.7, Kendall
+    zc = stats.norm.ppf(0.975) * math.sqrt(0.437) / math.sqrt(17 - 4)  # Bonett & Wright 2000, Kendall
     for r in recs:
         assert set(REQUIRED) <= set(r)
         assert (r["human"], r["level"], r["method"], r["n"]) == ("coherence", "system",

@@ -9,8 +9,8 @@ from metaeval.errors import ParameterError
 from metaeval.stats.clusters import ranking_order, significance_clusters
 
 # mt-metrics-eval, mt_metrics_eval/data_test.py::DataTest.testAssignRanks
-# (google-research/mt-metrics-eval, commit 0b82d96b; ANCHORS C.3
-# "AssignRanks").  There the sig matrix is already in sorted order (metric 0
+# (google-research/mt-metrics-eval, commit 0b82d96b; the same test and matrices
+# at commit 68a481a).  There the sig matrix is already in sorted order (metric 0
 # best) and sig[i, j] (i < j) is the p-value that metric i is not better
 # than metric j, i.e. the one-sided p-value of "i better than j": exactly
 # our pvalues[i, j].  Statistics 4 > 3 > 2 > 1 keep that order.

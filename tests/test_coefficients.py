@@ -7,7 +7,8 @@ Three kinds of oracle:
   heavily tied data, small and large groups (the numba Kendall kernel switches
   to Knight's O(n log n) algorithm at ``KNIGHT_MIN_N`` valid items);
 * the slow pure-Python references in ``tests/reference.py``;
-* published numbers (ANCHORS.md, section C), each with its provenance.
+* numbers published in mt-metrics-eval's tests (google-research/mt-metrics-eval,
+  commit 68a481a), each with its file and test name.
 
 The level wrapper (grouping, averaging, NaN policy) is tested in
 ``test_levels.py``.
@@ -244,7 +245,7 @@ def test_fewer_than_two_valid_items_is_nan(method, x, y, fast):
 )
 def test_constant_groups(x, y, expected, fast):
     # correlations are undefined (NaN) on a constant side (coefficients.py docstring,
-    # MTME forces NaN too: ANCHORS B.2); the pair statistics stay defined
+    # MTME forces NaN too: stats.py AverageCorrelation, 68a481a); pair statistics stay defined
     for method in ("pearson", "spearman", "kendall_b", "kendall_c"):
         assert math.isnan(one(method, x, y, fast)), method
         assert math.isnan(scipy_stat(method, x, y)), method  # scipy agrees
@@ -459,10 +460,10 @@ def _macro_weights(x, y):
 @pytest.mark.parametrize(
     "metric, human, thresholds, taus, best",
     [
-        # ANCHORS C.2, MTME tau_optimization_test.py::test_zero_threshold_is_best
+        # MTME tau_optimization_test.py::test_zero_threshold_is_best (commit 68a481a)
         ([0, 2, 6, 8], [1, 2, 3, 4], [0, 2, 4, 6, 8],
          [6 / 6, 4 / 6, 3 / 6, 1 / 6, 0 / 6], (0.0, 1.0)),
-        # ANCHORS C.2, MTME tau_optimization_test.py::test_nonzero_threshold_is_best
+        # MTME tau_optimization_test.py::test_nonzero_threshold_is_best (commit 68a481a)
         ([0, 2, 6, 8], [1, 1, 1, 4], [0, 2, 4, 6, 8],
          [3 / 6, 3 / 6, 4 / 6, 4 / 6, 3 / 6], (4.0, 4 / 6)),
     ],
@@ -478,7 +479,7 @@ def test_tie_calibration_mtme_single_group(name, metric, human, thresholds, taus
     close(k.tie_calibration_best(x[None], y[None], np.ones((1, 1)))[0], best, rtol=1e-14)
 
 
-# ANCHORS C.2, MTME tau_optimization_test.py::test_regression_example (rows = groups,
+# MTME tau_optimization_test.py::test_regression_example, commit 68a481a (rows = groups,
 # None -> NaN); MTME averages acc_23 over the 4 groups that have a pair
 REG_METRIC = [[0, 5, 2, 3, 2], [None, 2, 1, 5, 3], [9, 1, 5, 3, 8], [9, 3, 4, 4, 1],
               [None] * 5]
@@ -497,11 +498,11 @@ def test_tie_calibration_mtme_regression_example(name):
     w = _macro_weights(x, y)
     np.testing.assert_array_equal(w, [0.25, 0.25, 0.25, 0.25, 0.0])
     thr, val = k.tie_calibration(x, y, w)
-    assert list(thr) == [0, 1, 2, 3, 4, 5, 6, 7, 8]  # ANCHORS C.2
-    close(val, REG_TAUS, rtol=1e-13)  # ANCHORS C.2 (MTME's own float sums)
+    assert list(thr) == [0, 1, 2, 3, 4, 5, 6, 7, 8]  # test_regression_example
+    close(val, REG_TAUS, rtol=1e-13)  # test_regression_example (MTME's own float sums)
     eps, tau = k.tie_calibration_best(x[None], y[None], w[None])[0]
-    assert eps == 1.0  # ANCHORS C.2: best threshold 1
-    assert tau == pytest.approx(0.4916666666666668, rel=1e-13)  # ANCHORS C.2
+    assert eps == 1.0  # test_regression_example: best threshold 1
+    assert tau == pytest.approx(0.4916666666666668, rel=1e-13)  # same test
     # exact value from the reference: 59/120
     _, rval = ref.tie_calibration(list(zip(ref.as_rows(x), ref.as_rows(y))))
     assert rval[1] == ref.Fraction(59, 120)
@@ -541,12 +542,13 @@ def test_tie_calibration_value_equals_acc23_recounted_at_each_threshold(xy):
 
 
 # ---------------------------------------------------------------------------
-# 6. published single-vector cases (ANCHORS C.1)
+# 6. published single-vector cases (mt-metrics-eval stats_test.py, commit 68a481a)
 
 
 @FAST
 def test_mtme_case2_kendall_variants(fast):
-    # ANCHORS C.1 Case 2, MTME stats_test.py: Correlation(1, [1,2,2,3,4], [2,1,1.5,5,3])
+    # MTME stats_test.py CorrelationTest.testKendallVariants:
+    # Correlation(1, [1,2,2,3,4], [2,1,1.5,5,3])
     human = [1, 2, 2, 3, 4]
     metric = [2, 1, 1.5, 5, 3]
     assert one("kendall_b", metric, human, fast) == pytest.approx(0.316227766, abs=1e-9)
@@ -555,13 +557,15 @@ def test_mtme_case2_kendall_variants(fast):
     assert one("acc_23", metric, human, fast) == pytest.approx(0.6, abs=1e-12)
     s = co.kendall_stats(np.array([[metric]], float), np.array([[human]], float), 2.0,
                          fast=fast)
-    # ANCHORS C.1 Case 2: acc23 with epsilon = 2 gives 0.4
+    # testKendallVariants: acc23 with epsilon = 2 gives 0.4
     assert co.kendall_from_stats(s, "acc23")[0, 0] == pytest.approx(0.4, abs=1e-12)
 
 
 @FAST
 def test_mtme_case3_tau23_and_acc23_with_epsilon(fast):
-    # ANCHORS C.1 Case 3, MTME stats_test.py: x is gold, y is metric
+    # MTME stats_test.py CorrelationFunctionsTest.testKendallVariants_23 and
+    # testKendallVariantsWithPositiveEpsilon (pair counts written out there):
+    # x is gold, y is metric
     gold = np.array([[[1, 1, 1, 2, 2, 3, 4]]], float)
     metric = np.array([[[1, 1, 2, 2, 4, 3, 3]]], float)
     s0 = co.kendall_stats(metric, gold, 0.0, fast=fast)
@@ -574,7 +578,8 @@ def test_mtme_case3_tau23_and_acc23_with_epsilon(fast):
 
 @FAST
 def test_mtme_case4_tau_b_and_c_equal_scipy(fast):
-    # ANCHORS C.1 Case 4, MTME stats_test.py (derived values quoted in ANCHORS)
+    # MTME stats_test.py CorrelationFunctionsTest.testKendallVariants_b_and_c (asserts
+    # equality with scipy.stats.kendalltau; the digits below are scipy's)
     gold = [7, 1, 2, 7, 4, 3, 2]
     metric = [4, 1, 3, 6, 1, 5, 6]
     assert one("kendall_b", metric, gold, fast) == pytest.approx(0.2631578947, abs=1e-10)
@@ -585,7 +590,7 @@ def test_mtme_case4_tau_b_and_c_equal_scipy(fast):
 
 @FAST
 def test_mtme_case6_agreement_is_acc23(fast):
-    # ANCHORS C.1 Case 6, MTME stats_test.py Agreement: 5 agreements out of 10 pairs
+    # MTME stats_test.py CorrelationFunctionsTest.testAgreement: 5 agreements of 10 pairs
     gold = [1, 2, 3, 3, 4]
     metric = [1, 1, 2, 1, 2]
     assert one("pairwise_accuracy", metric, gold, fast) == 0.5
@@ -603,7 +608,8 @@ def test_mtme_case6_agreement_is_acc23(fast):
 @pytest.mark.parametrize(
     "method, b, c",
     [
-        # ANCHORS B.7, Bonett & Wright (2000) constants as in nlpstats fisher.py
+        # Bonett & Wright (2000, Psychometrika 65(1)) constants, as in danieldeutsch/nlpstats
+        # nlpstats/correlations/fisher.py
         ("pearson", 3, lambda r: 1.0),
         ("spearman", 3, lambda r: math.sqrt(1 + r * r / 2)),
         ("kendall_b", 4, lambda r: math.sqrt(0.437)),
@@ -623,7 +629,7 @@ def test_fisher_interval_formula(method, b, c, conf):
 
 
 def test_fisher_interval_undefined_cases():
-    # NaN when n <= b (ANCHORS B.7) or when r is NaN
+    # NaN when n <= b (nlpstats/correlations/fisher.py) or when r is NaN
     lo, hi = co.fisher_interval([0.5, 0.5, NAN], [3, 4, 50], "pearson")
     assert np.isnan(lo[[0, 2]]).all() and np.isnan(hi[[0, 2]]).all()
     assert np.isfinite([lo[1], hi[1]]).all()

@@ -8,11 +8,12 @@ Oracles, each named where it is used:
   metric_a, metric_b)``, then ``swap_masks`` / ``bootstrap_indices``), z-score
   and swap cell by cell in Python loops and recompute every replicate with
   ``ref`` or scipy;
-* nlpstats 0.0.1 ``williams_test`` (run live), ANCHORS.md C.1 Case 11
-  (mt-metrics-eval) and C.4 (nlpstats, checked against R psych::r.test);
-* the closed form of Williams' t (Steiger 1980, Eq. 14; ANCHORS B.6);
+* nlpstats 0.0.1 ``williams_test`` (run live), mt-metrics-eval stats_test.py
+  WilliamsSigDiffTest.testSigDiff (commit 68a481a) and nlpstats
+  tests/correlations/williams_test.py (checked there against R psych::r.test);
+* the closed form of Williams' t (Steiger 1980, Psychol. Bull. 87(2), Eq. 14);
 * slow Holm / Benjamini-Hochberg and mt-metrics-eval ``AssignRanks``
-  (ANCHORS B.8) written here with loops.
+  (mt_metrics_eval/data.py, commit 68a481a) written here with loops.
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ ADJUST = {"holm": holm_loops, "bh": bh_loops, "none": lambda p: list(p)}
 
 
 def assign_ranks(sig, alpha):
-    """mt-metrics-eval AssignRanks (ANCHORS B.8) for metrics already in rank
+    """mt-metrics-eval AssignRanks (data.py, commit 68a481a) for metrics in rank
     order: sig[i][j] (i < j) is the p-value that i is better than j."""
     ranks, rank, start = [1], 1, 0
     for i in range(1, len(sig)):
@@ -329,9 +330,10 @@ def test_permutation_tests_match_slow_reference(test, level, method):
 
 @pytest.mark.parametrize("scheme", ["both", "systems", "inputs", "both-rowcol"])
 def test_swap_mask_structure(scheme):
-    """ANCHORS B.4: Perm-Both is one coin per cell (SacreROUGE permute_both);
+    """Perm-Both is one coin per cell (SacreROUGE sacrerouge/stats.py permute_both);
     Perm-Systems whole rows; Perm-Inputs whole columns; nlpstats' "both" is
-    rows then columns, so cell (i, j) is swapped iff row_i XOR col_j."""
+    rows then columns, so cell (i, j) is swapped iff row_i XOR col_j
+    (nlpstats tests/correlations/resampling_test.py::test_permute_both)."""
     B, N, M = 400, 5, 6
     w = np.asarray(resampling.swap_masks(np.random.default_rng(0), B, N, M, scheme))
     assert w.shape == (B, N, M) and w.dtype == bool
@@ -421,9 +423,10 @@ def test_williams_closed_form(level, method):
 
 @pytest.mark.parametrize("shape", [(1, 5), (5, 1)])
 def test_williams_anchor_mtme_case_11(shape):
-    # ANCHORS C.1 Case 11 (mt-metrics-eval stats_test.py): p = 0.0190736880
-    # (one-sided, m1 better), r1 = 0.9994005, r2 = 0.9868635; two-sided
-    # 0.0381474 (nlpstats, derived in ANCHORS).
+    # mt-metrics-eval stats_test.py WilliamsSigDiffTest.testSigDiff (commit 68a481a):
+    # p = 0.019, r1 = 0.999, r2 = 0.987 (3 decimals; digits from stats.WilliamsSigDiff
+    # run on these vectors): p = 0.0190736880 (one-sided, m1 better), r1 = 0.9994005,
+    # r2 = 0.9868635; two-sided 0.0381474 = 2 p (nlpstats williams_test, two-sided).
     g = np.array([1, 2, 3, 4, 5.0]).reshape(shape)
     m1 = np.array([1.1, 2, 3.1, 4, 5.1]).reshape(shape)
     m2 = np.array([1.5, 2, 3.1, 4, 5.5]).reshape(shape)
@@ -437,7 +440,8 @@ def test_williams_anchor_mtme_case_11(shape):
 
 
 def test_williams_anchor_nlpstats_system_spearman():
-    # ANCHORS C.4: np.random.seed(12); the 4th-6th (9, 5) draws X, Y, Z;
+    # nlpstats tests/correlations/williams_test.py::test_williams_test (commit 796d764):
+    # np.random.seed(12); the 4th-6th (9, 5) draws X, Y, Z;
     # williams(Y, X, Z, system, spearman): greater 0.4658712, two-sided 0.9317423
     rs = np.random.RandomState(12)
     for _ in range(3):

@@ -6,7 +6,8 @@ Oracles, each named where it is used:
 * ``tests/reference.py`` (``ref``): slow pure-Python levels and coefficients;
 * scipy (``pearsonr``, ``spearmanr``, ``kendalltau``) on system means / cells
   computed here with NumPy from the raw matrices;
-* nlpstats 0.0.1 ``fisher`` (run live) and ANCHORS.md C.4 (its pasted values);
+* nlpstats 0.0.1 ``fisher`` (run live) and its tests' values
+  (tests/correlations/fisher_test.py::test_fisher_regression);
 * slow references in this file that re-create the random draws from the
   documented stream (``_unit_generator(SeedSequence(rng), metric, level,
   method)``, then ``shuffle_within_groups`` / ``bootstrap_indices``) and
@@ -201,7 +202,7 @@ def expected_counts(x, y, level, method):
 
 def resampling_p(null, obs, alternative, centred):
     """(count + 1) / (n + 1) over the finite null values, count with a relative
-    tie tolerance of 1e-12 (correlate's docstring; ARCHITECTURE.md)."""
+    tie tolerance of 1e-12 (correlate's docstring; Phipson & Smyth 2010 for +1)."""
     null = [v for v in null if math.isfinite(v)]
     tol = TOL * max(1.0, abs(obs))
     if alternative == "greater":
@@ -478,7 +479,8 @@ def test_fisher_interval_equals_nlpstats(method, nlp_name, level, confidence_lev
     assert f"ci:fisher:{confidence_level}" in r.signature
 
 
-# ANCHORS.md C.4 (nlpstats/SacreROUGE tests): np.random.seed(12);
+# nlpstats tests/correlations/fisher_test.py::test_fisher_regression (commit 796d764;
+# SacreROUGE sacrerouge/tests/stats_test.py has the same numbers): np.random.seed(12);
 # X, Z = np.random.rand(5, 7) twice.
 ANCHOR_FISHER = {
     ("global", "pearson"): (-0.0276374, 0.5818846),
@@ -501,7 +503,7 @@ def test_fisher_interval_anchor_c4(level, method):
 
 
 def test_fisher_interval_closed_form_with_missing_systems():
-    # n is the number of systems with a matched mean; B.7 closed form with
+    # n is the number of systems with a matched mean; Bonett & Wright (2000) form with
     # Pearson's (b, c) = (3, 1)
     ds = messy()
     r = correlate(ds, "h", metrics="m", ci="fisher", confidence_level=0.9)[0]

@@ -726,7 +726,7 @@ def test_plots_carry_the_results(plt):
 
 
 def test_plotting_library_is_imported_only_inside_plot_functions():
-    # module-level imports of diagnostics and perturb (STYLE.md 12: import metaeval stays light)
+    # module-level imports of diagnostics and perturb (import metaeval stays light)
     import ast
     import inspect
 

@@ -1,10 +1,13 @@
 """Oracle tests of the grouping levels (``metaeval.stats.levels.level_values``).
 
 Oracles: the pure-Python reference (``tests/reference.py``), nlpstats 0.0.1 run
-live, and the published numbers of ANCHORS.md section C (mt-metrics-eval,
-nlpstats / SacreROUGE, ExplainaBoard), each with its provenance.
+live, and numbers published in the test suites of mt-metrics-eval
+(google-research/mt-metrics-eval, commit 68a481a), nlpstats
+(danieldeutsch/nlpstats tests/correlations/) and ExplainaBoard
+(neulab/ExplainaBoard integration_tests/meta_eval_nlg_test.py), each named with
+its file and test where it is used.
 
-Vocabulary (ANCHORS B.1, ARCHITECTURE.md): x is the metric, y the human
+Vocabulary (MTME stats.py ``_Reshape``, nlpstats correlations.py): x is the metric, y the human
 score, both N systems x M inputs.  MTME ``'none'`` = our ``global``, MTME
 ``'sys'`` grouping = our ``item`` (per system, across inputs), MTME ``'item'``
 grouping = our ``input`` (per input, across systems).  MTME's
@@ -358,9 +361,11 @@ def test_system_level_ties_do_not_depend_on_input_order(fast):
 
 
 # ---------------------------------------------------------------------------
-# 4. published cases: mt-metrics-eval (ANCHORS C.1, C.2)
+# 4. published cases: mt-metrics-eval (google-research/mt-metrics-eval, commit 68a481a)
 
-# ANCHORS C.1 Case 1, MTME stats_test.py: Correlation(2, g=[1..6], m=[2,1,4,3,3,7])
+# MTME stats_test.py CorrelationTest (testPearson, testKendall, testKendallC), commit
+# 68a481a: Correlation(2, g=[1..6], m=[2,1,4,3,3,7]); the tests assert 3 decimals,
+# the "exact" values are those methods of stats.py run at that commit
 CASE1 = mtme(2, [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 3, 7])
 
 
@@ -368,15 +373,15 @@ CASE1 = mtme(2, [1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 3, 7])
 @pytest.mark.parametrize(
     "level, method, expected, tol",
     [
-        ("global", "pearson", 0.7763237543, 1e-10),  # ANCHORS C.1 Case 1 'none', exact
-        ("item", "pearson", 0.7603395372, 1e-10),  # ANCHORS C.1 Case 1 'sys', exact
-        ("input", "pearson", 1.0, 1e-12),  # ANCHORS C.1 Case 1 'item' (asserted 1.000)
-        ("global", "kendall_b", 0.5520524475, 1e-10),  # ANCHORS C.1 Case 1 'none'
-        ("item", "kendall_b", 0.5749149571, 1e-10),  # ANCHORS C.1 Case 1 'sys'
-        ("input", "kendall_b", 1.0, 1e-12),  # ANCHORS C.1 Case 1 'item'
-        ("global", "kendall_c", 0.556, 5e-4),  # ANCHORS C.1 Case 1 'none' (3 decimals)
-        ("item", "kendall_c", 0.611, 5e-4),  # ANCHORS C.1 Case 1 'sys' (3 decimals)
-        ("input", "kendall_c", 1.0, 1e-12),  # ANCHORS C.1 Case 1 'item'
+        ("global", "pearson", 0.7763237543, 1e-10),  # testPearson 'none', exact
+        ("item", "pearson", 0.7603395372, 1e-10),  # testPearson 'sys', exact
+        ("input", "pearson", 1.0, 1e-12),  # testPearson 'item' (asserted 1.000)
+        ("global", "kendall_b", 0.5520524475, 1e-10),  # testKendall 'none', exact
+        ("item", "kendall_b", 0.5749149571, 1e-10),  # testKendall 'sys', exact
+        ("input", "kendall_b", 1.0, 1e-12),  # testKendall 'item'
+        ("global", "kendall_c", 0.556, 5e-4),  # testKendallC 'none' (3 decimals)
+        ("item", "kendall_c", 0.611, 5e-4),  # testKendallC 'sys' (3 decimals)
+        ("input", "kendall_c", 1.0, 1e-12),  # testKendallC 'item'
     ],
 )
 def test_mtme_case1(level, method, expected, tol, fast):
@@ -386,7 +391,7 @@ def test_mtme_case1(level, method, expected, tol, fast):
 
 @FAST
 def test_mtme_case1_kendall_c_exact(fast):
-    # exact rationals behind ANCHORS C.1 Case 1's 0.556 and 0.611 (derived by hand)
+    # exact rationals behind MTME testKendallC's 0.556 and 0.611 (derived by hand)
     x, y = CASE1
     # none: n = 6, C - D = 8, k = min(5 metric values, 6 gold values) = 5:
     # 2 * 8 / (36 * 4 / 5) = 5/9
@@ -398,7 +403,8 @@ def test_mtme_case1_kendall_c_exact(fast):
 
 @FAST
 def test_mtme_case2_single_system(fast):
-    # ANCHORS C.1 Case 2, MTME stats_test.py: Correlation(1, [1,2,2,3,4], [2,1,1.5,5,3])
+    # MTME stats_test.py CorrelationTest.testKendallVariants (commit 68a481a):
+    # Correlation(1, [1,2,2,3,4], [2,1,1.5,5,3])
     x, y = mtme(1, [1, 2, 2, 3, 4], [2, 1, 1.5, 5, 3])
     for level in ("global", "item"):  # one system: 'none' == 'sys'
         assert value(x, y, level, "kendall_b", fast=fast) == pytest.approx(0.316227766,
@@ -407,15 +413,16 @@ def test_mtme_case2_single_system(fast):
         assert value(x, y, level, "kendall_23", fast=fast) == pytest.approx(0.2)
         assert value(x, y, level, "acc_23", fast=fast) == pytest.approx(0.6)
         got = lv(x, y, level, "acc_eq", fast=fast)
-        # ANCHORS C.1 Case 2: KendallWithTiesOpt(acc23, sample_rate=1) = 0.7 (derived
-        # epsilon* = 0.5)
+        # MTME stats_test.py CorrelationTest.testKendallWithTiesOpt:
+        # KendallWithTiesOpt(acc23, sample_rate=1) = 0.7; epsilon* = 0.5 from running
+        # stats.KendallWithTiesOpt at commit 68a481a (not asserted there)
         assert got.value[0] == pytest.approx(0.7)
         assert got.epsilon[0] == 0.5
 
 
 @FAST
 def test_mtme_case6_agreement_is_system_pairwise_accuracy(fast):
-    # ANCHORS C.1 Case 6, MTME stats_test.py Agreement: gold [1,2,3,3,4],
+    # MTME stats_test.py CorrelationFunctionsTest.testAgreement: gold [1,2,3,3,4],
     # metric [1,1,2,1,2] -> 5 agreements / 10 pairs (system scores)
     gold = np.array([1, 2, 3, 3, 4], float)
     metric = np.array([1, 1, 2, 1, 2], float)
@@ -427,7 +434,8 @@ def test_mtme_case6_agreement_is_system_pairwise_accuracy(fast):
 
 @FAST
 def test_mtme_case8_constant_group_is_dropped(fast):
-    # ANCHORS C.1 Case 8, MTME stats_test.py: g=[1..6], m=[2,2,2,4,5,6], sys-avg
+    # MTME stats_test.py AverageCorrelationTest.testNaNHandling(WithZeros): g=[1..6],
+    # m=[2,2,2,4,5,6], sys-avg
     # Pearson: NaN dropped gives 1.0; replace_nans_with_zeros gives 0.5
     x, y = mtme(2, [1, 2, 3, 4, 5, 6], [2, 2, 2, 4, 5, 6])
     got = lv(x, y, "item", "pearson", fast=fast)
@@ -438,15 +446,16 @@ def test_mtme_case8_constant_group_is_dropped(fast):
 
 @FAST
 def test_mtme_case9_micro_average_with_missing_gold(fast):
-    # ANCHORS C.1 Case 9 (derived): g=[1,None,3,4,5,6], m=[2,1,8,3,5,6], sys,
-    # macro=False: (2*1.0 + 3*r([4,5,6],[3,5,6])) / 5 = 0.9891883036
+    # MTME stats_test.py AverageCorrelationTest.testMicroAveraging: g=[1,None,3,4,5,6],
+    # m=[2,1,8,3,5,6], sys, macro=False: (2*1.0 + 3*r([4,5,6],[3,5,6])) / 5
+    # = 0.9891883036 (its closed form evaluated here to 10 digits)
     x, y = mtme(2, [1, None, 3, 4, 5, 6], [2, 1, 8, 3, 5, 6])
     got = lv(x, y, "item", "pearson", "micro", fast=fast)
     assert got.value[0] == pytest.approx(0.9891883036, abs=1e-10)
     np.testing.assert_array_equal(got.n_valid[0], [2, 3])
 
 
-# ANCHORS C.2, MTME tau_optimization_test.py::test_regression_example
+# mt-metrics-eval tau_optimization_test.py::test_regression_example (commit 68a481a)
 REG_METRIC = [[0, 5, 2, 3, 2], [None, 2, 1, 5, 3], [9, 1, 5, 3, 8], [9, 3, 4, 4, 1],
               [None] * 5]
 REG_HUMAN = [[1, 5, 2, 1, 1], [4, 2, 2, 1, 4], [5, 9, 2, 8, 7], [7, 6, None, 3, 2],
@@ -458,8 +467,8 @@ def test_mtme_tie_calibration_regression_example(fast):
     x = np.array(REG_METRIC, float)  # rows = groups = our item level
     y = np.array(REG_HUMAN, float)
     got = lv(x, y, "item", "acc_eq", fast=fast)
-    assert got.epsilon[0] == 1.0  # ANCHORS C.2: best threshold 1
-    assert got.value[0] == pytest.approx(0.4916666666666668, rel=1e-13)  # ANCHORS C.2
+    assert got.epsilon[0] == 1.0  # test_regression_example: best threshold 1
+    assert got.value[0] == pytest.approx(0.4916666666666668, rel=1e-13)  # same test
     # the same groups as columns, at input level
     t = lv(x.T, y.T, "input", "acc_eq", fast=fast)
     assert (t.epsilon[0], t.value[0]) == (got.epsilon[0], got.value[0])
@@ -469,8 +478,8 @@ def test_mtme_tie_calibration_regression_example(fast):
 @pytest.mark.parametrize(
     "human, eps, tau",
     [
-        ([1, 2, 3, 4], 0.0, 1.0),  # ANCHORS C.2 test_zero_threshold_is_best
-        ([1, 1, 1, 4], 4.0, 4 / 6),  # ANCHORS C.2 test_nonzero_threshold_is_best
+        ([1, 2, 3, 4], 0.0, 1.0),  # MTME tau_optimization_test.py, same name
+        ([1, 1, 1, 4], 4.0, 4 / 6),  # MTME tau_optimization_test.py, same name
     ],
 )
 def test_mtme_tie_calibration_single_group(human, eps, tau, fast):
@@ -481,7 +490,8 @@ def test_mtme_tie_calibration_single_group(human, eps, tau, fast):
 
 
 # ---------------------------------------------------------------------------
-# 5. published cases: nlpstats / SacreROUGE (ANCHORS C.4)
+# 5. published cases: nlpstats (danieldeutsch/nlpstats tests/correlations/, the same
+# numbers as SacreROUGE sacrerouge/tests/stats_test.py)
 
 NLP_X = np.array([[1, 9, 2], [4, 5, 2], [6, 7, 1]], float)
 NLP_Z = np.array([[11, 12, 13], [14, 15, 16], [17, 18, 19]], float)
@@ -491,7 +501,7 @@ NLP_Z = np.array([[11, 12, 13], [14, 15, 16], [17, 18, 19]], float)
 @pytest.mark.parametrize(
     "level, method, expected",
     [
-        # ANCHORS C.4, nlpstats tests/correlations/correlations_test.py::test_correlate
+        # nlpstats tests/correlations/correlations_test.py::test_correlate (commit a5ff296)
         ("system", "pearson", 0.6546536707),
         ("input", "pearson", -0.124208712),
         ("global", "pearson", 0.0),
@@ -501,7 +511,8 @@ NLP_Z = np.array([[11, 12, 13], [14, 15, 16], [17, 18, 19]], float)
         ("system", "kendall_b", 0.33333333333),
         ("input", "kendall_b", -0.0499433047),
         ("global", "kendall_b", 0.11433239009),
-        # ANCHORS C.4 "MTME extras (derived)" on the same data
+        # mt-metrics-eval stats.py KendallVariants / KendallWithTiesOpt (commit 68a481a)
+        # run on the same data (not asserted in its tests)
         ("global", "acc_23", 0.5277778),
         ("global", "kendall_23", 0.0555556),
         ("input", "acc_23", 0.4444444),
@@ -512,14 +523,14 @@ def test_nlpstats_correlate_table(level, method, expected, fast):
     got = lv(NLP_X, NLP_Z, level, method, fast=fast)
     assert got.value[0] == pytest.approx(expected, abs=5e-8)
     if method == "acc_eq":
-        assert got.epsilon[0] == 0.0  # ANCHORS C.4: tie-calibrated acc at epsilon = 0
+        assert got.epsilon[0] == 0.0  # MTME KendallWithTiesOpt on this data: epsilon = 0
 
 
 @FAST
 @pytest.mark.parametrize(
     "level, X, Z, expected",
     [
-        # ANCHORS C.4, nlpstats correlations_test.py::test_system_level
+        # nlpstats tests/correlations/correlations_test.py::test_system_level (a5ff296)
         ("system", [[1, 9, 2], [4, 5, 2], [6, 7, 2]], NLP_Z, 0.7205766921),
         # ::test_system_level_nans (NaNs at the same cells in X and Z)
         ("system", [[1, 9, 2], [4, 5, NAN], [6, NAN, 2]],
@@ -553,7 +564,7 @@ def test_nlpstats_level_cases(level, X, Z, expected, fast):
     assert got == pytest.approx(expected, abs=1e-10, nan_ok=True)
 
 
-# ANCHORS C.4, nlpstats tests/correlations/fisher_test.py::test_fisher_regression
+# nlpstats tests/correlations/fisher_test.py::test_fisher_regression (commit 796d764)
 FISHER_TABLE = {
     ("global", "pearson"): (-0.02763744135012373, 0.5818846438651135),
     ("global", "spearman"): (-0.06733469087453943, 0.5640758668009686),
@@ -589,9 +600,10 @@ def test_fisher_matches_nlpstats_regression_table(level, method, fast):
 
 
 # ---------------------------------------------------------------------------
-# 6. published cases: ExplainaBoard (ANCHORS C.5)
+# 6. published cases: ExplainaBoard (neulab/ExplainaBoard)
 
-# integration_tests/meta_eval_nlg_test.py: rows = segments, columns = 5 systems;
+# integration_tests/meta_eval_nlg_test.py (commit 0817722) MetaEvalNLGTest: rows =
+# segments, columns = 5 systems;
 # ours are systems x inputs, hence the transposes
 EB_TRUE = np.array([[1, 2, 3, 4, 5], [2, 1, 4, 5, 2], [5, 4, 3, 2, 1]], float).T
 EB_PRED = np.array([[2, 1, 3, 4, 5], [2, 4, 5, 5, 2], [5, 3, 4, 2, 1]], float).T
@@ -601,14 +613,14 @@ EB_PRED = np.array([[2, 1, 3, 4, 5], [2, 4, 5, 5, 2], [5, 3, 4, 2, 1]], float).T
 @pytest.mark.parametrize(
     "level, method, expected, tol",
     [
-        ("input", "spearman", 0.8162952, 1e-7),  # ANCHORS C.5 sample level
-        ("input", "kendall_b", 0.69046817, 1e-8),  # ANCHORS C.5 sample level
-        ("input", "pearson", 0.820707397, 1e-9),  # ANCHORS C.5 sample level
-        # ANCHORS C.5 system level uses column sums; no missing cells, so the sums
+        ("input", "spearman", 0.8162952, 1e-7),  # test_sample_level_spearmanr
+        ("input", "kendall_b", 0.69046817, 1e-8),  # test_sample_level_kendalltau
+        ("input", "pearson", 0.820707397, 1e-9),  # test_sample_level_pearsonr
+        # test_system_level_{spearmanr,kendalltau}: column sums; no missing cells, so the sums
         # rank and correlate exactly like our means
         ("system", "spearman", 0.815789, 1e-6),
         ("system", "kendall_b", 0.66666, 1e-5),
-        # ANCHORS C.5 "derived with MTME" (num_sys = 5)
+        # mt-metrics-eval stats.Correlation(5, ...) (commit 68a481a) run on the same data
         ("system", "pearson", 0.8877834, 1e-7),
         ("global", "pearson", 0.7891603, 1e-7),
         ("global", "kendall_b", 0.7005762, 1e-7),
@@ -686,8 +698,8 @@ def test_system_level_matched_means_differ_from_nlpstats_independent_means():
 
 @pytest.mark.parametrize("name, expected", [
     ("system", "system"), ("input", "input"), ("item", "item"), ("global", "global"),
-    ("none", "global"),  # MTME average_by='none' (ANCHORS B.1)
-    ("summary", "input"),  # SacreROUGE summary_level_corr (ANCHORS B.1)
+    ("none", "global"),  # MTME average_by='none' (stats.py _Reshape)
+    ("summary", "input"),  # SacreROUGE summary_level_corr (sacrerouge/stats.py)
 ])
 def test_level_aliases(name, expected):
     assert check_level(name) == expected

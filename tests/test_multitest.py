@@ -13,15 +13,15 @@ P5 = [0.001, 0.01, 0.03, 0.04, 0.2]
 
 
 def test_holm_statsmodels_value():
-    # ECOSYSTEM.md §1: statsmodels 0.15.0
-    # multipletests([.001,.01,.03,.04,.2], method='holm')[1]
-    # -> [0.005, 0.04, 0.09, 0.09, 0.2]
+    # statsmodels 0.15.0 statsmodels.stats.multitest.multipletests(
+    # [.001,.01,.03,.04,.2], method='holm')[1] -> [0.005, 0.04, 0.09, 0.09, 0.2];
+    # by hand (Holm 1979): p_(i) * (5,4,3,2,1) = .005,.04,.09,.08,.2, running max
     np.testing.assert_allclose(adjust_pvalues(P5, method="holm"), [0.005, 0.04, 0.09, 0.09, 0.2], rtol=1e-12)
 
 
 def test_bh_statsmodels_value():
-    # ECOSYSTEM.md §1: statsmodels 0.15.0 multipletests(..., method='fdr_bh')[1]
-    # -> [0.005, 0.025, 0.05, 0.05, 0.2], same as scipy false_discovery_control
+    # statsmodels 0.15.0 multipletests(..., method='fdr_bh')[1] and scipy
+    # stats.false_discovery_control(P5) -> [0.005, 0.025, 0.05, 0.05, 0.2]
     np.testing.assert_allclose(adjust_pvalues(P5, method="bh"), [0.005, 0.025, 0.05, 0.05, 0.2], rtol=1e-12)
 
 

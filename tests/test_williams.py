@@ -1,8 +1,9 @@
 """Williams' test for dependent correlations (metaeval.stats.williams).
 
 Oracles: R's psych::r.test (pasted output; R is not needed to run these
-tests), mt-metrics-eval's stats_test.py (ANCHORS C.1 Case 11), nlpstats 0.0.1
-(run live, and its pasted test values, ANCHORS C.4), and ECOSYSTEM.md §1.
+tests), mt-metrics-eval's stats_test.py WilliamsSigDiffTest (commit 68a481a),
+nlpstats 0.0.1 (run live, and the values pasted in its
+tests/correlations/williams_test.py), and the closed form (Steiger 1980, Eq. 14).
 """
 
 from __future__ import annotations
@@ -87,8 +88,8 @@ def test_matches_r_vectorised():
 
 
 def test_ecosystem_verified_case():
-    # ECOSYSTEM.md §1: "verified against R psych::r.test: t = 2.448709,
-    # two-sided p = 0.01613243".  Its inputs are not given there; they were
+    # R psych::r.test output quoted without its inputs: "t = 2.448709,
+    # two-sided p = 0.01613243".  The inputs were
     # recovered as n = 100 (2 * t.sf(2.448709, df) = 0.01613243 only for
     # df = 97) and r12 = .6, r13 = .4, r23 = .5 (a 0.05 grid search), and
     # confirmed with R: see the first R_CASES entry.
@@ -98,10 +99,10 @@ def test_ecosystem_verified_case():
 
 
 def test_mtme_case_11():
-    # mt-metrics-eval stats_test.py (ANCHORS C.1 Case 11): WilliamsSigDiff on
-    # global Pearson, one-sided p = 0.019 (exact 0.0190736880); r1 = 0.999,
-    # r2 = 0.987.  nlpstats 'greater' gives the same; two-sided 0.0381474
-    # (ANCHORS C.1 Case 11, "Derived").
+    # mt-metrics-eval stats_test.py WilliamsSigDiffTest.testSigDiff (commit 68a481a):
+    # WilliamsSigDiff on global Pearson, one-sided p = 0.019 (exact 0.0190736880 from
+    # stats.WilliamsSigDiff run on these vectors); r1 = 0.999, r2 = 0.987.  nlpstats
+    # williams_test 'greater' gives the same; two-sided 0.0381474 = 2 p.
     gold = [1, 2, 3, 4, 5]
     m1 = [1.1, 2, 3.1, 4, 5.1]
     m2 = [1.5, 2, 3.1, 4, 5.5]
@@ -117,7 +118,7 @@ def test_mtme_case_11():
 
 
 def test_nlpstats_pasted_values():
-    # nlpstats tests/correlations/test_williams.py (ANCHORS C.4), checked
+    # nlpstats tests/correlations/williams_test.py::test_williams_test (796d764), checked
     # there against R psych::r.test: np.random.seed(12); X, Y, Z =
     # np.random.random((9, 5)) x 3; global Pearson: greater 0.2716978,
     # two-sided 0.5433956.  nlpstats takes abs() of the r's: use_abs=True.

@@ -8,7 +8,8 @@ independent work units (metrics, metric pairs, blocks of resamples) get
 child streams spawned from it by *unit index*, never by worker, so results do
 not depend on the number of workers.
 
-All index and mask matrices are drawn in one step per unit (STYLE.md 2);
+All index and mask matrices are drawn in one step per unit (so a seed gives
+the same draws however the work is split);
 the (B, N, M) cell arrays built from them are processed in chunks of
 resamples sized from a memory budget (:func:`memory_budget`,
 :func:`resample_chunks`), so peak memory does not grow with ``n_resamples``.
