@@ -17,3 +17,18 @@ def test_python_dash_m_metaeval():
     out = subprocess.run([sys.executable, "-m", "metaeval", "--version"], check=True, capture_output=True,
                          text=True).stdout
     assert out.startswith("metaeval, version ")
+
+
+def test_closed_pipe_ends_quietly():
+    # Regression (CLI sweep): `metaeval ... | head` exited 2 with
+    # "metaeval: error: [Errno 32] Broken pipe" once the reader had gone.
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "metaeval", "correlate", "summeval", "--human", "coherence", "--ci", "none",
+         "--pvalue", "none", "--level", "system,input,group-by-system,global",
+         "--method", "pearson,spearman,kendall_b"],  # a rich table: rich's write raised BrokenPipeError
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()  # the reader goes away before the table is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 0, err
+    assert "error" not in err and "Traceback" not in err, err

@@ -655,6 +655,12 @@ class _Group(click.Group):
                 path = exc.ctx.command_path if exc.ctx is not None else "metaeval"
                 msg = " ".join(exc.format_message().split("\n")).strip()
                 _fail(f"{msg} (see `{path} --help`)")
+            except BrokenPipeError:
+                # the reader of stdout went away (`metaeval ... | head`): stop quietly, as Python's
+                # docs advise (point stdout at devnull so the interpreter's flush at exit is quiet)
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, sys.stdout.fileno())
+                sys.exit(0)
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
