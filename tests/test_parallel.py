@@ -119,8 +119,38 @@ time.sleep(60)
 
 
 def test_watchdog_ignores_a_process_that_is_not_a_direct_child():
-    """Dask workers (children of a nanny, not of the caller) are left alone."""
-    assert _parallel._watch_parent(os.getpid() + 10**6) is False
+    """Dask workers (children of a nanny, not of the caller) are left alone: the caller is a live
+    process that is not their parent (here pid 1, which exists and is not pytest's parent)."""
+    assert os.getppid() != 1
+    assert _parallel._watch_parent(1) is False
+
+
+def test_worker_orphaned_before_its_watchdog_starts_exits(tmp_path):
+    """Regression (seen under load): a worker whose parent was killed while the worker was still
+    starting found a different parent pid and took itself for a Dask worker ("not watched"), so
+    it lived on. A dead parent pid now means orphan: exit 70."""
+    code = f"""
+import os, sys, time
+sys.path.insert(0, {SRC!r})
+from metaeval._parallel import _watch_parent
+parent = os.getpid()
+pid = os.fork()
+if pid == 0:
+    while os.getppid() == parent:  # wait until the parent is gone (re-parented)
+        time.sleep(0.01)
+    _watch_parent(parent, interval=0.05)
+    open({str(tmp_path / "survived")!r}, "w").close()  # only if the orphan went on as a non-worker
+    os._exit(3)
+print(pid, flush=True)
+os._exit(0)
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    child = int(out.stdout.split()[0])
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(child):
+        time.sleep(0.05)
+    assert not _alive(child)
+    assert not (tmp_path / "survived").exists()
 
 
 def _square(x):

@@ -230,6 +230,23 @@ def _set_pdeathsig() -> bool:
         return False
 
 
+def _pid_exists(pid: int) -> bool:
+    """Whether a live process ``pid`` exists: signal 0 checks without sending anything, and on
+    Linux a zombie (dead, not yet reaped by its own parent) counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by someone else
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            state = f.read().rsplit(b")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return True
+    return state not in (b"Z", b"X")
+
+
 def _watch_parent(parent_pid: int, interval: float = 0.5, pdeathsig: bool = True) -> bool:
     """In a worker process: exit as soon as ``parent_pid`` dies.
 
@@ -257,8 +274,14 @@ def _watch_parent(parent_pid: int, interval: float = 0.5, pdeathsig: bool = True
     bool
         Whether this process is watched.
     """
-    if os.getppid() != parent_pid or os.getpid() == parent_pid:
+    if os.getpid() == parent_pid:
         return False
+    if os.getppid() != parent_pid:
+        if not _pid_exists(parent_pid):
+            # the parent died before this worker got here (a kill during its start-up, which
+            # a loaded machine makes seconds long): it is an orphan already
+            os._exit(70)
+        return False  # a live process that is not our parent: not a worker of it (Dask, threads)
     if _WATCHED.get("parent") == parent_pid:
         return True
     _WATCHED["parent"] = parent_pid
