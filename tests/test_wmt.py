@@ -469,35 +469,64 @@ def test_task_results_to_dict_is_json():
 
 # ---- Besag-Clifford sequential p-values (issue 16.4) --------------------------------
 
+from metaeval.correlation import resampling_pvalue  # noqa: E402
 from metaeval.stats.sequential import besag_clifford  # noqa: E402
 
 
 def _slow_bc(null, obs, h, n):
-    """Reference: Besag and Clifford (1991), the rule as stated, one draw at a time."""
-    g = 0
-    for L, v in enumerate(null[: n - 1], 1):
+    """Reference: Besag and Clifford (1991), the rule as stated, one draw at a time;
+    NaN draws dropped (neither a draw of L nor an exceedance) as resampling_pvalue drops
+    them, but counted among the n - 1 draws made at most."""
+    g = F = 0
+    for T, v in enumerate(null[: n - 1], 1):
+        if np.isnan(v):
+            continue
+        F += 1
         g += v >= obs
         if g == h:
-            return h / L, L
-    return (g + 1) / n, min(len(null), n - 1)
+            return h / F, T
+    return ((g + 1) / (F + 1) if F else np.nan), min(len(null), n - 1)
+
+
+def _same(a, b):
+    return a == b or (np.isnan(a) and np.isnan(b))
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_besag_clifford_equals_slow_rule(seed):
+    """The chunked rule equals the rule applied one draw at a time (_slow_bc, an
+    independent loop), for chunks of 1, 7 and all draws; without early stop it is the
+    fixed-size resampling_pvalue of the first n - 1 draws."""
     rng = np.random.default_rng(seed)
     null = rng.standard_normal(300)
-    null[rng.random(300) < 0.05] = np.nan  # NaN draws never exceed
+    null[rng.random(300) < 0.05] = np.nan  # NaN draws are dropped
+    if seed == 4:
+        null[:3] = np.nan  # adversarial: the first draws undefined
     for obs in (-1.0, 0.0, 0.5, 1.5, 3.0, null[5]):
         for h in (1, 3, 10, 400):
             for n in (2, 50, 301):
                 for chunk in (1, 7, 300):
                     blocks = (null[s:s + chunk] for s in range(0, 300, chunk))
                     r = besag_clifford(blocks, obs, h=h, n=n)
-                    p, L = _slow_bc(null, obs, h, n)
-                    assert r.pvalue == p and r.n_draws == L == r.null.size
-                    if not r.stopped:  # no early stop: the fixed-n p-value of the first n-1 draws
-                        g = np.count_nonzero(null[: n - 1] >= obs)
-                        assert r.pvalue == (g + 1) / (min(300, n - 1) + 1)
+                    p, T = _slow_bc(null, obs, h, n)
+                    assert _same(r.pvalue, p) and r.n_draws == T == r.null.size
+                    if not r.stopped and np.isfinite(obs):
+                        fin = null[: n - 1][np.isfinite(null[: n - 1])]
+                        exp = (np.count_nonzero(fin >= obs) + 1) / (fin.size + 1) if fin.size else np.nan
+                        assert _same(r.pvalue, exp)
+
+
+def test_regression_besag_clifford_counted_nan_draws_as_non_exceeding():
+    """A NaN null draw lowered the sequential p-value (it counted as a draw that does not
+    exceed) while the fixed-size resampling_pvalue drops it: 4 draws, 2 NaN, 1 of the 2
+    finite ones exceeds -> (1 + 1) / (2 + 1), not (1 + 1) / (4 + 1)."""
+    null = np.array([np.nan, 2.0, np.nan, 0.0])
+    r = besag_clifford([null], 1.0, h=10, n=5)
+    assert r.pvalue == pytest.approx(2 / 3, abs=1e-15) and r.n_draws == 4 and r.n_nan == 2
+    assert r.pvalue == resampling_pvalue(null, 1.0, "greater")
+    # stopped: L counts the finite draws only -> h / L = 1 / 1
+    assert besag_clifford([null], 1.0, h=1, n=5).pvalue == 1.0
+    assert np.isnan(besag_clifford([np.full(4, np.nan)], 1.0, h=1, n=5).pvalue)
 
 
 def test_besag_clifford_is_valid_under_the_null():
