@@ -937,3 +937,25 @@ def test_sequential_compare_all():
         compare_all(ds, "h", sequential=5, test="boot-both")
     with pytest.raises(ParameterError, match="sequential=0 must be None .* an int h >= 1"):
         compare(ds, "h", "m0", "m1", sequential=0)
+
+
+def test_sequential_compare_all_h_at_alpha_keeps_every_decision():
+    """Closed form: a stopped p-value is h / L >= h / n_resamples > alpha when
+    h >= alpha (n_resamples + 1), and a non-stopped one is the fixed-size p-value, so the
+    one-sided decisions at alpha and the clusters equal the fixed-size test's."""
+    rng = np.random.default_rng(8)
+    h = rng.standard_normal((10, 12))
+    cols = {"h": h}
+    for k, s in enumerate((0.1, 0.15, 0.3, 0.35, 1.0, 3.0)):
+        cols[f"m{k}"] = h + s * rng.standard_normal(h.shape)
+    ds = Dataset.from_arrays(cols, human="h")
+    n, alpha = 199, 0.05
+    full = compare_all(ds, "h", n_resamples=n, rng=2, alpha=alpha, correction="none")
+    seq = compare_all(ds, "h", n_resamples=n, rng=2, alpha=alpha, correction="none",
+                      sequential=math.ceil(alpha * (n + 1)))
+    off = ~np.eye(len(full.metrics), dtype=bool)
+    np.testing.assert_array_equal((seq.better <= alpha)[off], (full.better <= alpha)[off])
+    np.testing.assert_array_equal(seq.clusters, full.clusters)
+    sig = full.better[off] <= alpha
+    np.testing.assert_array_equal(seq.better[off][sig], full.better[off][sig])
+    assert any(c.stopped_early for c in seq.pairs) and 0 < sig.sum() < sig.size

@@ -611,10 +611,15 @@ def compare(
         ``n_resamples`` draws (then the usual ``(count + 1) / (n + 1)``); the
         draws stop when all three have stopped.  Guarantee: each p-value is
         valid, ``P(p <= a) <= a`` under the null for every ``a``, and equals
-        the fixed-size p-value whenever it did not stop early; the draws made
-        are the first ones of the fixed-size test (same ``rng``).  It saves
-        draws on pairs that are far from significant (about ``h / p`` draws);
-        its p-values are coarser there (``h / L``).  Recorded in the signature
+        the fixed-size p-value whenever fewer than ``h`` of the
+        ``n_resamples`` draws reach the observed difference; the draws made
+        are the first ones of the fixed-size test (same ``rng``).  A stopped
+        p-value is ``h / L >= h / n_resamples``, so with
+        ``h >= alpha * (n_resamples + 1)`` every decision at level ``alpha``
+        is the fixed-size test's (p <= alpha unchanged, p > alpha stays
+        above); a smaller ``h`` saves more draws but can move p-values near
+        ``alpha`` across it.  It saves draws on pairs that are far from
+        significant (about ``h / p`` draws).  Recorded in the signature
         (``sequential:besag-clifford:h``).  See :mod:`metaeval.stats.sequential`.
 
     Returns
@@ -718,9 +723,11 @@ def compare_all(
 
     ``sequential=h`` (permutation tests, default None) stops each pair's test
     early by Besag and Clifford's rule, as in :func:`compare`: every p-value
-    (hence ``pvalues`` and ``better``) stays valid, pairs far from
-    significance need about ``h / p`` draws instead of ``n_resamples``, and
-    the p-values of pairs that did not stop equal the fixed-size ones.  Not
+    (hence ``pvalues`` and ``better``) stays valid and pairs far from
+    significance need about ``h / p`` draws instead of ``n_resamples``.
+    With ``h >= alpha * (n_resamples + 1)`` and ``cluster_correction="none"``
+    the clusters are those of the fixed-size test (each one-sided decision at
+    ``alpha`` is unchanged); a smaller ``h`` can move borderline pairs.  Not
     with ``clusters="mtme"`` (mt-metrics-eval's ``count / n`` needs the fixed
     ``n``).  Recorded in the signature.
     """
