@@ -959,3 +959,24 @@ def test_sequential_compare_all_h_at_alpha_keeps_every_decision():
     sig = full.better[off] <= alpha
     np.testing.assert_array_equal(seq.better[off][sig], full.better[off][sig])
     assert any(c.stopped_early for c in seq.pairs) and 0 < sig.sum() < sig.size
+
+
+def test_sequential_cli_option(tmp_path):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    rng = np.random.default_rng(0)
+    rows = ["system,input,h,a,b"]
+    for i in range(5):
+        for j in range(6):
+            h = rng.standard_normal()
+            rows.append(f"s{i},x{j},{h},{h + rng.standard_normal()},{h + rng.standard_normal()}")
+    p = tmp_path / "d.csv"
+    p.write_text("\n".join(rows) + "\n")
+    args = ["compare", str(p), "--human", "h", "--metrics", "a,b", "--seed", "0", "--n-resamples", "99"]
+    r = CliRunner().invoke(main, args + ["--sequential", "3", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert "sequential:besag-clifford:3" in r.output
+    r = CliRunner().invoke(main, args + ["--sequential", "0"])
+    assert r.exit_code == 2 and "metaeval: error: sequential=0" in r.output and "--sequential" in r.output

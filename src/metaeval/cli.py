@@ -807,8 +807,11 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--sequential", type=int, default=None,
+              help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
+                   "h >= alpha*(n_resamples+1) keeps every decision at alpha. Default: off.")
 def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
-            alternative, correction, cluster_correction, alpha, seed, jobs, fmt):
+            alternative, correction, cluster_correction, alpha, seed, jobs, fmt, sequential):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from .compare import compare as _compare
     from .compare import compare_all as _compare_all
@@ -816,7 +819,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     ds = _load(data, system, input_, human, _split(metrics), rater)
     mets = _split(metrics) or list(ds.metrics)
     common = dict(level=level, method=method, test=test, average=average,
-                  n_resamples=n_resamples, alternative=alternative, rng=seed)
+                  n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential)
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
             "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
     if len(mets) == 2:
