@@ -766,3 +766,28 @@ def test_span_agreement_from_tsv(tmp_path):
     p.write_text("system\tinput\tstart\tend\n")
     with pytest.raises(DataError, match=r"missing column\(s\) rater, severity, category"):
         read_error_spans(p)
+
+
+def test_span_agreement_cli(tmp_path):
+    """The hand-computed TSV case of test_span_agreement_from_tsv through the command."""
+    import json
+
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    p = tmp_path / "spans.tsv"
+    p.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\n"
+                 "s\t0\tr1\t0\t4\tMajor\tAccuracy\ns\t0\tr1\t10\t12\tMinor\tFluency\n"
+                 "s\t0\tr2\t2\t6\tmajor\tAccuracy\ns\t0\tr2\t10\t12\tMajor\tFluency\n"
+                 "s\t1\tr1\t\t\t\t\ns\t1\tr2\t0\t3\tMinor\tStyle\n")
+    r = CliRunner().invoke(main, ["span-agreement", str(p), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["mean_f1"] == pytest.approx(8 / 15, abs=1e-12) and d["pairs"][0]["n_match"] == 4
+    r = CliRunner().invoke(main, ["span-agreement", str(p), "--match", "exact", "--severity"])
+    assert r.exit_code == 0 and "mean F1 0" in r.output
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\ns\t0\tr1\t5\t2\tMajor\tx\n")
+    r = CliRunner().invoke(main, ["span-agreement", str(bad)])
+    assert r.exit_code == 2 and "metaeval: error:" in r.output and "bad.tsv, line 2" in r.output

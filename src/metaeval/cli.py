@@ -2483,5 +2483,36 @@ def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, incl
     click.echo(res.table(weights, fmt=fmt), nl=False)
 
 
+@main.command("span-agreement")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--match", type=click.Choice(["char", "exact"]), default="char", show_default=True,
+              help="char: F1 over characters marked as error; exact: F1 over identical spans.")
+@click.option("--severity", is_flag=True, help="A match needs the same severity.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def span_agreement_cmd(files, match, severity, fmt):
+    """Rater agreement on error spans: precision/recall/F1 per rater pair (docs/mt.md).
+
+    FILES are mt-metrics-eval .rating files (one per rater, e.g. LP.mqm.rater1.seg.rating)
+    or TSVs with columns system, input, rater, start, end, severity, category."""
+    import pandas as pd
+
+    from .wmt import read_error_spans, read_rating_spans, span_agreement
+
+    spans = pd.concat([read_rating_spans(f) if str(f).endswith(".rating") else read_error_spans(f)
+                       for f in files], ignore_index=True)
+    res = span_agreement(spans, match=match, severity=severity)
+    frame = res.to_frame()
+    if fmt == "json":
+        _emit_json(_nan_to_none({"pairs": frame.to_dict(orient="records"), "mean_f1": res.mean_f1}))
+    elif fmt == "csv":
+        _emit_csv(frame)
+    else:
+        rows = [[r.rater_a, r.rater_b, str(r.n_segments), _num(r.precision), _num(r.recall), _num(r.f1)]
+                for r in res]
+        sig = res[0].signature if len(res) else ""
+        _table(f"span agreement ({match}{', severity' if severity else ''}): mean F1 {_num(res.mean_f1)}",
+               ["rater_a", "rater_b", "segments", "precision", "recall", "F1"], rows, caption=sig)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
