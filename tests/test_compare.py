@@ -835,3 +835,152 @@ def test_compare_all_does_not_rank_a_nan_metric_in_cluster_one():
     assert fr.loc[fr.metric == "flat", "cluster"].isna().all()
     assert fr.loc[fr.metric == "good", "cluster"].tolist() == [1]
     assert res.to_dict()["unranked"][0][0] == "flat"
+
+
+# ---- sequential (Besag-Clifford) permutation tests (issue 16.4) ---------------------
+
+
+def _slow_seq(null, obs, h, n_resamples, alternative):
+    """Besag and Clifford (1991, Biometrika 78(2), 301-304) applied one draw at a time to
+    the fixed-size null, with the tie tolerance TOL of resampling_pvalue and NaN draws
+    dropped; returns (p-value, draws made)."""
+    tol = TOL * max(1.0, abs(obs))
+    g = F = 0
+    for T, v in enumerate(null[:n_resamples], 1):
+        if not np.isfinite(v):
+            continue
+        F += 1
+        if alternative == "greater":
+            g += v >= obs - tol
+        elif alternative == "less":
+            g += v <= obs + tol
+        else:
+            g += abs(v) >= abs(obs) - tol
+        if g == h:
+            return h / F, T
+    return ((g + 1) / (F + 1) if F else NAN), n_resamples
+
+
+def _seq_data(seed, N=6, M=12, shift=0.0):
+    rng = np.random.default_rng(seed)
+    h = rng.standard_normal((N, M))
+    a = h + rng.standard_normal((N, M))
+    b = h + (1 + shift) * rng.standard_normal((N, M))
+    return Dataset.from_arrays({"h": h, "a": a, "b": b}, human="h")
+
+
+@pytest.mark.parametrize("level,method,test", [("system", "pearson", "perm-both"),
+                                               ("input", "kendall_b", "perm-both"),
+                                               ("item", "spearman", "perm-inputs"),
+                                               ("global", "pearson", "perm-systems")])
+@pytest.mark.parametrize("h", [1, 4, 10**6])
+def test_sequential_compare_equals_rule_one_draw_at_a_time(level, method, test, h):
+    """Each p-value is the Besag-Clifford p-value of the fixed-size test's own draws,
+    whatever the memory budget (chunking); h = 10**6 never stops: identical to the
+    fixed-size test."""
+    if h == 10**6 and level != "system":
+        pytest.skip("the never-stopping case is checked once (slow)")
+    for seed in range(3):
+        ds = _seq_data(seed, shift=seed / 2)
+        full = compare(ds, "h", "a", "b", level=level, method=method, test=test,
+                       n_resamples=300, rng=seed)
+        assert "sequential" not in full.signature and not full.stopped_early
+        for budget in (None, 2000):
+            seq = compare(ds, "h", "a", "b", level=level, method=method, test=test,
+                          n_resamples=300, rng=seed, sequential=h, memory_budget=budget)
+            draws = 0
+            for alt, got in (("two-sided", seq.pvalue), ("greater", seq.pvalue_greater),
+                             ("less", seq.pvalue_less)):
+                p, T = _slow_seq(full.null_distribution, full.statistic, h, 300, alt)
+                assert got == pytest.approx(p, rel=1e-15, abs=0) or (np.isnan(p) and np.isnan(got))
+                draws = max(draws, T)
+            assert seq.n_resamples == draws == seq.null_distribution.size
+            np.testing.assert_array_equal(seq.null_distribution, full.null_distribution[:draws])
+            assert seq.stopped_early == (draws < 300)
+            assert f"sequential:besag-clifford:{h}" in seq.signature
+            if h == 10**6:
+                assert (seq.pvalue, seq.pvalue_greater, seq.pvalue_less) == (
+                    full.pvalue, full.pvalue_greater, full.pvalue_less)
+
+
+def test_sequential_compare_is_valid_under_the_null():
+    """A and B exchangeable given the human scores (i.i.d. noise): Perm-Both's null holds
+    exactly, so P(p <= a) <= a for the sequential p-value; 300 seeded data sets, binomial
+    bound of 3 standard errors."""
+    ps = []
+    for seed in range(200):
+        ds = _seq_data(1000 + seed, N=5, M=8)
+        ps.append(compare(ds, "h", "a", "b", n_resamples=99, rng=seed, sequential=5).pvalue)
+    ps = np.array(ps)
+    for a in (0.05, 0.2, 0.5):
+        assert np.mean(ps <= a) <= a + 3 * np.sqrt(a * (1 - a) / ps.size)
+
+
+def test_sequential_compare_all():
+    rng = np.random.default_rng(3)
+    h = rng.standard_normal((10, 15))
+    cols = {"h": h}
+    for k, s in enumerate((0.1, 0.2, 3.0, 3.1)):
+        cols[f"m{k}"] = h + s * rng.standard_normal(h.shape)
+    ds = Dataset.from_arrays(cols, human="h")
+    full = compare_all(ds, "h", n_resamples=400, rng=1)
+    seq = compare_all(ds, "h", n_resamples=400, rng=1, sequential=5)
+    assert "sequential:besag-clifford:5" in seq.signature and "sequential" not in full.signature
+    assert seq.metrics == full.metrics
+    for c in seq.pairs:  # each pair is compare(..., sequential=5)
+        one = compare(ds, "h", c.metric_a, c.metric_b, n_resamples=400, rng=1, sequential=5)
+        assert (c.pvalue, c.pvalue_greater, c.pvalue_less, c.n_resamples) == (
+            one.pvalue, one.pvalue_greater, one.pvalue_less, one.n_resamples)
+    # m2 vs m3 (both poor, about equal) stops early; m0 vs m3 does not
+    by = {frozenset((c.metric_a, c.metric_b)): c for c in seq.pairs}
+    assert by[frozenset(("m2", "m3"))].stopped_early and not by[frozenset(("m0", "m3"))].stopped_early
+    assert sum(c.n_resamples for c in seq.pairs) < sum(c.n_resamples for c in full.pairs)
+    with pytest.raises(ParameterError, match="sequential=5 cannot be combined with clusters='mtme'"):
+        compare_all(ds, "h", sequential=5, clusters="mtme")
+    with pytest.raises(ParameterError, match="test='boot-both' is not one"):
+        compare_all(ds, "h", sequential=5, test="boot-both")
+    with pytest.raises(ParameterError, match="sequential=0 must be None .* an int h >= 1"):
+        compare(ds, "h", "m0", "m1", sequential=0)
+
+
+def test_sequential_compare_all_h_at_alpha_keeps_every_decision():
+    """Closed form: a stopped p-value is h / L >= h / n_resamples > alpha when
+    h >= alpha (n_resamples + 1), and a non-stopped one is the fixed-size p-value, so the
+    one-sided decisions at alpha and the clusters equal the fixed-size test's."""
+    rng = np.random.default_rng(8)
+    h = rng.standard_normal((10, 12))
+    cols = {"h": h}
+    for k, s in enumerate((0.1, 0.15, 0.3, 0.35, 1.0, 3.0)):
+        cols[f"m{k}"] = h + s * rng.standard_normal(h.shape)
+    ds = Dataset.from_arrays(cols, human="h")
+    n, alpha = 199, 0.05
+    full = compare_all(ds, "h", n_resamples=n, rng=2, alpha=alpha, correction="none")
+    seq = compare_all(ds, "h", n_resamples=n, rng=2, alpha=alpha, correction="none",
+                      sequential=math.ceil(alpha * (n + 1)))
+    off = ~np.eye(len(full.metrics), dtype=bool)
+    np.testing.assert_array_equal((seq.better <= alpha)[off], (full.better <= alpha)[off])
+    np.testing.assert_array_equal(seq.clusters, full.clusters)
+    sig = full.better[off] <= alpha
+    np.testing.assert_array_equal(seq.better[off][sig], full.better[off][sig])
+    assert any(c.stopped_early for c in seq.pairs) and 0 < sig.sum() < sig.size
+
+
+def test_sequential_cli_option(tmp_path):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    rng = np.random.default_rng(0)
+    rows = ["system,input,h,a,b"]
+    for i in range(5):
+        for j in range(6):
+            h = rng.standard_normal()
+            rows.append(f"s{i},x{j},{h},{h + rng.standard_normal()},{h + rng.standard_normal()}")
+    p = tmp_path / "d.csv"
+    p.write_text("\n".join(rows) + "\n")
+    args = ["compare", str(p), "--human", "h", "--metrics", "a,b", "--seed", "0", "--n-resamples", "99"]
+    r = CliRunner().invoke(main, args + ["--sequential", "3", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert "sequential:besag-clifford:3" in r.output
+    r = CliRunner().invoke(main, args + ["--sequential", "0"])
+    assert r.exit_code == 2 and "metaeval: error: sequential=0" in r.output and "--sequential" in r.output

@@ -412,3 +412,42 @@ def test_display_names(layout):
         "BLEU", "COMET", "KIWI[noref]")
     with pytest.raises(ParameterError, match="both display as 'COMET'"):
         metaeval.read_mtme(root, "wmt99", "en-de", names="display")
+
+
+def test_read_rating_spans_and_agreement(tmp_path):
+    """Two raters' .rating files (mt-metrics-eval ratings.py format: SYSTEM, Rating JSON or
+    None, optional RATER) read into spans; agreement hand-computed:
+    sysA seg 0: rater1 [0,5), rater2 [3,8) -> char overlap 2 of 5 + 5; seg 1: rater1 None
+    (not rated), rater2 no error; seg 2: both no error.  char F1 = 4/10, exact F1 = 0."""
+    import json
+
+    from metaeval.data._mtme import read_rating_spans
+    from metaeval.wmt import span_agreement
+
+    def rating(spans):
+        return json.dumps({"errors": [{"start": a, "end": b, "category": "Accuracy",
+                                       "severity": "Major", "score": None,
+                                       "is_source_error": False} for a, b in spans]})
+
+    p1 = tmp_path / "en-de.mqm.rater1.seg.rating"
+    p1.write_text(f"sysA\t{rating([(0, 5)])}\nsysA\tNone\nsysA\t{rating([])}\n")
+    p2 = tmp_path / "en-de.mqm.rater2.seg.rating"
+    p2.write_text(f"sysA\t{rating([(3, 8)])}\tr2\nsysA\t{rating([])}\tr2\nsysA\t{rating([])}\tr2\n")
+    a = read_rating_spans(p1)
+    assert a["rater"].unique().tolist() == ["mqm.rater1"]
+    assert a["input"].tolist() == ["0", "2"]
+    b = read_rating_spans(p2)
+    assert b["rater"].unique().tolist() == ["r2"]
+    import pandas as pd
+
+    both = pd.concat([a, b])
+    c = span_agreement(both, match="char")[0]
+    assert (c.rater_a, c.rater_b, c.n_segments, c.n_a, c.n_b, c.n_match) == ("mqm.rater1", "r2", 2, 5, 5, 2)
+    assert c.f1 == pytest.approx(0.4, abs=1e-15)
+    assert span_agreement(both, match="exact")[0].f1 == 0.0
+    p1.write_text('sysA\t{"errors": [{"start": 4, "end": 1}]}\n')
+    with pytest.raises(DataError, match=r"rater1\.seg\.rating, line 1: error span start=4, end=1"):
+        read_rating_spans(p1)
+    p1.write_text('sysA\t{"errors": [{"end": 1}]}\n')
+    with pytest.raises(DataError, match=r"line 1: rating is not None nor a JSON"):
+        read_rating_spans(p1)

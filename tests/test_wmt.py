@@ -469,35 +469,64 @@ def test_task_results_to_dict_is_json():
 
 # ---- Besag-Clifford sequential p-values (issue 16.4) --------------------------------
 
+from metaeval.correlation import resampling_pvalue  # noqa: E402
 from metaeval.stats.sequential import besag_clifford  # noqa: E402
 
 
 def _slow_bc(null, obs, h, n):
-    """Reference: Besag and Clifford (1991), the rule as stated, one draw at a time."""
-    g = 0
-    for L, v in enumerate(null[: n - 1], 1):
+    """Reference: Besag and Clifford (1991), the rule as stated, one draw at a time;
+    NaN draws dropped (neither a draw of L nor an exceedance) as resampling_pvalue drops
+    them, but counted among the n - 1 draws made at most."""
+    g = F = 0
+    for T, v in enumerate(null[: n - 1], 1):
+        if np.isnan(v):
+            continue
+        F += 1
         g += v >= obs
         if g == h:
-            return h / L, L
-    return (g + 1) / n, min(len(null), n - 1)
+            return h / F, T
+    return ((g + 1) / (F + 1) if F else np.nan), min(len(null), n - 1)
+
+
+def _same(a, b):
+    return a == b or (np.isnan(a) and np.isnan(b))
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_besag_clifford_equals_slow_rule(seed):
+    """The chunked rule equals the rule applied one draw at a time (_slow_bc, an
+    independent loop), for chunks of 1, 7 and all draws; without early stop it is the
+    fixed-size resampling_pvalue of the first n - 1 draws."""
     rng = np.random.default_rng(seed)
     null = rng.standard_normal(300)
-    null[rng.random(300) < 0.05] = np.nan  # NaN draws never exceed
+    null[rng.random(300) < 0.05] = np.nan  # NaN draws are dropped
+    if seed == 4:
+        null[:3] = np.nan  # adversarial: the first draws undefined
     for obs in (-1.0, 0.0, 0.5, 1.5, 3.0, null[5]):
         for h in (1, 3, 10, 400):
             for n in (2, 50, 301):
                 for chunk in (1, 7, 300):
                     blocks = (null[s:s + chunk] for s in range(0, 300, chunk))
                     r = besag_clifford(blocks, obs, h=h, n=n)
-                    p, L = _slow_bc(null, obs, h, n)
-                    assert r.pvalue == p and r.n_draws == L == r.null.size
-                    if not r.stopped:  # no early stop: the fixed-n p-value of the first n-1 draws
-                        g = np.count_nonzero(null[: n - 1] >= obs)
-                        assert r.pvalue == (g + 1) / (min(300, n - 1) + 1)
+                    p, T = _slow_bc(null, obs, h, n)
+                    assert _same(r.pvalue, p) and r.n_draws == T == r.null.size
+                    if not r.stopped and np.isfinite(obs):
+                        fin = null[: n - 1][np.isfinite(null[: n - 1])]
+                        exp = (np.count_nonzero(fin >= obs) + 1) / (fin.size + 1) if fin.size else np.nan
+                        assert _same(r.pvalue, exp)
+
+
+def test_regression_besag_clifford_counted_nan_draws_as_non_exceeding():
+    """A NaN null draw lowered the sequential p-value (it counted as a draw that does not
+    exceed) while the fixed-size resampling_pvalue drops it: 4 draws, 2 NaN, 1 of the 2
+    finite ones exceeds -> (1 + 1) / (2 + 1), not (1 + 1) / (4 + 1)."""
+    null = np.array([np.nan, 2.0, np.nan, 0.0])
+    r = besag_clifford([null], 1.0, h=10, n=5)
+    assert r.pvalue == pytest.approx(2 / 3, abs=1e-15) and r.n_draws == 4 and r.n_nan == 2
+    assert r.pvalue == resampling_pvalue(null, 1.0, "greater")
+    # stopped: L counts the finite draws only -> h / L = 1 / 1
+    assert besag_clifford([null], 1.0, h=1, n=5).pvalue == 1.0
+    assert np.isnan(besag_clifford([np.full(4, np.nan)], 1.0, h=1, n=5).pvalue)
 
 
 def test_besag_clifford_is_valid_under_the_null():
@@ -574,3 +603,191 @@ def test_run_wmt_and_cli(tmp_path):
     assert any(line.startswith("metric,avg_corr,avg_rank,task1") for line in r.output.splitlines())
     r = CliRunner().invoke(main, ["wmt", str(tmp_path), "wmt99", "--lps", "en-de", "--refs", "en-de:refA"])
     assert r.exit_code == 2 and "metaeval: error:" in r.output
+
+
+# ---- span-level rater agreement (issue 16.5) ---------------------------------------
+
+
+def _span_reference(df, match, severity):
+    """Slow pure-Python twin of span_agreement: explicit sets of spans or of
+    characters (one element per character position), counted per segment."""
+    import math
+
+    units = {}
+    for r in df.to_dict("records"):
+        seg = (str(r["system"]), str(r["input"]))
+        cell = units.setdefault(str(r["rater"]), {}).setdefault(seg, set())
+        if r["start"] is None or (isinstance(r["start"], float) and math.isnan(r["start"])):
+            continue
+        sev = str(r.get("severity")).lower() if severity else ""
+        side = bool(r.get("is_source_error", False))
+        if match == "exact":
+            cell.add((side, int(r["start"]), int(r["end"]), sev))
+        else:
+            for c in range(int(r["start"]), int(r["end"])):
+                cell.add((side, c, sev))
+    out = {}
+    for ra, rb in itertools.combinations(sorted(units), 2):
+        common = set(units[ra]) & set(units[rb])
+        if not common:
+            continue
+        na = sum(len(units[ra][s]) for s in common)
+        nb = sum(len(units[rb][s]) for s in common)
+        nm = sum(len(units[ra][s] & units[rb][s]) for s in common)
+        out[(ra, rb)] = (len(common), na, nb, nm)
+    return out
+
+
+def _random_spans(rng, n_raters=4, n_seg=6, length=30, max_spans=4):
+    import pandas as pd
+
+    rows = []
+    for r in range(n_raters):
+        for s in range(n_seg):
+            if rng.random() < 0.3:  # not rated by this rater
+                continue
+            k = int(rng.integers(0, max_spans + 1))
+            if k == 0:
+                rows.append(("sys", str(s), f"r{r}", np.nan, np.nan, None, None, False))
+            for _ in range(k):
+                a = int(rng.integers(0, length))
+                b = a + int(rng.integers(0, 8))  # zero-length spans included
+                if rng.random() < 0.3:  # adversarial: duplicate a span of the same rater
+                    rows.append(("sys", str(s), f"r{r}", a, b, "Minor", "x", False))
+                rows.append(("sys", str(s), f"r{r}", a, b, str(rng.choice(["Major", "minor", "MINOR"])),
+                             "x", bool(rng.random() < 0.2)))
+    return pd.DataFrame(rows, columns=["system", "input", "rater", "start", "end", "severity",
+                                       "category", "is_source_error"])
+
+
+@pytest.mark.parametrize("match", ["exact", "char"])
+@pytest.mark.parametrize("severity", [False, True])
+def test_span_agreement_equals_slow_reference(match, severity):
+    import warnings as _w
+
+    from metaeval.wmt import span_agreement
+
+    rng = np.random.default_rng(16)
+    for _ in range(25):
+        df = _random_spans(rng)
+        ref = _span_reference(df, match, severity)
+        with _w.catch_warnings():
+            _w.simplefilter("ignore")
+            res = span_agreement(df, match=match, severity=severity)
+        got = {(p.rater_a, p.rater_b): (p.n_segments, p.n_a, p.n_b, p.n_match) for p in res}
+        assert got == ref
+        for p in res:
+            n_seg, na, nb, nm = ref[(p.rater_a, p.rater_b)]
+            if na + nb:
+                assert p.f1 == pytest.approx(2 * nm / (na + nb), abs=1e-15)
+        f1s = [2 * v[3] / (v[1] + v[2]) for v in ref.values() if v[1] + v[2]]
+        if f1s:
+            assert res.mean_f1 == pytest.approx(float(np.mean(f1s)), abs=1e-15)
+
+
+def test_span_agreement_hand_computed():
+    """Two raters, two common segments (hand-computed).
+    seg 0: r1 [0,4) major, [10,12) minor; r2 [2,6) major, [10,12) major.
+    seg 1: r1 no error; r2 [0,3) minor.  seg 2: only r1 (not common).
+    exact: r1 spans {(0,4),(10,12)}, r2 {(2,6),(10,12),(0,3)}: 1 match -> P 1/3, R 1/2, F1 2/5;
+    with severity (10,12) differs -> 0 matches.
+    char: r1 chars {0..3, 10, 11} (6), r2 {2..5, 10, 11} + seg1 {0,1,2} (9); overlap {2,3,10,11} = 4:
+    P 4/9, R 4/6, F1 8/15; with severity: major overlap {2,3} = 2 -> F1 4/15."""
+    import pandas as pd
+
+    from metaeval.wmt import span_agreement
+
+    nan = np.nan
+    t = pd.DataFrame(
+        [("s", "0", "r1", 0, 4, "Major"), ("s", "0", "r1", 10, 12, "Minor"),
+         ("s", "0", "r2", 2, 6, "major"), ("s", "0", "r2", 10, 12, "Major"),
+         ("s", "1", "r1", nan, nan, None), ("s", "1", "r2", 0, 3, "Minor"),
+         ("s", "2", "r1", 5, 9, "Minor")],
+        columns=["system", "input", "rater", "start", "end", "severity"])
+    e = span_agreement(t, match="exact")[0]
+    assert (e.n_segments, e.n_a, e.n_b, e.n_match) == (2, 2, 3, 1)
+    assert (e.precision, e.recall, e.f1) == pytest.approx((1 / 3, 1 / 2, 2 / 5), abs=1e-15)
+    assert span_agreement(t, match="exact", severity=True)[0].f1 == 0.0
+    c = span_agreement(t, match="char")[0]
+    assert (c.n_a, c.n_b, c.n_match) == (6, 9, 4)
+    assert (c.precision, c.recall, c.f1) == pytest.approx((4 / 9, 4 / 6, 8 / 15), abs=1e-15)
+    assert span_agreement(t, match="char", severity=True)[0].f1 == pytest.approx(4 / 15, abs=1e-15)
+    assert "match:char|severity:no" in c.signature
+    assert list(span_agreement(t).to_frame().columns) == [
+        "rater_a", "rater_b", "match", "severity", "n_segments", "n_a", "n_b", "n_match",
+        "precision", "recall", "f1", "signature"]
+
+
+def test_span_agreement_no_errors_is_nan_with_warning_and_no_common_segments_no_pair():
+    import pandas as pd
+
+    from metaeval.errors import UndefinedStatisticWarning
+    from metaeval.wmt import span_agreement
+
+    t = pd.DataFrame([("s", "0", "r1", None, None), ("s", "0", "r2", None, None),
+                      ("s", "1", "r3", 0, 2)], columns=["system", "input", "rater", "start", "end"])
+    with pytest.warns(UndefinedStatisticWarning, match="'r1' and 'r2' marked no error"):
+        res = span_agreement(t)
+    assert len(res) == 1 and np.isnan(res[0].f1) and np.isnan(res.mean_f1)
+
+
+def test_span_agreement_bad_input():
+    import pandas as pd
+
+    from metaeval.errors import InputTypeError
+    from metaeval.wmt import span_agreement
+
+    t = pd.DataFrame([("s", "0", "r1", 4, 2)], columns=["system", "input", "rater", "start", "end"])
+    with pytest.raises(DataError, match="spans row 0: start=4, end=2"):
+        span_agreement(t)
+    with pytest.raises(DataError, match="missing column"):
+        span_agreement(t.drop(columns="rater"))
+    with pytest.raises(ParameterError, match="match='span'; choose one of exact, char"):
+        span_agreement(t, match="span")
+    with pytest.raises(InputTypeError, match="spans must be a DataFrame"):
+        span_agreement([1, 2])
+
+
+def test_span_agreement_from_tsv(tmp_path):
+    """The hand-computed case of test_span_agreement_hand_computed, from a TSV file."""
+    from metaeval.wmt import read_error_spans, span_agreement
+
+    p = tmp_path / "spans.tsv"
+    p.write_text("system\tsegment\trater\tstart\tend\tseverity\tcategory\n"
+                 "s\t0\tr1\t0\t4\tMajor\tAccuracy\ns\t0\tr1\t10\t12\tMinor\tFluency\n"
+                 "s\t0\tr2\t2\t6\tmajor\tAccuracy\ns\t0\tr2\t10\t12\tMajor\tFluency\n"
+                 "s\t1\tr1\t\t\t\t\ns\t1\tr2\t0\t3\tMinor\tStyle\n")
+    c = span_agreement(p, match="char")[0]
+    assert (c.n_a, c.n_b, c.n_match) == (6, 9, 4)
+    assert read_error_spans(p)["input"].tolist() == ["0", "0", "0", "0", "1", "1"]
+    p.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\ns\t0\tr1\t1.5\t4\tMajor\tx\n")
+    with pytest.raises(DataError, match=r"spans\.tsv, line 2: start '1\.5' is not an integer"):
+        read_error_spans(p)
+    p.write_text("system\tinput\tstart\tend\n")
+    with pytest.raises(DataError, match=r"missing column\(s\) rater, severity, category"):
+        read_error_spans(p)
+
+
+def test_span_agreement_cli(tmp_path):
+    """The hand-computed TSV case of test_span_agreement_from_tsv through the command."""
+    import json
+
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    p = tmp_path / "spans.tsv"
+    p.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\n"
+                 "s\t0\tr1\t0\t4\tMajor\tAccuracy\ns\t0\tr1\t10\t12\tMinor\tFluency\n"
+                 "s\t0\tr2\t2\t6\tmajor\tAccuracy\ns\t0\tr2\t10\t12\tMajor\tFluency\n"
+                 "s\t1\tr1\t\t\t\t\ns\t1\tr2\t0\t3\tMinor\tStyle\n")
+    r = CliRunner().invoke(main, ["span-agreement", str(p), "--format", "json"])
+    assert r.exit_code == 0, r.output
+    d = json.loads(r.output)
+    assert d["mean_f1"] == pytest.approx(8 / 15, abs=1e-12) and d["pairs"][0]["n_match"] == 4
+    r = CliRunner().invoke(main, ["span-agreement", str(p), "--match", "exact", "--severity"])
+    assert r.exit_code == 0 and "mean F1 0" in r.output
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\ns\t0\tr1\t5\t2\tMajor\tx\n")
+    r = CliRunner().invoke(main, ["span-agreement", str(bad)])
+    assert r.exit_code == 2 and "metaeval: error:" in r.output and "bad.tsv, line 2" in r.output

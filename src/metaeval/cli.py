@@ -832,8 +832,11 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--sequential", type=int, default=None,
+              help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
+                   "h >= alpha*(n_resamples+1) keeps every decision at alpha. Default: off.")
 def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
-            alternative, correction, cluster_correction, alpha, seed, jobs, fmt):
+            alternative, correction, cluster_correction, alpha, seed, jobs, fmt, sequential):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from .compare import compare as _compare
     from .compare import compare_all as _compare_all
@@ -844,7 +847,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
                                  f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
     common = dict(level=level, method=method, test=test, average=average,
-                  n_resamples=n_resamples, alternative=alternative, rng=seed)
+                  n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential)
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
             "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
     if len(mets) == 2:
@@ -2535,6 +2538,37 @@ def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, incl
                            n_resamples=n_resamples, n_permutations=n_permutations, clusters=clusters,
                            rng=seed)
     click.echo(res.table(weights, fmt=fmt), nl=False)
+
+
+@main.command("span-agreement")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
+@click.option("--match", type=click.Choice(["char", "exact"]), default="char", show_default=True,
+              help="char: F1 over characters marked as error; exact: F1 over identical spans.")
+@click.option("--severity", is_flag=True, help="A match needs the same severity.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def span_agreement_cmd(files, match, severity, fmt):
+    """Rater agreement on error spans: precision/recall/F1 per rater pair (docs/mt.md).
+
+    FILES are mt-metrics-eval .rating files (one per rater, e.g. LP.mqm.rater1.seg.rating)
+    or TSVs with columns system, input, rater, start, end, severity, category."""
+    import pandas as pd
+
+    from .wmt import read_error_spans, read_rating_spans, span_agreement
+
+    spans = pd.concat([read_rating_spans(f) if str(f).endswith(".rating") else read_error_spans(f)
+                       for f in files], ignore_index=True)
+    res = span_agreement(spans, match=match, severity=severity)
+    frame = res.to_frame()
+    if fmt == "json":
+        _emit_json(_nan_to_none({"pairs": frame.to_dict(orient="records"), "mean_f1": res.mean_f1}))
+    elif fmt == "csv":
+        _emit_csv(frame)
+    else:
+        rows = [[r.rater_a, r.rater_b, str(r.n_segments), _num(r.precision), _num(r.recall), _num(r.f1)]
+                for r in res]
+        sig = res[0].signature if len(res) else ""
+        _table(f"span agreement ({match}{', severity' if severity else ''}): mean F1 {_num(res.mean_f1)}",
+               ["rater_a", "rater_b", "segments", "precision", "recall", "F1"], rows, caption=sig)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -63,6 +63,7 @@ from ._signature import make_signature
 from .correlation import (
     ALTERNATIVES,
     _as_list,
+    _exceeds,
     _check_choice,
     _distinct_metric_columns,
     _human_column,
@@ -91,6 +92,7 @@ from .stats.levels import (
     grouped_values,
 )
 from .stats.multitest import adjust_pairwise_matrix
+from .stats.sequential import sequential_pvalues
 from .stats.williams import williams_test
 
 TESTS = (
@@ -143,7 +145,12 @@ class Comparison:
         Groups where only metric A's (B's) statistic is defined.
     null_distribution : ndarray or None
         Resampled delta under the null (permutation) or delta* - delta
-        (bootstrap).
+        (bootstrap); with ``sequential``, the draws made.
+    n_resamples : int
+        Resamples drawn (with ``sequential``, fewer than asked when the test
+        stopped early; NaN draws included, counted in ``n_resamples_nan``).
+    stopped_early : bool
+        With ``sequential``: every p-value stopped before ``n_resamples`` draws.
     """
 
     metric_a: str
@@ -171,6 +178,7 @@ class Comparison:
     n_groups_dropped: int = 0
     n_groups_a_only: int = 0
     n_groups_b_only: int = 0
+    stopped_early: bool = False
 
     def to_dict(self, *, arrays: bool = False) -> dict:
         d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "null_distribution"}
@@ -290,6 +298,58 @@ class _Opt:
     confidence_level: float
     seed_tag: str
     budget: int | None = None
+    sequential: int | None = None
+
+
+def _check_sequential(sequential, test):
+    """``sequential`` is None (fixed-size test) or an int h >= 1 for a permutation test."""
+    if sequential is None:
+        return None
+    if isinstance(sequential, bool) or not isinstance(sequential, (int, np.integer)) or sequential < 1:
+        raise ParameterError(
+            f"sequential={sequential!r} must be None (fixed number of resamples) or an int h >= 1 "
+            "(Besag-Clifford: stop after h exceedances; option --sequential)"
+        )
+    if not test.startswith("perm-"):
+        raise ParameterError(
+            f"sequential={sequential!r} stops permutation tests early; test={test!r} is not one "
+            f"(use {', '.join(t for t in TESTS if t.startswith('perm-'))})"
+        )
+    return int(sequential)
+
+
+def _sequential_null(gen, xa, xb, z, opt, delta):
+    """Perm test with Besag-Clifford early stopping on the three p-values.
+
+    The swap masks are those of the fixed-size test (same stream, same
+    order); each mask chunk is evaluated in growing blocks (2h, 4h, ...
+    draws, at least 16) so that few draws past the stopping point are
+    computed.  Returns ``(null, {alternative: pvalue}, stopped)``.
+    """
+    N, M = z.shape
+    h = opt.sequential
+    za, zb = _zscore(xa), _zscore(xb)
+
+    def blocks():
+        size = max(16, 2 * h)
+        for _, w in _rs.swap_mask_chunks(gen, opt.n_resamples, N, M, _PERM_SCHEME[opt.test], opt.budget):
+            s = 0
+            while s < w.shape[0]:
+                e = min(s + size, w.shape[0])
+                ws = w[s:e]
+                yield _pair_delta(np.where(ws, zb, za), np.where(ws, za, zb), z, opt)
+                s, size = e, size * 2
+
+    if not np.isfinite(delta):
+        return np.empty(0), {alt: np.nan for alt in ALTERNATIVES}, False
+    r = sequential_pvalues(
+        blocks(),
+        lambda b: np.stack([_exceeds(b, delta, alt, False) for alt in ALTERNATIVES]),
+        h=h,
+        n=opt.n_resamples + 1,
+    )
+    pv = {alt: float(p) for alt, p in zip(ALTERNATIVES, r.pvalues)}
+    return r.null, pv, bool(r.stopped.all())
 
 
 def _check_test(test, method):
@@ -363,6 +423,7 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
     ci = (np.nan, np.nan)
     null = None
     n_nan = 0
+    stopped = False
     if opt.test == "williams":
         sa, sb, t, p2, pg, pl, n = _williams(xa, xb, z, opt)
         delta = sa - sb
@@ -375,7 +436,9 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
         N, M = z.shape
         B = opt.n_resamples
         null = np.empty(B)
-        if opt.test.startswith("perm-"):
+        if opt.sequential is not None:
+            null, pv, stopped = _sequential_null(gen, xa, xb, z, opt, delta)
+        elif opt.test.startswith("perm-"):
             za, zb = _zscore(xa), _zscore(xb)
             for sl, w in _rs.swap_mask_chunks(gen, B, N, M, _PERM_SCHEME[opt.test], opt.budget):
                 null[sl] = _pair_delta(np.where(w, zb, za), np.where(w, za, zb), z, opt)
@@ -397,7 +460,8 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
                 ci = percentile_interval(boot, opt.confidence_level)
             null = boot - delta
         n_nan = int((~np.isfinite(null)).sum())
-        pv = {alt: resampling_pvalue(null, delta, alt) for alt in ALTERNATIVES}
+        if opt.sequential is None:
+            pv = {alt: resampling_pvalue(null, delta, alt) for alt in ALTERNATIVES}
         n = n_cells
     groups = _group_counts(da, db)
     sig = make_signature(
@@ -412,6 +476,7 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
         n=opt.n_resamples if opt.test != "williams" else None,
         ci=opt.confidence_level if opt.test.startswith("boot-") else None,
         seed=opt.seed_tag if opt.test != "williams" else None,
+        sequential=None if opt.sequential is None else f"besag-clifford:{opt.sequential}",
     )
     return Comparison(
         metric_a=a,
@@ -431,11 +496,12 @@ def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
         ci_high=float(ci[1]),
         t=float(t),
         n=int(n),
-        n_resamples=0 if opt.test == "williams" else opt.n_resamples,
+        n_resamples=0 if opt.test == "williams" else int(null.size),
         n_resamples_nan=n_nan,
         signature=sig,
         null_distribution=null,
         **groups,
+        stopped_early=stopped,
     )
 
 
@@ -511,6 +577,7 @@ def compare(
     confidence_level: float = 0.95,
     rng=None,
     memory_budget=None,
+    sequential: int | None = None,
 ) -> Comparison:
     """Test whether metric A agrees with the human scores better than metric B.
 
@@ -535,6 +602,25 @@ def compare(
     memory_budget : int or str, optional
         See :func:`metaeval.correlate` (chunks of resamples; the numbers do
         not depend on it).
+    sequential : int, optional
+        Permutation tests only: stop early by Besag and Clifford's (1991)
+        sequential rule with ``h = sequential`` (default None: always
+        ``n_resamples`` draws).  Each of the three p-values (two-sided,
+        greater, less) draws until ``h`` permuted differences are at least as
+        extreme as the observed one (``p = h / L`` after ``L`` finite draws) or
+        ``n_resamples`` draws (then the usual ``(count + 1) / (n + 1)``); the
+        draws stop when all three have stopped.  Guarantee: each p-value is
+        valid, ``P(p <= a) <= a`` under the null for every ``a``, and equals
+        the fixed-size p-value whenever fewer than ``h`` of the
+        ``n_resamples`` draws reach the observed difference; the draws made
+        are the first ones of the fixed-size test (same ``rng``).  A stopped
+        p-value is ``h / L >= h / n_resamples``, so with
+        ``h >= alpha * (n_resamples + 1)`` every decision at level ``alpha``
+        is the fixed-size test's (p <= alpha unchanged, p > alpha stays
+        above); a smaller ``h`` saves more draws but can move p-values near
+        ``alpha`` across it.  It saves draws on pairs that are far from
+        significant (about ``h / p`` draws).  Recorded in the signature
+        (``sequential:besag-clifford:h``).  See :mod:`metaeval.stats.sequential`.
 
     Returns
     -------
@@ -559,12 +645,13 @@ def compare(
     human, level, average, n_resamples = _validate(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
     )
+    sequential = _check_sequential(sequential, test)
     cols = _metric_columns(dataset, [metric_a, metric_b])
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     opt = _Opt(
         human, level, method, test, average, n_resamples, alternative, confidence_level, tag,
-        budget,
+        budget, sequential,
     )
     xa, xb, z, n = _common(dataset.scores(cols[0]), dataset.scores(cols[1]), dataset.scores(human))
     if n < 2:
@@ -599,6 +686,7 @@ def compare_all(
     progress=None,
     clusters: str = "metaeval",
     memory_budget=None,
+    sequential: int | None = None,
 ) -> Comparisons:
     """Compare every pair of metrics; p-value matrix, correction and clusters.
 
@@ -632,6 +720,16 @@ def compare_all(
     never takes part in the clusters of the others.  Its pairs are still
     tested (and are NaN when the comparison is undefined).  ``memory_budget``
     is as in :func:`metaeval.correlate`.
+
+    ``sequential=h`` (permutation tests, default None) stops each pair's test
+    early by Besag and Clifford's rule, as in :func:`compare`: every p-value
+    (hence ``pvalues`` and ``better``) stays valid and pairs far from
+    significance need about ``h / p`` draws instead of ``n_resamples``.
+    With ``h >= alpha * (n_resamples + 1)`` and ``cluster_correction="none"``
+    the clusters are those of the fixed-size test (each one-sided decision at
+    ``alpha`` is unchanged); a smaller ``h`` can move borderline pairs.  Not
+    with ``clusters="mtme"`` (mt-metrics-eval's ``count / n`` needs the fixed
+    ``n``).  Recorded in the signature.
     """
     human, level, average, n_resamples = _validate(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
@@ -639,6 +737,12 @@ def compare_all(
     _check_choice(correction, "correction", CORRECTIONS)
     _check_choice(cluster_correction, "cluster_correction", CORRECTIONS)
     _check_choice(clusters, "clusters", ("metaeval", "mtme"))
+    sequential = _check_sequential(sequential, test)
+    if sequential is not None and clusters == "mtme":
+        raise ParameterError(
+            f"sequential={sequential!r} cannot be combined with clusters='mtme' (mt-metrics-eval's "
+            "count/n p-value needs all n_resamples draws); use clusters='metaeval' or sequential=None"
+        )
     if clusters == "mtme" and not test.startswith("perm-"):
         raise ParameterError(
             f"clusters='mtme' needs a permutation test (mt-metrics-eval's count/n p-value); "
@@ -652,7 +756,7 @@ def compare_all(
     ss, tag = _rs.seed_sequence(rng)
     opt = _Opt(
         human, level, method, test, average, n_resamples, alternative, confidence_level, tag,
-        budget,
+        budget, sequential,
     )
     z = dataset.scores(human)
     with warnings.catch_warnings():
@@ -727,6 +831,7 @@ def compare_all(
         clusters=cluster_correction if clusters == "metaeval" else f"{cluster_correction}:mtme",
         alpha=alpha,
         seed=tag if test != "williams" else None,
+        sequential=None if sequential is None else f"besag-clifford:{sequential}",
     )
     return Comparisons(
         metrics=tuple(order),

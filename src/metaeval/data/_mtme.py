@@ -251,6 +251,118 @@ def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dic
     return scores, raters
 
 
+#: Columns of an error-span table (:func:`read_error_spans`, :func:`read_rating_spans`).
+SPAN_COLUMNS = ("system", "input", "rater", "start", "end", "severity", "category", "is_source_error")
+
+
+def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
+    """The error spans of an mt-metrics-eval ``.rating`` file as a long table.
+
+    Parameters
+    ----------
+    path : path-like
+        ``SYSTEM<TAB>RATING[<TAB>RATER]`` per segment (mt-metrics-eval
+        ``ratings.ReadRatingFile``); segment ``k`` of a system is its ``k``-th line
+        (input label ``str(k)``, as :func:`read_mtme` names segments).
+    rater : str, optional
+        Rater id of lines without a third column (mt-metrics-eval's
+        ``default_rater``, the rating name such as ``"mqm.rater1"``); default: the
+        file name without ``.seg.rating`` and the language pair.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`SPAN_COLUMNS`, one row per error span; a rated segment
+        without errors is one row with ``start`` and ``end`` NaN (so that it counts
+        as rated); ``None`` lines (not rated) give no row.
+    """
+    path = Path(path)
+    if rater is None:
+        name = path.name.removesuffix(".rating").removesuffix(".seg")
+        rater = name.split(".", 1)[1] if "." in name else name
+    rows, counter = [], {}
+    with open(path, encoding="utf-8") as f:
+        for lineno, line in enumerate(f, 1):
+            cols = line.rstrip("\n").rstrip("\r").split("\t")
+            if len(cols) not in (2, 3):
+                raise DataError(
+                    f"{path}, line {lineno}: expected 2 or 3 tab-separated fields "
+                    f"(SYSTEM, RATING JSON or None, [RATER]), got {len(cols)}"
+                )
+            sysname, rating = cols[0], cols[1]
+            seg = counter.get(sysname, 0)
+            counter[sysname] = seg + 1
+            if rating == "None":
+                continue
+            who = cols[2] if len(cols) == 3 and cols[2] not in ("", "None") else rater
+            try:
+                errors = json.loads(rating)["errors"]
+                spans = [(int(e["start"]), int(e["end"]), e.get("severity"), e.get("category"),
+                          bool(e.get("is_source_error", False))) for e in errors]
+            except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
+                raise DataError(
+                    f"{path}, line {lineno}: rating is not None nor a JSON object with a list "
+                    f"'errors' of error spans with integer 'start' and 'end' ({type(exc).__name__}: {exc})"
+                ) from exc
+            if not spans:
+                rows.append((sysname, str(seg), who, math.nan, math.nan, None, None, False))
+            for a, b, sev, cat, src in spans:
+                if a < 0 or b < a:
+                    raise DataError(f"{path}, line {lineno}: error span start={a}, end={b} "
+                                    "needs 0 <= start <= end")
+                rows.append((sysname, str(seg), who, a, b, sev, cat, src))
+    return pd.DataFrame(rows, columns=list(SPAN_COLUMNS))
+
+
+def read_error_spans(path) -> pd.DataFrame:
+    """A TSV of error spans as the long table of :func:`read_rating_spans`.
+
+    The file has a header with the columns ``system``, ``input`` (or ``segment``),
+    ``rater``, ``start``, ``end``, ``severity``, ``category`` and optionally
+    ``is_source_error`` (true/false/1/0); one row per error span, ``start`` and
+    ``end`` character offsets (``end`` exclusive).  A row with empty ``start`` and
+    ``end`` marks a segment that the rater rated without finding an error.
+    """
+    path = Path(path)
+    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, na_values=[""])
+    if "input" not in df.columns and "segment" in df.columns:
+        df = df.rename(columns={"segment": "input"})
+    missing = [c for c in SPAN_COLUMNS[:7] if c not in df.columns]
+    if missing:
+        raise DataError(f"{path}: missing column(s) {', '.join(missing)}; an error-span TSV has "
+                        f"columns {', '.join(SPAN_COLUMNS[:7])} [, is_source_error]")
+    out = df[list(SPAN_COLUMNS[:7])].copy()
+    for c in ("system", "input", "rater"):
+        bad = out[c].isna()
+        if bad.any():
+            raise DataError(f"{path}, line {int(np.flatnonzero(bad)[0]) + 2}: empty {c!r}")
+    for c in ("start", "end"):
+        num = pd.to_numeric(out[c], errors="coerce")
+        bad = out[c].notna() & ~(num.notna() & (num == np.floor(num)))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{path}, line {i + 2}: {c} {out[c].iloc[i]!r} is not an integer offset")
+        out[c] = num.astype(float)
+    one = out["start"].isna() != out["end"].isna()
+    wrong = (out["start"] < 0) | (out["end"] < out["start"])
+    if one.any() or wrong.any():
+        i = int(np.flatnonzero(one | wrong)[0])
+        raise DataError(f"{path}, line {i + 2}: start={out['start'].iloc[i]}, end={out['end'].iloc[i]}: "
+                        "need 0 <= start <= end, or both empty (a segment rated without errors)")
+    if "is_source_error" in df.columns:
+        m = {"true": True, "1": True, "false": False, "0": False}
+        v = df["is_source_error"].fillna("false").str.lower()
+        bad = ~v.isin(list(m))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise DataError(f"{path}, line {i + 2}: is_source_error {df['is_source_error'].iloc[i]!r} "
+                            "is not true/false/1/0")
+        out["is_source_error"] = v.map(m).astype(bool)
+    else:
+        out["is_source_error"] = False
+    return out
+
+
 def _parse_metric_filename(path: Path) -> tuple[str, str, str, tuple[str, ...]]:
     """``METRIC-REF.LEVEL.score`` -> (name, level, basename, refs)."""
     parts = path.name.rsplit(".", 2)
@@ -816,6 +928,9 @@ __all__ = [
     "MtmeMetric",
     "read_score_file",
     "read_rating_file",
+    "read_rating_spans",
+    "read_error_spans",
+    "SPAN_COLUMNS",
     "mqm_error_weight",
     "MQM_WEIGHTS",
     "NO_TRANSLATION",
