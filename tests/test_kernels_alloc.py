@@ -162,3 +162,53 @@ def test_results_do_not_depend_on_the_worker_split():
     full = _kernels.kendall_stats(x, y, 0.0)
     for b in range(7):
         np.testing.assert_array_equal(_kernels.kendall_stats(x[b:b + 1], y[b:b + 1], 0.0), full[b:b + 1])
+
+
+_IR_CHECK = textwrap.dedent(r"""
+    import re
+    import numpy as np
+    from metaeval.stats import _kernels as K, coefficients as co
+    from metaeval.stats.permboth import PairLayout
+    x = np.random.default_rng(0).normal(size=(3, 2, 500))
+    y = np.round(x, 1)
+    K.kendall_stats(x, y, 0.0)
+    yr, k = co.dense_ranks(y[0])
+    K.kendall_stats_ranked_y(x, yr, k)
+    K.average_ranks(x[0])
+    K.pearson_rows(x, y)
+    z = np.random.default_rng(1).normal(size=(4, 6))
+    lay = PairLayout(z, z + 1, np.round(z), "item")
+    bits = np.zeros(3, np.uint8)
+    lay.group_stats(bits, 1)
+    lay.group_means(bits, 1)
+    K.tie_calibration_best(x, y, np.ones((3, 2)))
+    alloc = re.compile(r"call[^\n]*(NRT_MemInfo_alloc|NRT_Allocate|NRT_MemInfo_new)")
+    for f in (K.kendall_stats, K.kendall_stats_ranked_y, K.average_ranks, K.pearson_rows,
+              K.swap_group_stats, K.swap_group_means, K._tie_calibration_best_chunk):
+        own = f"{len(f.__name__)}{f.__name__}B"  # the kernel's own (mangled) function
+        for ir in f.inspect_llvm().values():
+            for body in ir.split("\ndefine ")[1:]:
+                name = re.search(r'@"?([^"(\s]+)', body).group(1)
+                if alloc.search(body) and own not in name:
+                    print("ALLOCATES", f.__name__, name)
+        print("CHECKED", f.__name__)
+""")
+
+
+@pytest.mark.skipif(os.environ.get("METAEVAL_DISABLE_NUMBA", "") not in ("", "0"), reason="numba disabled")
+def test_prange_bodies_allocate_nothing_regression_14_1(tmp_path):
+    # reads the LLVM IR numba generates (a fresh compile: an empty
+    # NUMBA_CACHE_DIR, since cached code cannot be inspected): the only
+    # function allocating memory is each parallel kernel's own body outside
+    # the prange loop; the parfor gufunc and every helper it calls allocate
+    # nothing.  Before the fix _kendall_group, _kendall_small, _rank_row,
+    # _kendall_group_ranked_y, numba's argsort and the swap kernels' gufuncs
+    # allocated.
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path))
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+    r = subprocess.run([sys.executable, "-W", "ignore", "-c", _IR_CHECK], capture_output=True, text=True,
+                       env=env, timeout=900)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "ALLOCATES" not in r.stdout, r.stdout
+    assert r.stdout.count("CHECKED") == 7, r.stdout
