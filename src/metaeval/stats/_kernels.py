@@ -54,6 +54,9 @@ SMALL_RANK_N = 24
 # Tolerance when choosing the maximum of the tie-calibration sweep.
 TIE_TOL = 1e-12
 
+# Workers of the parallel kernels (see ``_n_workers``).
+_POOL = int(nb.config.NUMBA_NUM_THREADS)
+
 
 @nb.njit(cache=True)
 def _n_distinct_sorted(a):
@@ -119,8 +122,83 @@ def _count_inversions(y, tmp):
 
 
 @nb.njit(cache=True)
-def _kendall_small(x, y, eps, out):
-    """Direct O(n^2) pass over one group (branch-free inner loop).
+def _n_workers(N):
+    """Workers of a parallel kernel over ``N`` tasks: one per thread, at most
+    ``N``, at least 1.  Worker ``w`` takes tasks ``_chunk(N, T, w)`` (static
+    contiguous chunks, as numba's own prange schedule) and works in row ``w``
+    of a workspace allocated before the parallel region, so no prange body
+    allocates (issue 14.1: a failed allocation inside a parallel region is
+    not raised and left uninitialised memory in the result).
+
+    The thread count is the size of numba's pool (``NUMBA_NUM_THREADS``),
+    frozen at compile time: ``nb.get_num_threads()`` would stop the kernels
+    from being cached.  A cache compiled with another pool size only changes
+    how the tasks are split, never a result or a memory access."""
+    return max(1, min(_POOL, N))
+
+
+@nb.njit(cache=True, inline="always")
+def _chunk(N, T, w):
+    return (w * N) // T, ((w + 1) * N) // T
+
+
+@nb.njit(cache=True)
+def _lexsort2(a, b, ta, tb, m):
+    """Sort ``a[:m]`` ascending, ties by ``b[:m]``, moving ``b`` along
+    (stable; insertion sort on runs of 16, then bottom-up merges through
+    ``ta``, ``tb`` (length >= m)).  Allocates nothing."""
+    run = 16
+    for lo in range(0, m, run):
+        hi = min(lo + run, m)
+        for i in range(lo + 1, hi):
+            va = a[i]
+            vb = b[i]
+            j = i - 1
+            while j >= lo and (a[j] > va or (a[j] == va and b[j] > vb)):
+                a[j + 1] = a[j]
+                b[j + 1] = b[j]
+                j -= 1
+            a[j + 1] = va
+            b[j + 1] = vb
+    w = run
+    while w < m:
+        lo = 0
+        while lo < m - w:
+            mid = lo + w
+            hi = min(lo + 2 * w, m)
+            i = lo
+            j = mid
+            k = lo
+            while i < mid and j < hi:
+                if a[j] < a[i] or (a[j] == a[i] and b[j] < b[i]):
+                    ta[k] = a[j]
+                    tb[k] = b[j]
+                    j += 1
+                else:
+                    ta[k] = a[i]
+                    tb[k] = b[i]
+                    i += 1
+                k += 1
+            while i < mid:
+                ta[k] = a[i]
+                tb[k] = b[i]
+                i += 1
+                k += 1
+            while j < hi:
+                ta[k] = a[j]
+                tb[k] = b[j]
+                j += 1
+                k += 1
+            for t in range(lo, hi):
+                a[t] = ta[t]
+                b[t] = tb[t]
+            lo += 2 * w
+        w *= 2
+
+
+@nb.njit(cache=True)
+def _kendall_pairs(xv, yv, m, eps, out):
+    """Direct O(n^2) pass over ``m`` valid items (branch-free inner loop).
 
     With sx, sy in {-1, 0, 1} the signs of a pair's differences (a metric
     difference within eps counts as 0): C - D = sum(sx sy), pairs untied in
@@ -128,15 +206,6 @@ def _kendall_small(x, y, eps, out):
     untied in both C + D = sum(sx^2 sy^2); the tie counts follow.  Distinct
     values are counted as items with no equal earlier item.
     """
-    n = x.size
-    xv = np.empty(n)
-    yv = np.empty(n)
-    m = 0
-    for i in range(n):
-        if np.isfinite(x[i]) and np.isfinite(y[i]):
-            xv[m] = x[i]
-            yv[m] = y[i]
-            m += 1
     s = 0
     nx = 0
     ny = 0
@@ -175,33 +244,27 @@ def _kendall_small(x, y, eps, out):
 
 
 @nb.njit(cache=True)
-def _kendall_group(x, y, eps, out):
-    """Sufficient statistics of one group (1-D ``x``, ``y``) into ``out``."""
+def _kendall_group(x, y, eps, out, work):
+    """Sufficient statistics of one group (1-D ``x``, ``y``) into ``out``;
+    ``work`` (4, >= n) float64 is the workspace (nothing is allocated)."""
     n = x.size
-    if eps > 0.0 or n < KNIGHT_MIN_N:
-        _kendall_small(x, y, eps, out)
-        return
-    idx = np.empty(n, np.int64)
+    xv = work[0]
+    yv = work[1]
     m = 0
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            idx[m] = i
+            xv[m] = x[i]
+            yv[m] = y[i]
             m += 1
-    if m < KNIGHT_MIN_N:
-        _kendall_small(x[idx[:m]], y[idx[:m]], eps, out)
+    if eps > 0.0 or m < KNIGHT_MIN_N:
+        _kendall_pairs(xv, yv, m, eps, out)
         return
-    xv = np.empty(m)
-    yv = np.empty(m)
-    for k in range(m):
-        xv[k] = x[idx[k]]
-        yv[k] = y[idx[k]]
     out[NVALID] = m
     # Knight's algorithm: sort by (x, y); strict discordances are the
     # inversions of y in that order.
-    order = np.argsort(yv, kind="mergesort")
-    order = order[np.argsort(xv[order], kind="mergesort")]
-    xo = xv[order]
-    yo = yv[order]
+    _lexsort2(xv, yv, work[2], work[3], m)
+    xo = xv[:m]
+    yo = yv[:m]
     out[KX] = _n_distinct_sorted(xo)
     tot = m * (m - 1) // 2
     tx_all = _tie_pairs_sorted(xo)
@@ -215,10 +278,9 @@ def _kendall_group(x, y, eps, out):
             txy += run * (run - 1) // 2
             run = 1
     txy += run * (run - 1) // 2
-    ycopy = yo.copy()
-    d = _count_inversions(ycopy, np.empty(m))
-    ty_all = _tie_pairs_sorted(ycopy)  # ycopy is now sorted
-    out[KY] = _n_distinct_sorted(ycopy)
+    d = _count_inversions(yo, work[2])  # sorts yo
+    ty_all = _tie_pairs_sorted(yo)
+    out[KY] = _n_distinct_sorted(yo)
     c = tot - d - tx_all - ty_all + txy
     out[C] = c
     out[D] = d
@@ -244,42 +306,59 @@ def kendall_stats(x, y, eps):
     -------
     ndarray, shape (B, G, 8)
         ``C, D, Tx, Ty, Txy, n, kx, ky`` as float64.
+
+    Raises
+    ------
+    MemoryError
+        When the result or the workspace (4 n floats per thread) cannot be
+        allocated; both are allocated before the parallel region.
     """
-    B, G, _ = x.shape
+    B, G, n = x.shape
     shared = y.shape[0] == 1
+    N = B * G
     out = np.empty((B, G, N_STATS))
-    for t in nb.prange(B * G):
-        b = t // G
-        g = t % G
-        _kendall_group(x[b, g], y[0 if shared else b, g], eps, out[b, g])
+    T = _n_workers(N)
+    work = np.empty((T, 4, n))
+    for w in nb.prange(T):
+        lo, hi = _chunk(N, T, w)
+        for t in range(lo, hi):
+            b = t // G
+            g = t % G
+            _kendall_group(x[b, g], y[0 if shared else b, g], eps, out[b, g], work[w])
     return out
 
 
 @nb.njit(cache=True)
-def _kendall_group_ranked_y(x, yr, k, out):
+def _kendall_group_ranked_y(x, yr, k, out, wf, wi):
     """Sufficient statistics of one group whose human scores are given as
     dense ranks ``yr`` (0..k-1, -1 = missing): sort by the metric once, then
     sweep blocks of equal metric values with a Fenwick tree over human ranks
-    (O(n log n + n log k)); eps = 0."""
+    (O(n log n + n log k)); eps = 0.  Workspace (nothing is allocated):
+    ``wf`` (2, >= n) float64, ``wi`` (5, >= n + 1) int64."""
     n = x.size
-    idx = np.empty(n, np.int64)
+    xv = wf[0]
+    rv = wi[0]
     m = 0
     for i in range(n):
         if yr[i] >= 0 and np.isfinite(x[i]):
-            idx[m] = i
+            xv[m] = x[i]
+            rv[m] = yr[i]
             m += 1
     for t in range(N_STATS):
         out[t] = 0.0
     out[NVALID] = m
     if m == 0:
         return
-    xv = np.empty(m)
-    for t in range(m):
-        xv[t] = x[idx[t]]
-    order = np.argsort(xv)
-    tree = np.zeros(k + 1, np.int64)  # Fenwick tree over ranks 1..k
-    level = np.zeros(k, np.int64)  # counts per human level (all inserted)
-    block = np.zeros(k, np.int64)  # counts per human level within a block
+    # any order with equal metric values adjacent gives the same counts
+    _lexsort2(xv, rv, wf[1], wi[1], m)
+    tree = wi[2]  # Fenwick tree over ranks 1..k
+    level = wi[3]  # counts per human level (all inserted)
+    block = wi[4]  # counts per human level within a block
+    for r in range(k + 1):
+        tree[r] = 0
+    for r in range(k):
+        level[r] = 0
+        block[r] = 0
     c = 0
     d = 0
     tx_all = 0
@@ -289,13 +368,13 @@ def _kendall_group_ranked_y(x, yr, k, out):
     s = 0
     while s < m:
         e = s
-        xs = xv[order[s]]
-        while e + 1 < m and xv[order[e + 1]] == xs:
+        xs = xv[s]
+        while e + 1 < m and xv[e + 1] == xs:
             e += 1
         kx += 1
         # queries against strictly smaller metric values
         for t in range(s, e + 1):
-            r = yr[idx[order[t]]]
+            r = rv[t]
             below = 0
             j = r  # prefix sum over ranks 0..r-1 -> tree indices 1..r
             while j > 0:
@@ -307,7 +386,7 @@ def _kendall_group_ranked_y(x, yr, k, out):
         cnt = e - s + 1
         tx_all += cnt * (cnt - 1) // 2
         for t in range(s, e + 1):
-            r = yr[idx[order[t]]]
+            r = rv[t]
             b = block[r]
             if b > 0:
                 txy += b * (b - 1) // 2
@@ -341,13 +420,21 @@ def kendall_stats_ranked_y(x, yr, k):
     ``yr`` (G, n) (int64, -1 = missing) with ``k`` (G,) levels; eps = 0.
 
     Same result as ``kendall_stats(x, y, 0.0)`` with y broadcast over B.
+    The result and the workspace (2 n floats and 5 (n + 1) integers per
+    thread) are allocated before the parallel region (MemoryError there).
     """
-    B, G, _ = x.shape
+    B, G, n = x.shape
+    N = B * G
     out = np.empty((B, G, N_STATS))
-    for t in nb.prange(B * G):
-        b = t // G
-        g = t % G
-        _kendall_group_ranked_y(x[b, g], yr[g], k[g], out[b, g])
+    T = _n_workers(N)
+    wf = np.empty((T, 2, n))
+    wi = np.empty((T, 5, n + 1), np.int64)
+    for w in nb.prange(T):
+        lo, hi = _chunk(N, T, w)
+        for t in range(lo, hi):
+            b = t // G
+            g = t % G
+            _kendall_group_ranked_y(x[b, g], yr[g], k[g], out[b, g], wf[w], wi[w])
     return out
 
 
@@ -444,10 +531,12 @@ def pearson_rows(x, y):
 
 
 @nb.njit(cache=True)
-def _rank_row(a, out):
-    """Average ranks (1-based) of the finite entries of ``a``; NaN elsewhere."""
+def _rank_row(a, out, wf, wi):
+    """Average ranks (1-based) of the finite entries of ``a``; NaN elsewhere.
+    Workspace (nothing is allocated): ``wf`` (2, >= n) float64, ``wi``
+    (2, >= n) int64."""
     n = a.size
-    idx = np.empty(n, np.int64)
+    idx = wi[0]
     m = 0
     for i in range(n):
         if np.isfinite(a[i]):
@@ -469,18 +558,19 @@ def _rank_row(a, out):
                     eq += 1
             out[idx[p]] = 1.0 + less + 0.5 * (eq - 1)
         return
-    vals = np.empty(m)
+    vals = wf[0]
     for k in range(m):
         vals[k] = a[idx[k]]
-    order = np.argsort(vals)
+    # ties get the mean of their positions whatever their order
+    _lexsort2(vals, idx, wf[1], wi[1], m)
     k = 0
     while k < m:
         e = k
-        while e + 1 < m and vals[order[e + 1]] == vals[order[k]]:
+        while e + 1 < m and vals[e + 1] == vals[k]:
             e += 1
         r = 0.5 * (k + e) + 1.0
         for t in range(k, e + 1):
-            out[idx[order[t]]] = r
+            out[idx[t]] = r
         k = e + 1
 
 
@@ -488,11 +578,18 @@ def _rank_row(a, out):
 def average_ranks(a):
     """Average ranks along the last axis of a 2-D array, ignoring non-finite
     entries (which get NaN); scipy ``rankdata(method="average",
-    nan_policy="omit")``."""
-    R = a.shape[0]
+    nan_policy="omit")``.  The result and the workspace (2 n floats and 2 n
+    integers per thread) are allocated before the parallel region
+    (MemoryError there)."""
+    R, n = a.shape
     out = np.empty(a.shape)
-    for r in nb.prange(R):
-        _rank_row(a[r], out[r])
+    T = _n_workers(R)
+    wf = np.empty((T, 2, n))
+    wi = np.empty((T, 2, n), np.int64)
+    for w in nb.prange(T):
+        lo, hi = _chunk(R, T, w)
+        for r in range(lo, hi):
+            _rank_row(a[r], out[r], wf[w], wi[w])
     return out
 
 
@@ -1077,15 +1174,20 @@ def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcod
         nmax = max(nmax, gptr[g + 1] - gptr[g])
         kmax = max(kmax, gk[g])
     out = np.empty((B, G, 3, 2))
-    for b in nb.prange(B):
-        sel = np.empty(nmax, np.int8)
-        fa = np.zeros(kmax + 1, np.int64)
-        fb = np.zeros(kmax + 1, np.int64)
-        base = b * ncell
-        for g in range(G):
-            _swap_group(bits, base, za, zb, gptr[g], gptr[g + 1] - gptr[g], cell, hc, hr2,
-                        hcode, eptr[g], eptr[g + 1], eslot, esrc, enew, gk[g], hss[g],
-                        hrss[g], hn2[g], sel, fa, fb, out[b, g])
+    # workspace per worker, allocated before the parallel region (issue 14.1);
+    # _swap_group clears the Fenwick trees itself
+    T = _n_workers(B)
+    sel = np.empty((T, nmax), np.int8)
+    fa = np.empty((T, kmax + 1), np.int64)
+    fb = np.empty((T, kmax + 1), np.int64)
+    for w in nb.prange(T):
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            base = b * ncell
+            for g in range(G):
+                _swap_group(bits, base, za, zb, gptr[g], gptr[g + 1] - gptr[g], cell, hc, hr2,
+                            hcode, eptr[g], eptr[g + 1], eslot, esrc, enew, gk[g], hss[g],
+                            hrss[g], hn2[g], sel[w], fa[w], fb[w], out[b, g])
     return out
 
 
@@ -1101,28 +1203,32 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
     for g in range(G):
         nmax = max(nmax, gptr[g + 1] - gptr[g])
     out = np.empty((B, G, 2))
-    for b in nb.prange(B):
-        sel = np.empty(nmax, np.int8)
-        base = b * ncell
-        for g in range(G):
-            s0 = gptr[g]
-            n = gptr[g + 1] - s0
-            if n == 0:
-                out[b, g, 0] = np.nan
-                out[b, g, 1] = np.nan
-                continue
-            for t in range(n):
-                sel[t] = _coin(bits, base + cell[s0 + t])
-            ta = 0.0
-            tb = 0.0
-            for q in range(eptr[g], eptr[g + 1]):
-                sl = eslot[q]
-                c = cell[s0 + sl]
-                v = zb[c] if esrc[q] else za[c]
-                if esrc[q] == sel[sl]:
-                    ta += v
-                else:
-                    tb += v
-            out[b, g, 0] = ta / n
-            out[b, g, 1] = tb / n
+    T = _n_workers(B)
+    sels = np.empty((T, nmax), np.int8)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        sel = sels[w]
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            base = b * ncell
+            for g in range(G):
+                s0 = gptr[g]
+                n = gptr[g + 1] - s0
+                if n == 0:
+                    out[b, g, 0] = np.nan
+                    out[b, g, 1] = np.nan
+                    continue
+                for t in range(n):
+                    sel[t] = _coin(bits, base + cell[s0 + t])
+                ta = 0.0
+                tb = 0.0
+                for q in range(eptr[g], eptr[g + 1]):
+                    sl = eslot[q]
+                    c = cell[s0 + sl]
+                    v = zb[c] if esrc[q] else za[c]
+                    if esrc[q] == sel[sl]:
+                        ta += v
+                    else:
+                        tb += v
+                out[b, g, 0] = ta / n
+                out[b, g, 1] = tb / n
     return out

@@ -48,6 +48,7 @@ are defined for constant groups.
 
 from __future__ import annotations
 
+import functools
 import os
 from dataclasses import dataclass
 from typing import Callable
@@ -55,7 +56,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats as _st
 
-from ..errors import ParameterError
+from ..errors import ParameterError, ResourceError
 from . import _numpy_kernels as _npk
 
 if os.environ.get("METAEVAL_DISABLE_NUMBA", "") not in ("", "0"):
@@ -114,6 +115,37 @@ def _centred(a, valid, cnt):
     return d, d.sum(-1) / c
 
 
+def _out_of_memory(what, shape, exc):
+    """The ResourceError of a kernel whose memory could not be allocated."""
+    dims = " x ".join(str(d) for d in shape)
+    return ResourceError(
+        f"{what}: not enough memory for a batch of shape {dims} (resamples x groups x cells); "
+        f"use fewer resamples (--n-resamples), a level with smaller groups (--level), or fewer "
+        f"metrics at once ({type(exc).__name__}: {' '.join(str(exc).split())})"
+    )
+
+
+def _guarded(what):
+    """Decorator: a MemoryError of the wrapped batch function (its copies or
+    its kernel's result and workspace) becomes a one-line ResourceError
+    naming the options that shrink the batch (issue 14.1)."""
+
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except MemoryError as exc:
+                if isinstance(exc, ResourceError):
+                    raise
+                raise _out_of_memory(what, np.shape(args[0]) if args else (), exc) from exc
+
+        return wrapper
+
+    return deco
+
+
+@_guarded("pearson")
 def pearson_batch(x, y, *, fast=True):
     """Pearson's r per (b, g) with pairwise deletion.
 
@@ -146,6 +178,7 @@ def pearson_numpy(x, y):
     return np.where(bad, np.nan, r)
 
 
+@_guarded("average ranks")
 def rank_batch(a, valid, *, fast=True):
     """Average ranks along the last axis among ``valid`` entries (NaN elsewhere)."""
     a = np.where(valid, a, np.nan)
@@ -189,12 +222,18 @@ def dense_ranks(y):
     return ranks, k
 
 
+@_guarded("kendall statistics")
 def kendall_stats(x, y, eps=0.0, *, fast=True):
     """Kendall sufficient statistics (B, G, 8); see :mod:`._kernels`.
 
     When ``y`` is one human score shared by the whole batch (shape
     (1, G, n)), eps is 0 and groups are large, the human scores are ranked
     once and the ranked-human kernel is used.
+
+    Raises
+    ------
+    ResourceError
+        When the kernel's result or working memory cannot be allocated.
     """
     from ._kernels import RANKED_Y_MIN_N
 
