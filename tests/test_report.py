@@ -1071,10 +1071,15 @@ def test_preferences_skip_names_a_rated_column_left_out_of_the_report(tmp_path):
 def test_estimate_counts_the_preferences_of_rated_columns_only():
     from metaeval.report import estimate
 
-    quick = ReportConfig(quick=True)
-    a = estimate(17, 100, 1, 43, quick, n_rated=1)["parts"]["pairwise preferences"]
-    assert estimate(17, 100, 1, 43, quick, n_rated=0)["parts"]["pairwise preferences"] == 0
-    # (5 metrics + the ceiling) x 136 pairs of systems x 100 inputs, linear in the resamples
-    full = estimate(17, 100, 1, 43, ReportConfig(quick=True, n_resamples=1000), n_rated=1)["parts"]
-    assert full["pairwise preferences"] > 5 * a
-    assert a < 10  # --quick on SummEval stays a few seconds
+    def part(n_rated=1, k=5, n=100, systems=17):
+        cfg = ReportConfig(quick=True, n_resamples=n, pairwise=k)
+        return estimate(systems, 100, 2, 43, cfg, n_rated=n_rated)["parts"]["pairwise preferences"]
+
+    assert part(n_rated=0) == 0  # no rated column: the section is skipped
+    assert part(n_rated=2) == pytest.approx(2 * part())
+    assert part(k=11) == pytest.approx(2 * part(k=5))  # the pairwise set plus the ceiling: 6 -> 12 annotators
+    assert part(systems=33) == pytest.approx(part() * (33 * 32) / (17 * 16))  # pairs of systems per input
+    # affine in the resamples, with a fixed part (labels, calibration, point estimates)
+    assert part(n=1000) - part(n=100) == pytest.approx(9 * (part(n=200) - part(n=100)))
+    assert part(n=0) > 0
+    assert part() < 5  # --quick on SummEval stays a few seconds
