@@ -1083,3 +1083,45 @@ def test_estimate_counts_the_preferences_of_rated_columns_only():
     assert part(n=1000) - part(n=100) == pytest.approx(9 * (part(n=200) - part(n=100)))
     assert part(n=0) > 0
     assert part() < 5  # --quick on SummEval stays a few seconds
+
+
+def test_preferences_with_a_constant_and_an_empty_metric_flag_nan_and_keep_the_section():
+    """Adversarial judges in the pairwise set: a constant metric (every pair a tie: kappa 0, no
+    Bradley-Terry ranking) and a metric with one score (no usable pair): the section is done, the
+    undefined cells are empty (NaN), the typed warnings are listed, and the readings skip them."""
+    ds = tiny_dataset()
+    N, M = len(ds.systems), len(ds.inputs)
+    empty = np.full((N, M), np.nan)
+    empty[0, 0] = 1.0
+    scores = {**{c: ds.ratings(c) for c in ds.columns}, "flat": np.ones((N, M)), "empty": empty}
+    d2 = metaeval.Dataset.from_arrays(scores, human=["quality", "fluency"], systems=list(ds.systems),
+                                      inputs=list(ds.inputs))
+    rep = build(d2, ReportConfig(human=("quality",), pairwise=("good", "flat", "empty"), **SMALL))
+    s = rep.section("preferences")
+    assert s.status == "done"
+    rows = {r[0]: r for r in s.tables[0].rows}
+    keys = [c.key for c in s.tables[0].columns]
+    assert rows["flat"][keys.index("kappa_majority")] == 0.0  # constant labels: p_o == p_e
+    assert rows["flat"][keys.index("bt_tau_b")] is None  # equal strengths: tau-b undefined (NaN, stored as None)
+    assert all(rows["empty"][keys.index(k)] is None for k in ("acc_23", "acc_eq", "kappa_majority", "epsilon"))
+    assert rows["empty"][keys.index("pairs")] == 0
+    warned = " ".join(w["warning"] for w in s.warnings)
+    assert "UndefinedStatisticWarning" in warned and "empty:acc_eq" in warned
+    text = " ".join(r.text for r in s.readings)
+    assert "closest metric is good" in text and "empty" not in text
+
+
+def test_preference_figure_with_many_long_metric_names_is_readable(wide):
+    from metaeval.report import figures as fg
+
+    _, names = wide
+    rng = np.random.default_rng(2)
+    rows = []
+    for j in ["human", *names]:
+        for m in ("acc_eq", "kappa_majority"):
+            v = rng.uniform(0.2, 0.7)
+            rows.append({"judge": j, "measure": m, "statistic": v, "ci_low": v - 0.05, "ci_high": v + 0.05})
+    fig = fg.preference_intervals(pd.DataFrame(rows), title="agreement with the raters of a long human column")
+    assert layout_problems(fig) == []
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()][-1].startswith("metric 00")  # top row first
+    _close(fig)
