@@ -996,6 +996,9 @@ def test_preferences_section_equals_library(summeval_report):
     assert acc == sorted(acc, reverse=True)
     # the ceiling is the raters among themselves: acc_eq == acc_23 (human ties are used as given)
     assert t["rows"][0][keys.index("acc_eq")] == t["rows"][0][keys.index("acc_23")]
+    assert t["rows"][0][keys.index("epsilon")] is None  # nothing calibrated for the raters
+    assert [r[keys.index("epsilon")] for r in t["rows"][1:]] == [pa.get(r[0], measure="acc_eq").epsilon
+                                                                  for r in t["rows"][1:]]
     assert doc["results"]["preferences"]["coherence"]["judges"] == subset
     assert "fig-pref-coherence" in {f["id"] for f in s["figures"]}
 

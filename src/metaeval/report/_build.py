@@ -1089,7 +1089,8 @@ class _Builder:
                 for m in ("acc_23", "acc_eq", "kappa_majority"):
                     r = f.loc[(j, m)]
                     row += [r.statistic, [r.ci_low, r.ci_high]]
-                used = int(f.loc[(j, "acc_eq")].n)  # no usable pair: no threshold was calibrated
+                # no threshold for the raters (their ties are as given) nor for a metric without usable pairs
+                used = int(f.loc[(j, "acc_eq")].n) and j != "human"
                 row += [f.loc[(j, "acc_eq")].epsilon if used else None, taus.get(j, math.nan) if j != "human" else None,
                         int(f.loc[(j, "acc_eq")].n)]
                 rows.append(row)
