@@ -1062,7 +1062,8 @@ class _Builder:
             others = [h for h in _rated(self.ds, self.ds.human) if h not in self.humans]
             s.skip("no human column of the report has 2+ individual raters: pairwise preferences need the "
                    "scores of the individual raters (the preference of each rater between two outputs of an input)"
-                   + (f"; {', '.join(others)} has raters (--human)" if others else ""))
+                   + (f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} raters (--human)"
+                      if others else ""))
             return
         from .. import preferences as pf
 
