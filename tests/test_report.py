@@ -34,7 +34,7 @@ from metaeval.report._readings import RULES
 
 SUBSET = ["G.EVAL.4.COH", "G.EVAL.3.5.COH", "ROUGE.1", "BLEU", "BertScore_f1", "SummaQA"]
 SECTIONS = ["recommendation", "data", "correlations", "clusters", "measures", "reliability", "validity",
-            "diagnostics", "text", "local"]
+            "diagnostics", "text", "local", "preferences"]
 
 
 class _Tables(HTMLParser):
@@ -385,6 +385,7 @@ def test_skips_say_why(tmp_path):
     assert "no texts" in reasons["text"]
     assert "no context column named" in reasons["local"]
     assert "KS score skipped" in reasons["diagnostics"]
+    assert "no human column of the report has 2+ individual raters" in reasons["preferences"]
     html = (tmp_path / "report.html").read_text()
     for r in reasons.values():
         assert escape(r) in html
@@ -954,3 +955,176 @@ def test_report_files_get_the_usual_mode_not_private(tmp_path):
     finally:
         os.umask(old)
     assert (tmp_path / "out" / "report.html").stat().st_mode & 0o777 == 0o644
+
+
+# ----------------------------------------------------------------------------- pairwise preferences (issue 17.1)
+
+
+@pytest.mark.filterwarnings("ignore::metaeval.InsufficientResamplesWarning")
+def test_preferences_section_equals_library(summeval_report):
+    """The section's numbers are metaeval.preference_agreement and bradley_terry called directly on the
+    same data (the pairwise set of 4 metrics, the 3 raters of coherence) with the same seed; the ceiling
+    row is the human-human row, the metrics are ordered by acc_eq."""
+    from metaeval import preferences as pf
+
+    out, doc = summeval_report
+    s = _section(doc, "preferences")
+    assert s["status"] == "done" and s["title"] == "Pairwise preferences"
+    assert {"metaeval.preference_agreement", "metaeval.bradley_terry"} <= set(s["functions"])
+    ds = metaeval.load_dataset("summeval")
+    levels = ["system", "input", "item", "global"]
+    corr = metaeval.correlate(ds, "coherence", metrics=SUBSET, level=levels, method="kendall_b",
+                              ci="boot-both", n_resamples=50, rng=0)
+    subset = pairwise_subset(corr.to_frame(), levels, 4)
+    data = pf.PreferenceData.from_dataset(ds, "coherence", metrics=subset, lengths=False)
+    pa = pf.preference_agreement(data, n_resamples=50, rng=0)
+    bt = pf.bradley_terry(data)
+    t = _table(doc, "pref-coherence")
+    keys = [c["key"] for c in t["columns"]]
+    assert [r[0] for r in t["rows"]][0] == "human-human ceiling"
+    assert sorted(r[0] for r in t["rows"][1:]) == sorted(subset)
+    for row in t["rows"]:
+        judge = "human" if row[0] == "human-human ceiling" else row[0]
+        for m in ("acc_23", "acc_eq", "kappa_majority"):
+            r = pa.get(judge, measure=m)
+            assert row[keys.index(m)] == r.statistic, (judge, m)
+            assert row[keys.index(f"{m}_ci")] == [r.ci_low, r.ci_high], (judge, m)
+        assert row[keys.index("pairs")] == 17 * 16 // 2 * 100
+        tau = row[keys.index("bt_tau_b")]
+        assert tau is None if judge == "human" else tau == bt.get(judge).tau_b
+    acc = [r[keys.index("acc_eq")] for r in t["rows"][1:]]
+    assert acc == sorted(acc, reverse=True)
+    # the ceiling is the raters among themselves: acc_eq == acc_23 (human ties are used as given)
+    assert t["rows"][0][keys.index("acc_eq")] == t["rows"][0][keys.index("acc_23")]
+    assert t["rows"][0][keys.index("epsilon")] is None  # nothing calibrated for the raters
+    assert [r[keys.index("epsilon")] for r in t["rows"][1:]] == [pa.get(r[0], measure="acc_eq").epsilon
+                                                                  for r in t["rows"][1:]]
+    assert doc["results"]["preferences"]["coherence"]["judges"] == subset
+    assert "fig-pref-coherence" in {f["id"] for f in s["figures"]}
+
+
+def test_preferences_readings_follow_the_numbers(summeval_report):
+    _, doc = summeval_report
+    t = _table(doc, "pref-coherence")
+    keys = [c["key"] for c in t["columns"]]
+    ceil, rows = t["rows"][0], t["rows"][1:]
+    texts = {r["text"].split(":")[0]: r for r in _section(doc, "preferences")["readings"]}
+    for m, label in (("acc_eq", "acc_eq"), ("kappa_majority", "kappa vs majority")):
+        best = max(rows, key=lambda r: r[keys.index(m)])
+        r = next(v for k, v in texts.items() if k == f"coherence, {label}")
+        assert r["rule"] == "pref-ceiling" and r["evidence"] == ["pref-coherence"]
+        assert f"ceiling is {fmt(ceil[keys.index(m)])}" in r["text"]
+        assert f"closest metric is {best[0]} ({fmt(best[keys.index(m)])}" in r["text"]
+        lo, hi = best[keys.index(f"{m}_ci")]
+        clo, chi = ceil[keys.index(f"{m}_ci")]
+        overlap = hi >= clo and chi >= lo
+        assert ("overlaps the ceiling's" in r["text"]) == overlap
+        assert ("does not overlap the ceiling's" in r["text"]) == (not overlap)
+        others = [x[0] for x in rows if x is not best and x[keys.index(f"{m}_ci")][1] >= lo
+                  and hi >= x[keys.index(f"{m}_ci")][0]]
+        assert all(o in r["text"] for o in others)
+        assert "No difference was tested." in r["text"] and "significan" not in r["text"]
+    bt = max(rows, key=lambda r: r[keys.index("bt_tau_b")])
+    r = next(v for v in _section(doc, "preferences")["readings"] if v["rule"] == "pref-bt")
+    assert f"closest to the raters' is {bt[0]}'s (tau_b {fmt(bt[keys.index('bt_tau_b')])}" in r["text"]
+
+
+def test_preferences_reading_flags_overlap_with_the_ceiling_and_a_calibrated_advantage():
+    """The reading rule on a hand-made frame: a metric whose interval overlaps the ceiling's, above it on
+    acc_eq (calibrated threshold), and a second metric overlapping it."""
+    from metaeval.report._readings import preference_readings
+
+    rows = []
+    for j, (a, k) in {"human": (0.60, 0.40), "m1": (0.62, 0.29), "m2": (0.55, 0.28), "m3": (0.30, 0.01)}.items():
+        for m, v in (("acc_eq", a), ("kappa_majority", k)):
+            rows.append({"judge": j, "measure": m, "statistic": v, "ci_low": v - 0.05, "ci_high": v + 0.05})
+    out = preference_readings(pd.DataFrame(rows), {"human": np.nan, "m1": 0.5, "m2": 0.7, "m3": np.nan}, "q",
+                              "pref-q", n_systems=8)
+    acc, kap, bt = (r.text for r in out)
+    assert "closest metric is m1 (0.620" in acc and "0.020 above the ceiling" in acc
+    assert "overlaps the ceiling's" in acc and "acc_eq favours the metric" in acc
+    assert "the intervals of 1 other metric(s) overlap m1's (m2)" in acc
+    assert "closest metric is m1 (0.290" in kap and "0.110 below" in kap and "does not overlap the ceiling's" in kap
+    assert "favours" not in kap and "(m2)" in kap
+    assert bt == "q: the Bradley-Terry system ranking closest to the raters' is m2's (tau_b 0.700; over the 2 " \
+                 "metrics 0.500 to 0.700; 8 systems ranked)."
+
+
+def test_preferences_skipped_with_reason_when_no_column_has_raters(tmp_path):
+    ds = small_dataset()  # one human column, one rater per cell
+    doc = write(build(ds, ReportConfig(**SMALL)), str(tmp_path))
+    s = _section(doc, "preferences")
+    assert s["status"] == "skipped" and not s["tables"]
+    reason = next(k["reason"] for k in doc["skipped"] if k["section"] == "preferences")
+    assert "no human column of the report has 2+ individual raters" in reason
+    assert escape(reason) in (tmp_path / "report.html").read_text()
+    assert "preferences" not in doc["results"]
+
+
+def test_preferences_skip_names_a_rated_column_left_out_of_the_report(tmp_path):
+    ds = tiny_dataset()  # quality and fluency have 3 raters each
+    scores = {"single": ds.scores("quality"), **{m: ds.ratings(m) for m in ("good", "poor")}}
+    ds2 = metaeval.Dataset.from_arrays({**scores, "fluency": ds.ratings("fluency")}, human=["single", "fluency"],
+                                       systems=list(ds.systems), inputs=list(ds.inputs))
+    rep = build(ds2, ReportConfig(human=("single",), **SMALL))
+    s = rep.section("preferences")
+    assert s.status == "skipped" and "fluency has raters (--human)" in s.reasons[0]
+
+
+def test_estimate_counts_the_preferences_of_rated_columns_only():
+    from metaeval.report import estimate
+
+    def part(n_rated=1, k=5, n=100, systems=17):
+        cfg = ReportConfig(quick=True, n_resamples=n, pairwise=k)
+        return estimate(systems, 100, 2, 43, cfg, n_rated=n_rated)["parts"]["pairwise preferences"]
+
+    assert part(n_rated=0) == 0  # no rated column: the section is skipped
+    assert part(n_rated=2) == pytest.approx(2 * part())
+    assert part(k=11) == pytest.approx(2 * part(k=5))  # the pairwise set plus the ceiling: 6 -> 12 annotators
+    assert part(systems=33) == pytest.approx(part() * (33 * 32) / (17 * 16))  # pairs of systems per input
+    # affine in the resamples, with a fixed part (labels, calibration, point estimates)
+    assert part(n=1000) - part(n=100) == pytest.approx(9 * (part(n=200) - part(n=100)))
+    assert part(n=0) > 0
+    assert part() < 5  # --quick on SummEval stays a few seconds
+
+
+def test_preferences_with_a_constant_and_an_empty_metric_flag_nan_and_keep_the_section():
+    """Adversarial judges in the pairwise set: a constant metric (every pair a tie: kappa 0, no
+    Bradley-Terry ranking) and a metric with one score (no usable pair): the section is done, the
+    undefined cells are empty (NaN), the typed warnings are listed, and the readings skip them."""
+    ds = tiny_dataset()
+    N, M = len(ds.systems), len(ds.inputs)
+    empty = np.full((N, M), np.nan)
+    empty[0, 0] = 1.0
+    scores = {**{c: ds.ratings(c) for c in ds.columns}, "flat": np.ones((N, M)), "empty": empty}
+    d2 = metaeval.Dataset.from_arrays(scores, human=["quality", "fluency"], systems=list(ds.systems),
+                                      inputs=list(ds.inputs))
+    rep = build(d2, ReportConfig(human=("quality",), pairwise=("good", "flat", "empty"), **SMALL))
+    s = rep.section("preferences")
+    assert s.status == "done"
+    rows = {r[0]: r for r in s.tables[0].rows}
+    keys = [c.key for c in s.tables[0].columns]
+    assert rows["flat"][keys.index("kappa_majority")] == 0.0  # constant labels: p_o == p_e
+    assert rows["flat"][keys.index("bt_tau_b")] is None  # equal strengths: tau-b undefined (NaN, stored as None)
+    assert all(rows["empty"][keys.index(k)] is None for k in ("acc_23", "acc_eq", "kappa_majority", "epsilon"))
+    assert rows["empty"][keys.index("pairs")] == 0
+    warned = " ".join(w["warning"] for w in s.warnings)
+    assert "UndefinedStatisticWarning" in warned and "empty:acc_eq" in warned
+    text = " ".join(r.text for r in s.readings)
+    assert "closest metric is good" in text and "empty" not in text
+
+
+def test_preference_figure_with_many_long_metric_names_is_readable(wide):
+    from metaeval.report import figures as fg
+
+    _, names = wide
+    rng = np.random.default_rng(2)
+    rows = []
+    for j in ["human", *names]:
+        for m in ("acc_eq", "kappa_majority"):
+            v = rng.uniform(0.2, 0.7)
+            rows.append({"judge": j, "measure": m, "statistic": v, "ci_low": v - 0.05, "ci_high": v + 0.05})
+    fig = fg.preference_intervals(pd.DataFrame(rows), title="agreement with the raters of a long human column")
+    assert layout_problems(fig) == []
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()][-1].startswith("metric 00")  # top row first
+    _close(fig)

@@ -2257,10 +2257,11 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
                        text=False if no_text else None, text_metrics=tuple(_split(text_metrics) or ()),
                        ks_low=ks_low, ks_high=ks_high, alpha=alpha, cache_dir=cache, n_jobs=jobs)
     from .report import estimate
-    from .report._build import select_humans, select_metrics
+    from .report._build import _rated, select_humans, select_metrics
 
-    est = estimate(len(ds.systems), len(ds.inputs), len(select_humans(ds, cfg.human, quick=cfg.quick)),
-                   len(select_metrics(ds, cfg.metrics)), cfg)
+    humans = select_humans(ds, cfg.human, quick=cfg.quick)
+    est = estimate(len(ds.systems), len(ds.inputs), len(humans), len(select_metrics(ds, cfg.metrics)), cfg,
+                   n_rated=len(_rated(ds, humans)))
     click.echo(f"metaeval: estimated cost: {est['text']}", err=True)  # before any work starts
     import shlex
 

@@ -67,11 +67,20 @@ MODES = {
 #: level, one DP resample of a pair for one coefficient; plus a base (imports, the other sections,
 #: figures) of 10 s and 0.01 s per human column x metric.  Checked against the quick SummEval run (about
 #: 10 s) and a quick run on 6 human columns x 212 metrics (45 s).
-COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01}
+COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01,
+        # pairwise preferences, per annotator (a metric of the pairwise set or the human ceiling) and pair of
+        # outputs: one bootstrap resample, and the fixed part (labels, tie calibration, point estimates).
+        # Measured on SummEval coherence (5 metrics + ceiling, 13,600 pairs) at load 8-10: 0.85 s without
+        # resamples, +0.75 s per 100 (1.0e-5 and 9.6e-8 per unit); brought to the units above by the
+        # clusters of the same quick run (7.9 s measured for 1.95 s estimated: x 1/4)
+        "pref": 2.4e-8, "pref_fixed": 2.5e-6}
 
 
-def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
+def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
     """What a run will cost, from the sizes alone (before any work): ``{"seconds", "parts", "text"}``.
+
+    ``n_rated`` is the number of the report's human columns with 2+ individual raters (the pairwise
+    preferences section runs for those; default: every human column).
 
     The bootstrap intervals of the correlation table (humans x metrics x levels x resamples), the
     pairwise tests of the clusters (humans x levels x pairs x resamples) and discriminative power
@@ -92,6 +101,9 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg):
         "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
         "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
         "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
+        # pairwise set + the human ceiling, bootstrapped over the output pairs of every input
+        "pairwise preferences": (n_humans if n_rated is None else n_rated) * (p + 1)
+        * (n_systems * (n_systems - 1) // 2) * n_inputs * (n * COST["pref"] + COST["pref_fixed"]),
     }
     seconds = sum(parts.values()) + COST["base"] + COST["per_column"] * n_humans * n_metrics
     cap_txt = (f"; --quick rule: bootstrap intervals for the first {k_ci} of {n_metrics} metrics per human column"
@@ -120,7 +132,8 @@ _TITLES = {"data": "Data", "correlations": "Correlations with the human scores",
            "reliability": "Reliability of metrics and human ratings",
            "validity": "Validity: multitrait-multimethod table and factor analysis",
            "diagnostics": "Diagnostics beyond one correlation", "text": "Text diagnostics: perturbation detection",
-           "local": "Local metric accuracy across contexts", "recommendation": "Summary and recommendation"}
+           "local": "Local metric accuracy across contexts", "preferences": "Pairwise preferences",
+           "recommendation": "Summary and recommendation"}
 
 
 @dataclass(frozen=True)
@@ -365,6 +378,7 @@ class _Builder:
                 ("diagnostics", None, self.diagnostics, "diagnostics"),
                 ("text diagnostics", None, self.text_diagnostics, "text"),
                 ("local accuracy", None, self.local, "local"),
+                ("pairwise preferences", None, self.preferences, "preferences"),
                 ("recommendation", None, self.recommendation, "recommendation")]
         return out
 
@@ -391,7 +405,7 @@ class _Builder:
                     for s in self.sections.values():
                         writer.flush(s)
         order = ["data", "correlations", "clusters", "measures", "reliability", "validity", "diagnostics",
-                 "text", "local", "recommendation"]
+                 "text", "local", "preferences", "recommendation"]
         sections = [self.sections[k] for k in order if k in self.sections]
         for s in sections:
             seen = getattr(s, "_warnings", {})
@@ -1029,6 +1043,94 @@ class _Builder:
                                 lambda: lc.plot_context_tau(tau), alt="Heatmap of weighted tau between contexts"))
         s.readings += rd.local_readings(results, ctx)
 
+    def _pairwise_set(self, h):
+        """The pairwise set of human column ``h`` (as the clusters chose it; recomputed the same way
+        when the clusters did not run)."""
+        if h in self.state["subset"]:
+            return list(self.state["subset"][h])
+        k = self.cfg.value("pairwise")
+        if isinstance(k, (tuple, list)):
+            return list(dict.fromkeys(k))
+        if k == "all" or h not in self.state["corr"]:
+            return list(self.metrics) if k == "all" else list(self.metrics)[: int(k)]
+        return pairwise_subset(self.state["corr"][h], self.levels, int(k))
+
+    def preferences(self, bar=None):
+        s = self.sec("preferences", "Pairwise preferences", rd.intro("preferences"))
+        rated = _rated(self.ds, self.humans)
+        if not rated:
+            others = [h for h in _rated(self.ds, self.ds.human) if h not in self.humans]
+            s.skip("no human column of the report has 2+ individual raters: pairwise preferences need the "
+                   "scores of the individual raters (the preference of each rater between two outputs of an input)"
+                   + (f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} raters (--human)"
+                      if others else ""))
+            return
+        from .. import preferences as pf
+
+        s.functions += ["metaeval.preference_agreement", "metaeval.bradley_terry"]
+        for h in rated:
+            judges = self._pairwise_set(h)
+            data = self._timed(s, lambda h=h, judges=judges: pf.PreferenceData.from_dataset(
+                self.ds, h, metrics=judges, lengths=False))
+            pa = self._timed(s, lambda data=data: pf.preference_agreement(
+                data, n_resamples=self.n, rng=self.seed))
+            bt = self._timed(s, lambda data=data: pf.bradley_terry(data))
+            self.state.setdefault("preferences", {})[h] = {"agreement": pa, "bradley_terry": bt, "judges": judges}
+            self.results.setdefault("preferences", {})[h] = {
+                "judges": judges, "n_pairs": len(data.pairs), "raters": list(data.raters),
+                "agreement": pa.to_dict(), "bradley_terry": bt.to_dict()}
+            f = pa.to_frame().set_index(["judge", "measure"])
+            taus = {r.judge: r.tau_b for r in bt}
+            order = ["human"] + sorted(judges, key=lambda j: (not np.isfinite(f.loc[(j, "acc_eq")].statistic),
+                                                                -np.nan_to_num(f.loc[(j, "acc_eq")].statistic),
+                                                                j))
+            rows = []
+            for j in order:
+                row = ["human-human ceiling" if j == "human" else j]
+                for m in ("acc_23", "acc_eq", "kappa_majority"):
+                    r = f.loc[(j, m)]
+                    row += [r.statistic, [r.ci_low, r.ci_high]]
+                # no threshold for the raters (their ties are as given) nor for a metric without usable pairs
+                used = int(f.loc[(j, "acc_eq")].n) and j != "human"
+                row += [f.loc[(j, "acc_eq")].epsilon if used else None, taus.get(j, math.nan) if j != "human" else None,
+                        int(f.loc[(j, "acc_eq")].n)]
+                rows.append(row)
+            tid = f"pref-{h}"
+            n_pairs, n_r = len(data.pairs), len(data.raters)
+            excluded = [m for m in self.metrics if m not in judges]
+            s.tables.append(Table(tid, f"{h}: agreement of each metric with the {n_r} raters' preferences, "
+                                  f"with 95% bootstrap intervals over inputs, and the human-human ceiling", [
+                Column("judge", "annotator", "text"),
+                Column("acc_23", "acc_23", "num"), Column("acc_23_ci", "acc_23 95% CI", "ci"),
+                Column("acc_eq", "acc_eq", "num"), Column("acc_eq_ci", "acc_eq 95% CI", "ci"),
+                Column("kappa_majority", "kappa (majority)", "num"),
+                Column("kappa_majority_ci", "kappa 95% CI", "ci"),
+                Column("epsilon", "acc_eq tie threshold", "num"),
+                Column("bt_tau_b", "BT tau_b", "num"),
+                Column("pairs", "pairs", "int")], rows,
+                sorted({r.signature for r in pa} | {r.signature for r in bt}), group=h,
+                note=(f"Every unordered pair of systems on every input is a pair ({n_pairs} pairs); each rater "
+                      f"prefers the output it scored higher (equal scores: a tie), a metric the output with the "
+                      f"higher score (acc_23: a tie only on equal scores; acc_eq: a tie when the difference is "
+                      f"within the threshold calibrated on these data, which favours the metric). kappa "
+                      f"(majority): Cohen's kappa of the metric's labels against the majority of the raters other "
+                      f"than the one compared. The ceiling row puts each rater in the metric's place; its acc_eq is "
+                      f"its acc_23. BT tau_b: Kendall tau-b "
+                      f"between the system ranking of the metric's preferences and that of the raters'. "
+                      + (f"Metrics: the pairwise set ({len(judges)} of {len(self.metrics)}); "
+                         f"{len(excluded)} other metrics are not shown. " if excluded else "")
+                      + "All measures (Cohen's kappa vs each rater, Fleiss' kappa, Krippendorff's alpha) and "
+                        "the Bradley-Terry strengths are in results.json.")))
+            from . import figures as fg
+
+            s.figures.append(Figure(f"fig-pref-{h}", f"{h}: agreement with the raters' preferences",
+                                    lambda pa=pa, order=order, h=h: fg.preference_intervals(
+                                        pa.to_frame(), order=order, title=f"agreement with the raters of {h}"),
+                                    alt=f"Dot plot of each metric's acc_eq and kappa vs majority with 95% "
+                                        f"intervals, beside the human-human ceiling of {h}", group=h))
+            s.readings += rd.preference_readings(pa.to_frame(), {r.judge: r.tau_b for r in bt}, h, tid,
+                                                 n_systems=len(data.systems))
+
     def recommendation(self, bar=None):
         s = self.sec("recommendation", "Summary and recommendation", rd.intro("recommendation"))
         self.state.update(n_resamples=self.n, n_systems=len(self.ds.systems), alpha=self.cfg.alpha)
@@ -1053,7 +1155,8 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
     """
     t0 = time.perf_counter()
     b = _Builder(ds, cfg, ds_runs, progress)
-    est = estimate(len(ds.systems), len(ds.inputs), len(b.humans), len(b.metrics), cfg)
+    est = estimate(len(ds.systems), len(ds.inputs), len(b.humans), len(b.metrics), cfg,
+                   n_rated=len(_rated(ds, b.humans)))
     sections = b.run(writer)
     seconds = time.perf_counter() - t0
     meta = {

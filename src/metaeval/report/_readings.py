@@ -113,6 +113,16 @@ RULES = {
     "local-h1": "The metrics whose local accuracy changes significantly with the context (chi-square, Holm "
                 "adjusted p <= .05).",
     "local-h2": "The mean weighted tau between the contexts' metric rankings and its permutation p-value.",
+    "pref-ceiling": "For each human column with raters, and for acc_eq and kappa vs majority: the human-human "
+                    "ceiling with its 95% bootstrap interval, the metric closest to it (the highest value), its "
+                    "gap to the ceiling, whether its interval overlaps the ceiling's, and the other metrics whose "
+                    "interval overlaps the closest metric's (their upper bound >= its lower bound). Overlap or "
+                    "not, no difference is tested (metaeval.compare_judges tests a pair of judges); a metric "
+                    "above the ceiling on acc_eq is flagged, since its tie threshold is calibrated on these data "
+                    "and the raters' is not.",
+    "pref-bt": "For each human column with raters: the metric whose Bradley-Terry system ranking is closest to "
+               "the raters' (highest Kendall tau-b), and the range of tau_b over the metrics, with the number "
+               "of systems ranked.",
     "rec-measure": "Per human column: the most discriminative measure (DP rank 1), the most consistent (RC "
                    "rank 1), and the best by the sum of the two ranks (ties: lower DP); over several human "
                    "columns, the measure with the lowest mean of that sum.",
@@ -156,6 +166,14 @@ _INTROS = {
             "section 2.3.2)?",
     "local": "How often each metric orders two outputs of the same input as the humans do, in each context "
              "(seed paper 004), and whether the context changes the accuracy (H1) or the metrics' order (H2).",
+    "preferences": "Do the metrics order two outputs of the same input as the individual raters do (the "
+                   "pairwise-preference view of LLM-judge validation: Zheng et al. 2023, Dubois et al. 2023)? "
+                   "Each metric of the pairwise set is a judge of every pair of systems on every input, scored "
+                   "against each rater's preference by accuracy with ties (acc_23, and acc_eq with a calibrated "
+                   "tie threshold, Deutsch et al. 2023) and Cohen's kappa against the other raters' majority, "
+                   "next to the same numbers for the raters among themselves (the human-human ceiling), with "
+                   "bootstrap intervals over inputs; and the Bradley-Terry system ranking of each metric's "
+                   "preferences against the raters'.",
     "recommendation": "Which correlation measure and which metrics to trust on this data, derived by the rules "
                       "below from the sections above (follow the links for the evidence).",
 }
@@ -553,6 +571,62 @@ def local_readings(results, ctx):
     tau = results["tau"]
     out.append(Reading(f"H2 ({ctx}): mean weighted tau between the contexts' metric rankings {fmt(tau.statistic)} "
                        f"(permutation p {fmt(tau.pvalue, 'p')}).", "local-h2", ["local-tau"]))
+    return out
+
+
+_PREF_LABEL = {"acc_eq": "acc_eq", "kappa_majority": "kappa vs majority"}
+
+
+def _overlaps(lo1, hi1, lo2, hi2):
+    return _finite(lo1) and _finite(hi1) and _finite(lo2) and _finite(hi2) and hi1 >= lo2 and hi2 >= lo1
+
+
+def preference_readings(frame, taus, h, tid, n_systems=None):
+    """Readings of the pairwise-preference table of human column ``h``: ``frame`` is a
+    :func:`metaeval.preference_agreement` frame (with the ``human`` ceiling rows), ``taus`` the
+    Bradley-Terry tau_b of each judge (NaN for ``human``)."""
+    out = []
+    for m, label in _PREF_LABEL.items():
+        d = frame[frame.measure == m].set_index("judge")
+        ceil = d.loc["human"] if "human" in d.index else None
+        j = d.drop(index="human", errors="ignore")
+        j = j[np.isfinite(j.statistic.to_numpy(float))]
+        if j.empty:
+            out.append(Reading(f"{h}, {label}: no metric has a defined value.", "pref-ceiling", [tid], h))
+            continue
+        best = j.statistic.idxmax()
+        b = j.loc[best]
+        txt = f"{h}, {label}: "
+        if ceil is not None and _finite(ceil.statistic):
+            txt += (f"the human-human ceiling is {fmt(ceil.statistic)} (95% CI {fmt([ceil.ci_low, ceil.ci_high], 'ci')}); "
+                    f"the closest metric is {best} ({fmt(b.statistic)}, 95% CI {fmt([b.ci_low, b.ci_high], 'ci')}), "
+                    f"{fmt(abs(ceil.statistic - b.statistic))} {'below' if b.statistic <= ceil.statistic else 'above'} "
+                    f"the ceiling")
+            if _overlaps(b.ci_low, b.ci_high, ceil.ci_low, ceil.ci_high):
+                txt += "; its interval overlaps the ceiling's"
+            elif _finite(b.ci_low) and _finite(ceil.ci_low):
+                txt += "; its interval does not overlap the ceiling's"
+            if m == "acc_eq" and b.statistic > ceil.statistic:
+                txt += (" (its tie threshold is calibrated on these data, the raters' ties are not: acc_eq "
+                        "favours the metric)")
+        else:
+            txt += f"the highest value is {best}'s ({fmt(b.statistic)}, 95% CI {fmt([b.ci_low, b.ci_high], 'ci')})"
+        others = [k for k, r in j.iterrows() if k != best and _overlaps(r.ci_low, r.ci_high, b.ci_low, b.ci_high)]
+        if others:
+            txt += (f"; the intervals of {len(others)} other metric(s) overlap {best}'s ({_names(others, 5)}), so "
+                    f"these data do not separate them")
+        elif len(j) > 1 and _finite(b.ci_low):
+            txt += f"; no other metric's interval overlaps {best}'s"
+        out.append(Reading(txt + ". No difference was tested.", "pref-ceiling", [tid], h))
+    t = {k: v for k, v in taus.items() if k != "human" and _finite(v)}
+    if t:
+        best = max(t, key=lambda k: (t[k], k))
+        lo, hi = min(t.values()), max(t.values())
+        out.append(Reading(f"{h}: the Bradley-Terry system ranking closest to the raters' is {best}'s (tau_b "
+                           f"{fmt(t[best])}; over the {len(t)} metrics {fmt(lo)} to {fmt(hi)}"
+                           + (f"; {n_systems} systems ranked" if n_systems else "") + ")." if len(t) > 1 else
+                           f"{h}: Bradley-Terry tau_b of {best}'s system ranking with the raters': {fmt(t[best])}.",
+                           "pref-bt", [tid], h))
     return out
 
 

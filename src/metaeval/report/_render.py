@@ -23,7 +23,7 @@ from .._export import to_csv
 from ._model import fmt, plain, slug
 
 _ORDER = ["recommendation", "data", "correlations", "clusters", "measures", "reliability", "validity",
-          "diagnostics", "text", "local"]
+          "diagnostics", "text", "local", "preferences"]
 
 
 def _tex_escape(s):

@@ -212,6 +212,46 @@ def correlation_intervals(frame, *, levels=None, order=None, title=None):
     return fig
 
 
+def preference_intervals(frame, *, measures=("acc_eq", "kappa_majority"), order=None, title=None):
+    """Each annotator's agreement with the raters' preferences, with its interval, one panel per measure.
+
+    ``frame`` is a :func:`metaeval.preference_agreement` frame (``judge, measure, statistic,
+    ci_low, ci_high``); the ``human`` rows (the human-human ceiling) are drawn as a shaded band
+    (its interval) with a line (its value) across each panel; ``order`` the annotators top to
+    bottom (default: as they first appear; ``human`` is left out of the rows).
+    """
+    plt = _pyplot()
+    order = [j for j in (order or dict.fromkeys(frame.judge)) if j != "human"]
+    n = max(len(order), 1)
+    labels = {"acc_eq": "acc_eq", "acc_23": "acc_23", "kappa_majority": "kappa vs majority",
+              "kappa_raters": "kappa vs raters", "fleiss_kappa": "Fleiss' kappa", "alpha": "Krippendorff's alpha"}
+    fig, axes = plt.subplots(1, len(measures), figsize=(2.8 * len(measures) + 0.6 + _label_inches(order),
+                                                          1.5 + 0.22 * n), sharey=True, squeeze=False,
+                             layout="constrained")
+    pos = {m: n - 1 - k for k, m in enumerate(order)}
+    for ax, ms in zip(axes[0], measures):
+        d = frame[frame.measure == ms]
+        c = d[d.judge == "human"]
+        if len(c):
+            r = c.iloc[0]
+            ax.axvspan(r.ci_low, r.ci_high, color="C1", alpha=0.2, linewidth=0)
+            ax.axvline(r.statistic, color="C1", linewidth=1.2, label="human-human ceiling")
+        d = d[d.judge.isin(order)]
+        y = [pos[m] for m in d.judge]
+        ax.hlines(y, d.ci_low, d.ci_high, color="0.6", linewidth=1)
+        ax.plot(d.statistic, y, "o", markersize=3, color="C0")
+        ax.set_title(labels.get(ms, ms), fontsize=9)
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", color="0.9")
+    axes[0][0].set_yticks(range(n), [_short(m) for m in order[::-1]], fontsize=7)
+    axes[0][0].set_ylim(-0.7, n - 0.3)
+    if any(len(a.get_legend_handles_labels()[0]) for a in axes[0]):
+        fig.legend(*axes[0][-1].get_legend_handles_labels(), loc="outside lower center", fontsize=7, frameon=False)
+    if title:
+        fig.suptitle(_short(title, 80), fontsize=10)
+    return fig
+
+
 def cluster_map(per_level, *, order=None, title=None):
     """Significance clusters per level: ``per_level`` maps a level to a
     :func:`metaeval.compare_all` result; cells show the cluster (1 = top,
