@@ -1200,9 +1200,6 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
                         "(long files: --rater-col; raters in columns: --rater-cols)")
-    if len(traits) < 2:
-        raise click.BadParameter(f"MTMM needs 2+ human columns (traits) with raters; got {traits[0]!r}",
-                                 param_hint="--human")
     _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
@@ -1210,6 +1207,9 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     if criterion == "factors" and not has_metrics:
         raise DataError(f"--criterion factors: {os.path.basename(data)!r} has no metric column, so there is "
                         "no concurrent validity to compute (name metric columns with --metrics)")
+    if len(traits) < 2:
+        raise click.BadParameter(f"MTMM needs 2+ human columns (traits) with raters; got {traits[0]!r}",
+                                 param_hint="--human")
     res_mtmm = mtmm(ds, traits, level=level, method=method)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
     crit = fa if criterion == "factors" else traits
