@@ -341,7 +341,7 @@ def test_read_mtme_and_correlate_keep_the_contract_on_random_shapes():
             root = write_mtme(Path(tmp) / "mtme", shape)
             out = Path(tmp) / "long.csv"
             for level in ("seg", "sys"):
-                res = run("read-mtme", root, "wmt99", "en-de", "--refs", "refA", "--level", level, "--out", out)
+                res = run("read-mtme", root, "wmt99", "en-de", "--refs", "refA", "--score-level", level, "--out", out)
                 check_run(res, "read-mtme", fmt="text", files=[root])
                 seen["read-mtme", res.exit_code] += 1
                 if res.exit_code != 0:
