@@ -93,9 +93,10 @@ def test_watchdog_exits_a_process_whose_parent_dies(tmp_path):
 import os, sys, time
 sys.path.insert(0, {SRC!r})
 from metaeval._parallel import _watch_parent
+parent = os.getpid()  # not os.getppid() in the child: under load the parent may be gone by then
 pid = os.fork()
 if pid == 0:
-    _watch_parent(os.getppid(), interval=0.05, pdeathsig=False)
+    _watch_parent(parent, interval=0.05, pdeathsig=False)
     time.sleep(60)
     os._exit(3)
 print(pid, flush=True)
