@@ -32,3 +32,24 @@ def test_closed_pipe_ends_quietly():
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=300) == 0, err
     assert "error" not in err and "Traceback" not in err, err
+
+
+def test_every_result_class_of_a_public_function_is_exported():
+    # Issue 13: result classes returned by public functions were not exported (e.g.
+    # metaeval.stability returned a Stabilities that `metaeval` did not name).
+    import inspect
+    import typing
+
+    import metaeval
+
+    missing = []
+    for name in metaeval.__all__:
+        obj = getattr(metaeval, name)
+        func = getattr(obj, "__wrapped__", obj)
+        if not inspect.isfunction(func):
+            continue
+        ret = typing.get_type_hints(func).get("return")
+        if isinstance(ret, type) and ret.__module__.startswith("metaeval"):
+            if ret.__name__ not in metaeval.__all__ or getattr(metaeval, ret.__name__) is not ret:
+                missing.append(f"{name} -> {ret.__name__}")
+    assert not missing, missing
