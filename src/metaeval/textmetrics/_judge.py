@@ -639,42 +639,34 @@ class LLMJudge(TextMetric):
 
     # -------------------------------------------------------------- configuration
     @staticmethod
-    def _check_template(template) -> str:
+    def _template_fields(template, name, allowed) -> list:
+        """The fields of a prompt template, each one of ``allowed`` (ParameterError naming ``name``)."""
         if not isinstance(template, str):
-            raise ParameterError(f"template={template!r} must be a str")
+            raise ParameterError(f"{name}={template!r} must be a str")
         try:
             fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
         except ValueError as exc:
             raise ParameterError(
-                f"template is not a valid format string ({exc}); write literal braces as {{{{ }}}}"
+                f"{name} is not a valid format string ({exc}); write literal braces as {{{{ }}}}"
             ) from None
-        bad = [f for f in fields if f not in TEMPLATE_FIELDS]
+        bad = [f for f in fields if f not in allowed]
         if bad:
             raise ParameterError(
-                f"template uses unknown field(s) {', '.join('{' + f + '}' for f in bad)}; the "
-                f"fields are {', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)} (write literal "
+                f"{name} uses unknown field(s) {', '.join('{' + f + '}' for f in bad)}; the "
+                f"fields are {', '.join('{' + f + '}' for f in allowed)} (write literal "
                 "braces as {{ }})"
             )
-        if "target" not in fields:
+        return fields
+
+    @classmethod
+    def _check_template(cls, template) -> str:
+        if "target" not in cls._template_fields(template, "template", TEMPLATE_FIELDS):
             raise ParameterError("template has no {target} field: the output to rate must be in it")
         return template
 
-    @staticmethod
-    def _check_pairwise_template(template) -> str:
-        if not isinstance(template, str):
-            raise ParameterError(f"pairwise_template={template!r} must be a str")
-        try:
-            fields = [f for _, f, _, _ in string.Formatter().parse(template) if f is not None]
-        except ValueError as exc:
-            raise ParameterError(
-                f"pairwise_template is not a valid format string ({exc}); write literal braces as "
-                "{{{{ }}}}") from None
-        bad = [f for f in fields if f not in PAIRWISE_FIELDS]
-        if bad:
-            raise ParameterError(
-                f"pairwise_template uses unknown field(s) {', '.join('{' + f + '}' for f in bad)}; "
-                f"the fields are {', '.join('{' + f + '}' for f in PAIRWISE_FIELDS)}"
-            )
+    @classmethod
+    def _check_pairwise_template(cls, template) -> str:
+        fields = cls._template_fields(template, "pairwise_template", PAIRWISE_FIELDS)
         lacking = [f for f in ("output_a", "output_b") if f not in fields]
         if lacking:
             raise ParameterError(
