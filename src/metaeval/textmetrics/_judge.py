@@ -180,23 +180,29 @@ def parse_scale(scale) -> tuple[int, int]:
     return lo, hi
 
 
-def _compile_pattern(pattern) -> re.Pattern:
+def _compile_regex(pattern, default, name, group, what) -> re.Pattern:
+    """``pattern`` (None: ``default``) compiled and checked to capture one group (or a group named
+    ``group``) around ``what``; errors name the ``name`` argument."""
     if pattern is None:
-        pattern = DEFAULT_PATTERN
+        pattern = default
     if isinstance(pattern, str):
         try:
             pattern = re.compile(pattern)
         except re.error as exc:
-            raise ParameterError(f"pattern={pattern!r} is not a valid regular expression: {exc}") \
+            raise ParameterError(f"{name}={pattern!r} is not a valid regular expression: {exc}") \
                 from None
     if not isinstance(pattern, re.Pattern):
-        raise ParameterError(f"pattern={pattern!r} must be a regular expression (str or compiled)")
-    if "rating" not in pattern.groupindex and pattern.groups != 1:
+        raise ParameterError(f"{name}={pattern!r} must be a regular expression (str or compiled)")
+    if group not in pattern.groupindex and pattern.groups != 1:
         raise ParameterError(
-            f"pattern={pattern.pattern!r} has {pattern.groups} groups; give exactly one "
-            "capturing group (or a group named 'rating') around the number"
+            f"{name}={pattern.pattern!r} has {pattern.groups} groups; give exactly one "
+            f"capturing group (or a group named {group!r}) around {what}"
         )
     return pattern
+
+
+def _compile_pattern(pattern) -> re.Pattern:
+    return _compile_regex(pattern, DEFAULT_PATTERN, "pattern", "rating", "the number")
 
 
 class Rating(NamedTuple):
@@ -274,23 +280,8 @@ def _parse(answer, lo: int, hi: int, rx: re.Pattern) -> Rating:
 
 
 def _compile_preference_pattern(pattern) -> re.Pattern:
-    if pattern is None:
-        pattern = DEFAULT_PREFERENCE_PATTERN
-    if isinstance(pattern, str):
-        try:
-            pattern = re.compile(pattern)
-        except re.error as exc:
-            raise ParameterError(
-                f"preference_pattern={pattern!r} is not a valid regular expression: {exc}") from None
-    if not isinstance(pattern, re.Pattern):
-        raise ParameterError(
-            f"preference_pattern={pattern!r} must be a regular expression (str or compiled)")
-    if "verdict" not in pattern.groupindex and pattern.groups != 1:
-        raise ParameterError(
-            f"preference_pattern={pattern.pattern!r} has {pattern.groups} groups; give exactly one "
-            "capturing group (or a group named 'verdict') around A, B or tie"
-        )
-    return pattern
+    return _compile_regex(pattern, DEFAULT_PREFERENCE_PATTERN, "preference_pattern", "verdict",
+                          "A, B or tie")
 
 
 def parse_preference(answer, pattern=None) -> str | None:
