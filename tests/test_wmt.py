@@ -791,3 +791,20 @@ def test_span_agreement_cli(tmp_path):
     bad.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\ns\t0\tr1\t5\t2\tMajor\tx\n")
     r = CliRunner().invoke(main, ["span-agreement", str(bad)])
     assert r.exit_code == 2 and "metaeval: error:" in r.output and "bad.tsv, line 2" in r.output
+
+
+def test_span_readers_name_the_file_on_bad_bytes_and_short_rows(tmp_path):
+    # Regression (review): read_rating_spans opened its file with a plain open() (a latin-1
+    # byte gave a bare UnicodeDecodeError) and read_error_spans used pd.read_csv directly (a
+    # short row was padded with NaN); both now go through the data layer's checked readers.
+    from metaeval.wmt import read_error_spans, read_rating_spans
+
+    rating = tmp_path / "en-de.mqm.seg.rating"
+    rating.write_bytes(b"sysA\tNone\nsys\xe9B\tNone\n")
+    with pytest.raises(DataError, match=r"en-de\.mqm\.seg\.rating, line 2: not UTF-8"):
+        read_rating_spans(rating)
+    tsv = tmp_path / "spans.tsv"
+    tsv.write_text("system\tinput\trater\tstart\tend\tseverity\tcategory\n"
+                   "A\t0\tr1\t0\t3\tmajor\tAccuracy\nA\t1\tr1\t2\n")
+    with pytest.raises(DataError, match=r"spans\.tsv.*line 3"):
+        read_error_spans(tsv)

@@ -281,7 +281,7 @@ def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
         name = path.name.removesuffix(".rating").removesuffix(".seg")
         rater = name.split(".", 1)[1] if "." in name else name
     rows, counter = [], {}
-    with open(path, encoding="utf-8") as f:
+    with _utf8(path) as f:
         for lineno, line in enumerate(f, 1):
             cols = line.rstrip("\n").rstrip("\r").split("\t")
             if len(cols) not in (2, 3):
@@ -323,8 +323,12 @@ def read_error_spans(path) -> pd.DataFrame:
     ``end`` character offsets (``end`` exclusive).  A row with empty ``start`` and
     ``end`` marks a segment that the rater rated without finding an error.
     """
+    from ._io import _read_tsv
+
     path = Path(path)
-    df = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False, na_values=[""])
+    # the project's checked TSV reader (named errors for short rows, bad bytes, truncated files);
+    # every span column read as text with only the empty field missing
+    df = _read_tsv(path, [*SPAN_COLUMNS, "segment"])
     if "input" not in df.columns and "segment" in df.columns:
         df = df.rename(columns={"segment": "input"})
     missing = [c for c in SPAN_COLUMNS[:7] if c not in df.columns]
