@@ -15,8 +15,11 @@ spreadsheet convention for "this is text".  Numbers are never touched:
 from __future__ import annotations
 
 import csv
+import math
 import os
 from typing import Any
+
+import numpy as np
 
 import pandas as pd
 
@@ -126,3 +129,21 @@ def _has_cr(frame: pd.DataFrame) -> bool:
         if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
             texts.extend(column.tolist())
     return any(isinstance(v, str) and "\r" in v for v in texts)
+
+
+def plain(v):
+    """A JSON-ready Python value: numpy scalars to Python, NaN to None,
+    infinities to the strings ``"inf"``/``"-inf"`` (standard JSON has neither)."""
+    if isinstance(v, dict):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, np.ndarray):
+        return plain(v.tolist())
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and math.isnan(v):
+        return None
+    if isinstance(v, float) and math.isinf(v):  # standard JSON has no infinity (e.g. "runs needed: inf")
+        return "inf" if v > 0 else "-inf"
+    return v

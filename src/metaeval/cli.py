@@ -445,22 +445,11 @@ def _clean(records):
 
 
 def _nan_to_none(o):
-    """Recursively replace NaN floats by None (standard JSON)."""
-    import numpy as np
+    """JSON-ready: NaN -> None, infinities -> "inf"/"-inf", numpy -> Python; the same conversion
+    as the report's results.json (:func:`metaeval._export.plain`)."""
+    from ._export import plain
 
-    if isinstance(o, dict):
-        return {k: _nan_to_none(v) for k, v in o.items()}
-    if isinstance(o, (list, tuple)):
-        return [_nan_to_none(v) for v in o]
-    if isinstance(o, np.ndarray):
-        return _nan_to_none(o.tolist())
-    if isinstance(o, np.generic):
-        o = o.item()
-    if isinstance(o, float) and math.isnan(o):
-        return None
-    if isinstance(o, float) and math.isinf(o):  # standard JSON has no infinity (as in the report)
-        return "inf" if o > 0 else "-inf"
-    return o
+    return plain(o)
 
 
 def _write_json(obj, path):

@@ -14,6 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+# one JSON-ready conversion for the report and the command line
+from .._export import plain  # noqa: F401  (re-exported: the report's modules import it from here)
+
 #: column kinds and how :func:`fmt` shows them
 KINDS = ("text", "num", "p", "int", "ci", "bool")
 DIGITS = 3
@@ -78,22 +81,7 @@ def slug(name):
     return f"{stem}-{digest}" if stem else f"x-{digest}"
 
 
-def plain(v):
-    """A JSON-ready Python value: numpy scalars to Python, NaN to None,
-    infinities to the strings ``"inf"``/``"-inf"`` (standard JSON has neither)."""
-    if isinstance(v, dict):
-        return {str(k): plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [plain(x) for x in v]
-    if isinstance(v, np.ndarray):
-        return plain(v.tolist())
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and math.isnan(v):
-        return None
-    if isinstance(v, float) and math.isinf(v):  # standard JSON has no infinity (e.g. "runs needed: inf")
-        return "inf" if v > 0 else "-inf"
-    return v
+
 
 
 @dataclass
