@@ -1,0 +1,78 @@
+"""Refactoring guard: every public analysis function gives the numbers of the original code.
+
+The fixture ``tests/data/bit_identical_5b9ffc3.npz`` (+ ``.json.gz``) was written by the
+code of commit 5b9ffc3 (before issue 13's refactoring of the analysis layer), not by the
+code under test:
+
+    git worktree add /tmp/orig 5b9ffc3
+    PYTHONPATH=/tmp/orig/src:tests python tests/bit_identical_cases.py \\
+        tests/data/bit_identical_5b9ffc3.npz
+
+(``tests/bit_identical_cases.py`` lists the calls: bundled SummEval, fixed seeds, small
+resample counts.)  Numbers are compared bit for bit (``np.array_equal``, NaN equal to
+NaN); labels and signatures as strings.  ``CHANGED`` lists the only results allowed to
+move, each a duplicate computation that now goes through the engine, with the largest
+difference measured when it was routed (stated in the commit message).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import bit_identical_cases as cases  # noqa: E402
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "data", "bit_identical_5b9ffc3.npz")
+
+#: case prefix -> largest absolute difference allowed (last bits of a duplicate path
+#: that now uses the engine's computation).
+CHANGED: dict[str, float] = {}
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def snapshots():
+    return cases.load(FIXTURE), cases.run_all()
+
+
+def _allowed(key: str) -> float:
+    for prefix, tol in CHANGED.items():
+        if key == prefix or key.startswith(prefix + ".") or key.startswith(prefix + "["):
+            return tol
+    return 0.0
+
+
+def test_same_cases_and_errors(snapshots):
+    (_, _, err0), (_, _, err1) = snapshots
+    assert err1 == err0
+
+
+def test_same_labels_and_signatures(snapshots):
+    (_, s0, _), (_, s1, _) = snapshots
+    assert sorted(s1) == sorted(s0)
+    diff = {k: (s0[k], s1[k]) for k in s0 if s1[k] != s0[k]}
+    assert not diff, list(diff.items())[:5]
+
+
+def test_same_numbers_bit_for_bit(snapshots):
+    (n0, _, _), (n1, _, _) = snapshots
+    assert sorted(n1) == sorted(n0)
+    bad = []
+    for k, a in n0.items():
+        b = np.asarray(n1[k], dtype=float)
+        if a.shape != b.shape:
+            bad.append((k, "shape", a.shape, b.shape))
+            continue
+        if np.array_equal(a, b, equal_nan=True):
+            continue
+        tol = _allowed(k)
+        gap = float(np.nanmax(np.abs(a - b))) if a.size else 0.0
+        if not (tol and np.array_equal(np.isnan(a), np.isnan(b)) and gap <= tol):
+            bad.append((k, "max abs diff", gap))
+    assert not bad, bad[:10]
