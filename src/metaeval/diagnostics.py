@@ -50,7 +50,18 @@ from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from .correlation import _as_list, _check_choice
+from ._signature import fmt_number
+from ._vocab import (
+    ALTERNATIVES,
+    BINOMIAL_CIS,
+    CORRECTIONS,
+    as_list,
+    check_choice,
+    check_number,
+    check_probability,
+    dataset_from,
+    metric_columns,
+)
 from .data import Dataset
 from .errors import (
     ConstantInputWarning,
@@ -61,16 +72,14 @@ from .errors import (
 )
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
+from .stats.inference import binomial_interval, use_kernels
 from .stats.levels import check_level, level_values
 from .stats.multitest import adjust_pvalues
 
 #: Correlation coefficients offered by the diagnostics.
 CORRELATIONS = ("pearson", "spearman", "kendall_b", "kendall_c")
 #: Binomial confidence intervals of :func:`perturbation_detection`.
-BINOMIAL_CIS = ("wilson", "clopper-pearson")
 #: Multiple-testing corrections of :func:`correlation_design`.
-CORRECTIONS = ("bonferroni", "holm", "bh", "none")
-ALTERNATIVES = ("two-sided", "greater", "less")
 
 #: Seed paper 001, Table 3: human-score thresholds ``(low, high)`` per dataset
 #: (low quality: human ``< low``; high quality: human ``>= high``).
@@ -95,23 +104,6 @@ KS_THRESHOLDS = {
 # validation helpers
 
 
-def _number(v, name, *, lo=None, hi=None, open_lo=False, open_hi=False):
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"{name}={v!r} must be a number")
-    v = float(v)
-    if not math.isfinite(v):
-        raise ParameterError(f"{name}={v!r} must be finite")
-    if lo is not None and (v < lo or (open_lo and v == lo)):
-        raise ParameterError(f"{name}={v!r} must be {'>' if open_lo else '>='} {lo}")
-    if hi is not None and (v > hi or (open_hi and v == hi)):
-        raise ParameterError(f"{name}={v!r} must be {'<' if open_hi else '<='} {hi}")
-    return v
-
-
-def _confidence(cl):
-    return _number(cl, "confidence_level", lo=0, hi=1, open_lo=True, open_hi=True)
-
-
 def _method(method, name="method"):
     get_coefficient(method)  # unknown names: the registry's message
     if method not in CORRELATIONS:
@@ -125,108 +117,8 @@ def _method(method, name="method"):
 _MAPPING = "a mapping of column name to score array"
 
 
-def _as_dataset(data, human, *, what: str) -> tuple[Dataset, list[str]]:
-    """``data`` as a Dataset and ``human`` as a list of its human columns."""
-    if isinstance(data, Dataset):
-        ds = data
-        if not ds.human:
-            raise DataError(
-                f"{what} needs human scores, and this dataset has none (it was built with "
-                "human=[]); add a human column"
-            )
-        humans = list(ds.human) if human is None else _as_list(human, "human")
-        for h in humans:
-            if not isinstance(h, str) or h not in ds.human:
-                hint = " (it is a metric column)" if h in ds.metrics else ""
-                raise DataError(
-                    f"human={h!r} is not a human score column of this dataset{hint}; "
-                    f"available: {', '.join(ds.human)}"
-                )
-        return ds, humans
-    if isinstance(data, Mapping):
-        if human is None:
-            raise ParameterError(
-                f"{what}: with a mapping of score arrays, name the human column(s) with human="
-            )
-        humans = _as_list(human, "human")
-        missing = [h for h in humans if h not in data]
-        if missing:
-            raise DataError(
-                f"human column(s) {', '.join(map(repr, missing))} not in the data; "
-                f"columns: {', '.join(map(str, data))}"
-            )
-        arrays = {}
-        for k, v in data.items():
-            a = np.asarray(v, dtype=float)
-            arrays[k] = a[None, :] if a.ndim == 1 else a
-        return Dataset.from_arrays(arrays, human=humans), humans
-    raise ParameterError(
-        f"{what}: data must be a metaeval Dataset or a mapping of column name to score array, "
-        f"got {type(data).__name__}"
-    )
-
-
-def _fast(n_values: int) -> bool:
-    """Use the numba kernels only for large batches: on small ones their NumPy
-    twins (same definitions) are faster, as they skip thread start-up."""
-    return n_values >= 1_000_000
-
-
-def _metric_list(ds: Dataset, metrics) -> list[str]:
-    if metrics is None:
-        if not ds.metrics:
-            raise DataError("the data have no metric columns")
-        return list(ds.metrics)
-    metrics = _as_list(metrics, "metrics")
-    unknown = [m for m in metrics if m not in ds.columns]
-    if unknown:
-        raise DataError(
-            f"unknown metric column(s): {', '.join(map(str, unknown))}; "
-            f"available metrics: {', '.join(ds.metrics)}"
-        )
-    return metrics
-
-
-def _fmt_num(v: float) -> str:
-    return repr(int(v)) if float(v).is_integer() else repr(float(v))
-
-
 # --------------------------------------------------------------------------
 # 1. perturbation detection
-
-
-def binomial_interval(k: int, n: int, *, confidence_level: float = 0.95, method: str = "wilson"):
-    r"""Two-sided confidence interval for a binomial proportion k / n.
-
-    ``wilson`` (Wilson 1927, the score interval without continuity
-    correction): with :math:`\hat p = k/n` and :math:`z = \Phi^{-1}((1+c)/2)`,
-    :math:`(2n\hat p + z^2 \mp z\sqrt{4n\hat p(1-\hat p) + z^2}) / (2(n + z^2))`,
-    with the bound set to exactly 0 when k = 0 and 1 when k = n.
-    ``clopper-pearson`` (Clopper and Pearson 1934, "exact"): the
-    :math:`(1-c)/2` quantile of Beta(k, n-k+1) and the :math:`(1+c)/2`
-    quantile of Beta(k+1, n-k) (0 and 1 at the ends).  These are
-    ``scipy.stats.binomtest(k, n).proportion_ci(c, method="wilson")`` and
-    ``method="exact"``.  ``(nan, nan)`` when n = 0.
-
-    >>> [round(v, 4) for v in binomial_interval(8, 10)]
-    [0.4902, 0.9433]
-    """
-    _check_choice(method, "ci", BINOMIAL_CIS)
-    if n == 0:
-        return math.nan, math.nan
-    a = 1.0 - confidence_level
-    if method == "wilson":
-        z = float(_sp.ndtri(0.5 + 0.5 * confidence_level))
-        p = k / n
-        denom = 2.0 * (n + z * z)
-        center = (2.0 * n * p + z * z) / denom
-        delta = z / denom * math.sqrt(4.0 * n * p * (1.0 - p) + z * z)
-        lo = 0.0 if k == 0 else center - delta
-        hi = 1.0 if k == n else center + delta
-        return float(lo), float(hi)
-    lo = 0.0 if k == 0 else float(_st.beta.ppf(a / 2.0, k, n - k + 1))
-    hi = 1.0 if k == n else float(_st.beta.ppf(1.0 - a / 2.0, k + 1, n - k))
-    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -383,13 +275,13 @@ def perturbation_detection(
     >>> r.statistic, r.tie_share, r.n_greater, r.n_ties, r.n_less
     (0.5, 0.25, 2, 1, 1)
     """
-    _check_choice(ci, "ci", BINOMIAL_CIS)
-    _check_choice(alternative, "alternative", ALTERNATIVES)
-    confidence_level = _confidence(confidence_level)
-    atol = _number(atol, "atol", lo=0)
+    check_choice(ci, "ci", BINOMIAL_CIS)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    confidence_level = check_probability(confidence_level)
+    atol = check_number(atol, "atol", lo=0)
     orig = _score_table(original, "original")
     pert = _score_table(perturbed, "perturbed")
-    lower = _as_list(lower_is_better, "lower_is_better") if lower_is_better else []
+    lower = as_list(lower_is_better, "lower_is_better") if lower_is_better else []
     bad = [m for m in lower if not isinstance(m, str) or m not in pert]
     if bad:
         raise ParameterError(
@@ -397,7 +289,7 @@ def perturbation_detection(
             f"its metrics: {', '.join(pert)}"
         )
     if min_human is not None:
-        min_human = _number(min_human, "min_human")
+        min_human = check_number(min_human, "min_human")
         if human is None:
             raise ParameterError("min_human needs the human scores of the originals: pass human=")
     h = None
@@ -469,8 +361,8 @@ def perturbation_detection(
             alt=alternative,
             ci=(ci, confidence_level),
             pvalue="sign",
-            atol=_fmt_num(atol),
-            min_human=None if min_human is None else _fmt_num(min_human),
+            atol=fmt_number(atol),
+            min_human=None if min_human is None else fmt_number(min_human),
             better="lower" if m in lower else None,
         )
         out.append(
@@ -644,9 +536,9 @@ def ks_score(
     >>> r.statistic, r.direction, r.n_low, r.n_high
     (1.0, 1, 2, 2)
     """
-    ds, humans = _as_dataset(data, human, what="ks_score")
-    metrics = _metric_list(ds, metrics)
-    _check_choice(method, "method", ("auto", "exact", "asymp"))
+    ds, humans = dataset_from(data, human, what="ks_score")
+    metrics = metric_columns(ds, metrics, where="the data")
+    check_choice(method, "method", ("auto", "exact", "asymp"))
     if low is None and high is None:
         key = (ds.name or "").lower()
         if key not in KS_THRESHOLDS:
@@ -659,8 +551,8 @@ def ks_score(
         low, high = KS_THRESHOLDS[key]
     elif low is None or high is None:
         raise ParameterError("give both low= and high= (or neither, for the Table 3 defaults)")
-    low = _number(low, "low")
-    high = _number(high, "high")
+    low = check_number(low, "low")
+    high = check_number(high, "high")
     if high < low:
         raise ParameterError(
             f"high={high:g} is below low={low:g}: the groups human < low and human >= high "
@@ -695,8 +587,8 @@ def ks_score(
                 human=hname,
                 level="global",
                 test="ks",
-                low=_fmt_num(low),
-                high=_fmt_num(high),
+                low=fmt_number(low),
+                high=fmt_number(high),
                 pvalue=method,
             )
             out.append(
@@ -911,11 +803,11 @@ def meta_correlation(
     >>> r.quality.tolist(), np.round(r.system_correlation, 6).tolist(), r.statistic
     ([2.5, 3.5, 4.5], [1.0, 0.8, 0.0], -1.0)
     """
-    ds, humans = _as_dataset(data, human, what="meta_correlation")
-    metrics = _metric_list(ds, metrics)
+    ds, humans = dataset_from(data, human, what="meta_correlation")
+    metrics = metric_columns(ds, metrics, where="the data")
     method = _method(method)
     meta_method = method if meta_method is None else _method(meta_method, "meta_method")
-    _check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(alternative, "alternative", ALTERNATIVES)
     if len(ds.systems) < 3:
         raise DataError(
             f"meta-correlation correlates across systems; the data have {len(ds.systems)} "
@@ -1159,14 +1051,14 @@ def sample_size(
     >>> np.round(r.mean, 12).tolist(), np.round(r.std, 12).tolist()
     ([1.0, 1.0], [0.0, 0.0])
     """
-    ds, humans = _as_dataset(data, human, what="sample_size")
-    metrics = _metric_list(ds, metrics)
+    ds, humans = dataset_from(data, human, what="sample_size")
+    metrics = metric_columns(ds, metrics, where="the data")
     method = _method(method)
     sizes = _check_sizes(sizes)
     n_resamples = _rs.check_n_resamples(n_resamples)
     if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or ddof < 0:
         raise ParameterError(f"ddof={ddof!r} must be a non-negative int")
-    thr = math.nan if threshold is None else _number(threshold, "threshold", lo=0, open_lo=True)
+    thr = math.nan if threshold is None else check_number(threshold, "threshold", lo=0, open_lo=True)
     coef = get_coefficient(method)
     ss, tag = _rs.seed_sequence(rng)
     out = []
@@ -1190,7 +1082,7 @@ def sample_size(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     r = coef.batch(
-                        x[idx][:, None, :], y[idx][:, None, :], fast=_fast(idx.size)
+                        x[idx][:, None, :], y[idx][:, None, :], fast=use_kernels(idx.size)
                     )[:, 0]
                 fin = r[np.isfinite(r)]
                 nans.append(int(r.size - fin.size))
@@ -1400,7 +1292,7 @@ def reference_sensitivity(
     """
     if not isinstance(data, Dataset):
         raise ParameterError("reference_sensitivity needs a Dataset (its human scores)")
-    ds, humans = _as_dataset(data, human, what="reference_sensitivity")
+    ds, humans = dataset_from(data, human, what="reference_sensitivity")
     if (scores is None) == (score is None):
         raise ParameterError(
             "give exactly one of scores= (an (N, M, R) array of per-reference scores) and "
@@ -1409,7 +1301,7 @@ def reference_sensitivity(
     level = check_level(level)
     method = _method(method)
     n_resamples = _rs.check_n_resamples(n_resamples)
-    coverage = _number(coverage, "coverage", lo=0, hi=1, open_lo=True, open_hi=True)
+    coverage = check_number(coverage, "coverage", lo=0, hi=1, open_lo=True, open_hi=True)
     N, M = ds.shape
     if scores is not None:
         table = dict(scores) if isinstance(scores, Mapping) else {"metric": scores}
@@ -1452,10 +1344,10 @@ def reference_sensitivity(
                     xb = S[np.arange(N)[None, :, None], np.arange(M)[None, None, :], r[:, None, :]]
                     xb = np.where(count[None, None, :] > 0, xb, np.nan)
                     dist[s : s + block] = level_values(
-                        xb, y, level, method, detail=False, fast=_fast(n_resamples * N * M)
+                        xb, y, level, method, detail=False, fast=use_kernels(n_resamples * N * M)
                     ).value
                 per_ref = level_values(
-                    np.moveaxis(S, 2, 0), y, level, method, detail=False, fast=_fast(S.size)
+                    np.moveaxis(S, 2, 0), y, level, method, detail=False, fast=use_kernels(S.size)
                 ).value
             fin = dist[np.isfinite(dist)]
             n_nan = int(dist.size - fin.size)
@@ -1680,11 +1572,11 @@ def correlation_design(
     0  system    human        m    5        False
     1  global    human        m  200         True
     """
-    ds, humans = _as_dataset(data, human, what="correlation_design")
+    ds, humans = dataset_from(data, human, what="correlation_design")
     method = _method(method)
-    _check_choice(correction, "correction", CORRECTIONS)
-    _check_choice(alternative, "alternative", ALTERNATIVES)
-    levels = tuple(check_level(lv) for lv in _as_list(levels, "levels"))
+    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    levels = tuple(check_level(lv) for lv in as_list(levels, "levels"))
     bad = [lv for lv in levels if lv not in _DESIGN_LEVELS]
     if bad:
         raise ParameterError(
@@ -1697,15 +1589,15 @@ def correlation_design(
         if missing:
             raise ParameterError(f"alpha has no value for level(s) {', '.join(missing)}")
         alphas = {
-            lv: _number(alpha[lv], f"alpha[{lv!r}]", lo=0, hi=1, open_lo=True) for lv in levels
+            lv: check_number(alpha[lv], f"alpha[{lv!r}]", lo=0, hi=1, open_lo=True) for lv in levels
         }
     else:
-        a = _number(alpha, "alpha", lo=0, hi=1, open_lo=True)
+        a = check_number(alpha, "alpha", lo=0, hi=1, open_lo=True)
         alphas = {lv: a for lv in levels}
     if columns is None:
         cols = list(ds.human if human is None else humans) + list(ds.metrics)
     else:
-        cols = _as_list(columns, "columns")
+        cols = as_list(columns, "columns")
         unknown = [c for c in cols if c not in ds.columns]
         if unknown:
             raise DataError(
@@ -1750,11 +1642,7 @@ def correlation_design(
         np.fill_diagonal(Nn, [int(np.isfinite(v).sum()) for v in vecs])
         iu = np.triu_indices(k, 1)
         pu = P[iu]
-        if correction == "bonferroni":
-            m = int(np.isfinite(pu).sum())
-            adj = np.minimum(pu * m, 1.0)
-        else:
-            adj = adjust_pvalues(pu, method=correction)
+        adj = adjust_pvalues(pu, method=correction)
         A = np.full((k, k), np.nan)
         A[iu] = adj
         A.T[iu] = adj

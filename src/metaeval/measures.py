@@ -36,32 +36,27 @@ from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
-from .compare import (
-    _Opt,
-    _common,
-    _pair_generator,
-    _pair_test,
-    _pair_values,
-    _stat,
-    _williams,
-    _zscore,
-)
-from .compare import TESTS as _COMPARE_TESTS
-from .correlation import (
-    _distinct_metric_columns,
-    _human_column,
-    check_level_size,
-    resampling_pvalue,
-)
+from ._vocab import check_level_size, human_column, metric_columns
 from .errors import ParameterError, UndefinedStatisticWarning
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
+from .stats.inference import resampling_pvalue
 from .stats.levels import LEVELS, check_average, check_level, level_values
+from .stats.pairtest import (
+    TESTS,
+    PairOptions,
+    common_cells,
+    pair_generator,
+    pair_test,
+    pair_values,
+    williams,
+    zscore,
+)
 from .stats.permboth import perm_both_values
 
 PAPER_METHODS = ("pearson", "spearman", "kendall_b")
 PAPER_MEASURES = tuple((level, method) for level in LEVELS for method in PAPER_METHODS)
-DP_TESTS = _COMPARE_TESTS
+DP_TESTS = TESTS
 # Ranking consistency compares metrics' statistics rounded to this many
 # decimals, so float noise cannot break a tie (e.g. two averages of Spearman
 # values that are equal as real numbers but summed in another order).
@@ -275,7 +270,7 @@ class DiscriminativePower:
 def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, human,
              budget=None):
     """Per measure: (statistic_a, statistic_b, delta, two-sided p) for one pair."""
-    xa, xb, zz, n = _common(xa_raw, xb_raw, z)
+    xa, xb, zz, n = common_cells(xa_raw, xb_raw, z)
     K = len(measures)
     res = np.full((K, 4), np.nan)
     if n < 2:
@@ -286,12 +281,13 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
             stats = []
             for lv, m in measures:
                 # both on the groups where both are defined, as compare() does
-                opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "")
-                va, vb, _, _ = _pair_values(xa, xb, zz, opt)
+                opt = PairOptions(level=lv, method=m, test=test, average=average,
+                                  n_resamples=n_resamples)
+                va, vb, _, _ = pair_values(xa, xb, zz, opt)
                 stats.append((float(va[0]), float(vb[0])))
             # the pair's coins, drawn chunk by chunk (the same stream as one draw)
-            coins = _rs.CoinStream(_pair_generator(ss, a, b), n_resamples, zz.size)
-            za, zb = _zscore(xa), _zscore(xb)
+            coins = _rs.CoinStream(pair_generator(ss, a, b), n_resamples, zz.size)
+            za, zb = zscore(xa), zscore(xb)
             nulls = np.empty((K, n_resamples))
             layouts = {}
             for sl in _rs.resample_chunks(n_resamples, zz.size, budget):
@@ -307,13 +303,14 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
                 res[k] = (sa, sb, delta, resampling_pvalue(nulls[k], delta, "two-sided"))
             return res
         for k, (lv, m) in enumerate(measures):
-            opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "", budget)
+            opt = PairOptions(level=lv, method=m, test=test, average=average,
+                              n_resamples=n_resamples, budget=budget)
             if test == "williams":
-                sa, sb, _, p2, _, _, _ = _williams(xa, xb, zz, opt)
+                sa, sb, _, p2, _, _, _ = williams(xa, xb, zz, opt)
                 res[k] = (sa, sb, sa - sb, p2)
             else:
-                c = _pair_test(xa, xb, zz, opt, _pair_generator(ss, a, b), n, (a, b))
-                res[k] = (c.statistic_a, c.statistic_b, c.statistic, c.pvalue)
+                pt = pair_test(xa, xb, zz, opt, pair_generator(ss, a, b), n)
+                res[k] = (pt.statistic_a, pt.statistic_b, pt.statistic, pt.pvalues["two-sided"])
     return res
 
 
@@ -398,7 +395,7 @@ def discriminative_power(
     0  system  kendall_b   2.0
     1  global    pearson   1.0
     """
-    human = _human_column(dataset, human)
+    human = human_column(dataset, human)
     measures = check_measures(measures, levels=levels, methods=methods)
     if test not in DP_TESTS:
         raise ParameterError(f"test={test!r}; choose one of {', '.join(DP_TESTS)}")
@@ -413,7 +410,8 @@ def discriminative_power(
     check_n_jobs(n_jobs)
     for lv in dict.fromkeys(lv for lv, _ in measures):
         check_level_size(dataset, lv)
-    metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="discriminative power")
+    metrics = metric_columns(dataset, metrics, distinct=True, minimum=2,
+                             what="discriminative power")
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     z = np.asarray(dataset.scores(human), float)
@@ -640,7 +638,7 @@ def ranking_consistency(
     0  system  pearson  0.487   1.0
     1  global  pearson  0.067   2.0
     """
-    human = _human_column(dataset, human)
+    human = human_column(dataset, human)
     measures = check_measures(measures, levels=levels, methods=methods)
     average = check_average(average)
     if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
@@ -653,8 +651,8 @@ def ranking_consistency(
             f"ranking consistency splits the inputs in halves; the dataset has {M} input(s), "
             "at least 4 are needed"
         )
-    metrics = _distinct_metric_columns(
-        dataset, metrics, minimum=3, what="ranking consistency", suffix=" to rank"
+    metrics = metric_columns(
+        dataset, metrics, distinct=True, minimum=3, what="ranking consistency", suffix=" to rank"
     )
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)

@@ -80,6 +80,7 @@ from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
+from ._vocab import check_number, check_probability
 from .errors import (
     DataError,
     NonConvergenceWarning,
@@ -110,18 +111,10 @@ _KEY = ["input", "system_a", "system_b"]
 # validation helpers
 
 
-def _check_confidence(cl):
-    if isinstance(cl, bool) or not isinstance(cl, (int, float)) or not 0 < cl < 1:
-        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1) (CLI: --confidence-level)")
-    return float(cl)
-
-
 def _check_epsilon(eps):
     if eps is None:
         return None
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (eps >= 0) or math.isinf(eps):
-        raise ParameterError(f"epsilon={eps!r} must be None (calibrate) or a finite number >= 0 (CLI: --epsilon)")
-    return float(eps)
+    return check_number(eps, "epsilon", lo=0, note="or None to calibrate it", option="--epsilon")
 
 
 def _shown(labels, k=5):
@@ -1047,7 +1040,7 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
     Hc, maj, kmax = _prep(data)
     judges = _judge_list(data, judges)
     epsilon = _check_epsilon(epsilon)
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     B = 0 if n_resamples == 0 else _rs.check_n_resamples(n_resamples)
     ss, seed = _rs.seed_sequence(rng)
     M = len(data.inputs)
@@ -1193,7 +1186,7 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
         raise ParameterError(f"judge_a and judge_b are both {judge_a!r}; give two different judges")
     Hc, maj, kmax = _prep(data)
     epsilon = _check_epsilon(epsilon)
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     B = _rs.check_n_resamples(n_resamples)
     ss, seed = _rs.seed_sequence(rng)
     da, db = np.asarray(data.margin(judge_a)), np.asarray(data.margin(judge_b))
@@ -1322,7 +1315,7 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
     """
     _prep(data)
     judges = _judge_list(data, judges)
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     B = 0 if n_resamples == 0 else _rs.check_n_resamples(n_resamples)
     ss, seed = _rs.seed_sequence(rng)
     M = len(data.inputs)
@@ -1486,7 +1479,7 @@ def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, pe
                         "columns (CLI: the file's columns)")
     if isinstance(per, bool) or not isinstance(per, (int, float)) or not per > 0:
         raise ParameterError(f"per={per!r} must be a positive number (CLI: --length-per)")
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     judges = _judge_list(data, judges)
     dl = (data.lengths[:, 0] - data.lengths[:, 1]) / per
     out, failed = [], []

@@ -46,7 +46,7 @@ from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from .correlation import _human_column, _metric_columns
+from ._vocab import check_int, check_number, human_column, metric_columns
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
 from .stats._kernels import KNIGHT_MIN_N
@@ -468,27 +468,6 @@ def _axis(v, name):
     return list(dict.fromkeys(vals))
 
 
-def _check_real(v, name, *, lo=None, hi=None, positive=False, nonneg=False):
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-        raise ParameterError(f"{name}={v!r} must be a finite number")
-    v = float(v)
-    if lo is not None and not lo <= v <= hi:
-        raise ParameterError(f"{name}={v!r} must be in [{lo:g}, {hi:g}]")
-    if positive and not v > 0:
-        raise ParameterError(f"{name}={v!r} must be > 0 (a standard deviation)")
-    if nonneg and v < 0:
-        raise ParameterError(f"{name}={v!r} must be >= 0 (a standard deviation)")
-    return v
-
-
-def _check_int(v, name, minimum):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise ParameterError(f"{name}={v!r} must be an int >= {minimum}")
-    if v < minimum:
-        raise ParameterError(f"{name}={v!r} must be >= {minimum}")
-    return int(v)
-
-
 def _check_scale_size(v, name):
     if v is None:
         return None
@@ -503,18 +482,19 @@ def _check_scale_size(v, name):
     return int(v)
 
 
+_SD = "a standard deviation"
 _CHECKS = {
-    "rho_sys": lambda v: _check_real(v, "rho_sys", lo=-1.0, hi=1.0),
-    "mu_rho_item": lambda v: _check_real(v, "mu_rho_item", lo=-1.0, hi=1.0),
-    "sigma_rho_item": lambda v: _check_real(v, "sigma_rho_item", nonneg=True),
-    "mu_m": lambda v: _check_real(v, "mu_m"),
-    "mu_h": lambda v: _check_real(v, "mu_h"),
-    "sigma_m": lambda v: _check_real(v, "sigma_m", positive=True),
-    "sigma_h": lambda v: _check_real(v, "sigma_h", positive=True),
-    "sigma_item_m": lambda v: None if v is None else _check_real(v, "sigma_item_m", positive=True),
-    "sigma_item_h": lambda v: None if v is None else _check_real(v, "sigma_item_h", positive=True),
-    "n_systems": lambda v: _check_int(v, "n_systems", 2),
-    "n_inputs": lambda v: _check_int(v, "n_inputs", 2),
+    "rho_sys": lambda v: check_number(v, "rho_sys", lo=-1.0, hi=1.0),
+    "mu_rho_item": lambda v: check_number(v, "mu_rho_item", lo=-1.0, hi=1.0),
+    "sigma_rho_item": lambda v: check_number(v, "sigma_rho_item", lo=0, note=_SD),
+    "mu_m": lambda v: check_number(v, "mu_m"),
+    "mu_h": lambda v: check_number(v, "mu_h"),
+    "sigma_m": lambda v: check_number(v, "sigma_m", lo=0, open_lo=True, note=_SD),
+    "sigma_h": lambda v: check_number(v, "sigma_h", lo=0, open_lo=True, note=_SD),
+    "sigma_item_m": lambda v: None if v is None else check_number(v, "sigma_item_m", lo=0, open_lo=True, note=_SD),
+    "sigma_item_h": lambda v: None if v is None else check_number(v, "sigma_item_h", lo=0, open_lo=True, note=_SD),
+    "n_systems": lambda v: check_int(v, "n_systems", 2),
+    "n_inputs": lambda v: check_int(v, "n_inputs", 2),
     "c_m": lambda v: _check_scale_size(v, "c_m"),
     "c_h": lambda v: _check_scale_size(v, "c_h"),
 }
@@ -566,21 +546,21 @@ def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, la
             if not _is_axis(pair) or len(pair) != 2:
                 raise ParameterError(f"sizes: {pair!r} is not an (n_systems, n_inputs) pair")
             size_list.append(
-                (_check_int(pair[0], "n_systems", 2), _check_int(pair[1], "n_inputs", 2))
+                (check_int(pair[0], "n_systems", 2), check_int(pair[1], "n_inputs", 2))
             )
         size_list = list(dict.fromkeys(size_list))
     else:
         ns = [
-            _check_int(v, "n_systems", 2)
+            check_int(v, "n_systems", 2)
             for v in _axis(_default(params.get("n_systems"), 15), "n_systems")
         ]
         ni = [
-            _check_int(v, "n_inputs", 2)
+            check_int(v, "n_inputs", 2)
             for v in _axis(_default(params.get("n_inputs"), 200), "n_inputs")
         ]
         size_list = list(itertools.product(ns, ni))
-    T1 = _check_int(n_iterations, "n_iterations", 1)
-    T2 = _check_int(n_discretizations, "n_discretizations", 1)
+    T1 = check_int(n_iterations, "n_iterations", 1)
+    T2 = check_int(n_discretizations, "n_discretizations", 1)
     points = []
     names = list(axes)
     for (N, M), combo in itertools.product(size_list, itertools.product(*axes.values())):
@@ -1313,7 +1293,7 @@ def draw_scores(
         if _is_axis(v):
             raise ParameterError(f"draw_scores: {k} must be a single value, not a list")
     (p,) = _expand_grid(params, None, "all", 1, n_discretizations)
-    t = _check_int(iteration, "iteration", 0)
+    t = check_int(iteration, "iteration", 0)
     ss, _ = _rs.seed_sequence(rng)
     x, z = _model_scores(p, *_draw_standard(ss, p["n_systems"], p["n_inputs"], t))
     if p["c_m"] is None and p["c_h"] is None:
@@ -1635,13 +1615,13 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
     """
     humans = [human] if isinstance(human, str) else list(_axis(human, "human"))
     for h in humans:
-        _human_column(dataset, h)
+        human_column(dataset, h)
     if metrics is None:
         metric_cols = list(dataset.metrics)
     elif _is_axis(metrics) and len(metrics) == 0:
         metric_cols = []
     else:
-        metric_cols = _metric_columns(dataset, metrics)
+        metric_cols = metric_columns(dataset, metrics)
     N, M = len(dataset.systems), len(dataset.inputs)
     scale = _check_bounds(bounds, list(dict.fromkeys(humans + metric_cols)))
     sig = _EST_SIGNATURE(any(v is not None for v in scale.values()))
@@ -1726,10 +1706,10 @@ def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=
     of distinct values, or None (continuous) above ``max_unique``.
     ``bounds``: rating-scale bounds, as in :func:`estimate_parameters`.
     """
-    _human_column(dataset, human)
+    human_column(dataset, human)
     if not isinstance(metric, str):
         raise ParameterError(f"metric={metric!r} must be one column name")
-    max_unique = _check_int(max_unique, "max_unique", 2)
+    max_unique = check_int(max_unique, "max_unique", 2)
     if isinstance(bounds, dict):
         bounds = {c: b for c, b in bounds.items() if c in (human, metric)}
     est = estimate_parameters(dataset, human, metrics=[metric], bounds=bounds)
