@@ -12,7 +12,9 @@ code under test:
 resample counts.)  Numbers are compared bit for bit (``np.array_equal``, NaN equal to
 NaN); labels and signatures as strings.  ``CHANGED`` lists the only results allowed to
 move, each a duplicate computation that now goes through the engine, with the largest
-difference measured when it was routed (stated in the commit message).
+difference measured when it was routed (stated in the commit message).  Every number
+and label of the fixture must come back; results may gain views (e.g. a ``to_frame()``
+that a result class lacked at 5b9ffc3), whose new entries are not compared.
 """
 
 from __future__ import annotations
@@ -55,14 +57,14 @@ def test_same_cases_and_errors(snapshots):
 
 def test_same_labels_and_signatures(snapshots):
     (_, s0, _), (_, s1, _) = snapshots
-    assert sorted(s1) == sorted(s0)
+    assert not set(s0) - set(s1), sorted(set(s0) - set(s1))[:10]
     diff = {k: (s0[k], s1[k]) for k in s0 if s1[k] != s0[k]}
     assert not diff, list(diff.items())[:5]
 
 
 def test_same_numbers_bit_for_bit(snapshots):
     (n0, _, _), (n1, _, _) = snapshots
-    assert sorted(n1) == sorted(n0)
+    assert not set(n0) - set(n1), sorted(set(n0) - set(n1))[:10]
     bad = []
     for k, a in n0.items():
         b = np.asarray(n1[k], dtype=float)

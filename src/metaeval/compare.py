@@ -51,12 +51,13 @@ numbers do not depend on it.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ._parallel import check_n_jobs, run_units
+from ._results import _ARR, _Result
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
@@ -96,7 +97,7 @@ from .stats.pairtest import (
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(_Result):
     """The test of metric A against metric B.
 
     Attributes
@@ -153,19 +154,12 @@ class Comparison:
     n_resamples: int
     n_resamples_nan: int
     signature: str
-    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    null_distribution: np.ndarray | None = field(**_ARR)
     n_groups: int = 0
     n_groups_dropped: int = 0
     n_groups_a_only: int = 0
     n_groups_b_only: int = 0
     stopped_early: bool = False
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "null_distribution"}
-        if arrays:
-            nd = self.null_distribution
-            d["null_distribution"] = None if nd is None else nd.tolist()
-        return d
 
 
 @dataclass(frozen=True)
@@ -242,8 +236,23 @@ class Comparisons:
         m = self.pvalues_adjusted if adjusted else self.pvalues
         return pd.DataFrame(m, index=list(self.metrics), columns=list(self.metrics))
 
-    def to_dict(self) -> dict:
-        return {
+    def get(self, metric_a: str, metric_b: str | None = None, **match):
+        """The single :class:`Comparison` of ``metric_a`` with ``metric_b`` (either order of
+        the pair as stored) and any other field given; ``KeyError`` unless exactly one."""
+        hits = [
+            c for c in self.pairs
+            if metric_a in (c.metric_a, c.metric_b)
+            and (metric_b is None or {metric_a, metric_b} == {c.metric_a, c.metric_b})
+            and all(getattr(c, k) == v for k, v in match.items() if v is not None)
+        ]
+        if len(hits) != 1:
+            raise KeyError(f"{len(hits)} pairs match metric_a={metric_a!r}, metric_b={metric_b!r}")
+        return hits[0]
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict: metrics, statistics, clusters, options, signature and the pairs
+        (with ``arrays``, also the p-value matrices and each pair's null distribution)."""
+        d = {
             "metrics": list(self.metrics),
             "statistics": self.statistics.tolist(),
             "clusters": self.clusters.tolist(),
@@ -253,10 +262,14 @@ class Comparisons:
             "alpha": self.alpha,
             "signature": self.signature,
             "pairs": [
-                dict(c.to_dict(), pvalue_adjusted=float(self.pvalues_adjusted[i, j]))
+                dict(c.to_dict(arrays=arrays), pvalue_adjusted=float(self.pvalues_adjusted[i, j]))
                 for c, (i, j) in zip(self.pairs, _upper_pairs(len(self.metrics)))
             ],
         }
+        if arrays:
+            for name in ("pvalues", "pvalues_adjusted", "better"):
+                d[name] = np.asarray(getattr(self, name)).tolist()
+        return d
 
 
 def _upper_pairs(k):

@@ -10,12 +10,13 @@ interval, the counts of what was used and dropped, and a signature.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
-import pandas as pd
 
 from ._parallel import check_n_jobs, run_units
+from ._results import _ARR, _Collection, _Result
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
@@ -53,7 +54,7 @@ NAN_REPLICATE_WARN = 0.05
 
 
 @dataclass(frozen=True)
-class Correlation:
+class Correlation(_Result):
     """One metric x human x level x method result.
 
     Attributes
@@ -106,70 +107,25 @@ class Correlation:
     pvalue_method: str
     n_resamples_nan: int
     signature: str
-    distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
-    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
-    group_statistics: np.ndarray | None = field(default=None, repr=False, compare=False)
-
-    _ARRAYS = ("distribution", "null_distribution", "group_statistics")
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
-        d = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name in self._ARRAYS:
-                if arrays:
-                    d[f.name] = None if v is None else np.asarray(v).tolist()
-                continue
-            d[f.name] = v
-        return d
+    distribution: np.ndarray | None = field(**_ARR)
+    null_distribution: np.ndarray | None = field(**_ARR)
+    group_statistics: np.ndarray | None = field(**_ARR)
 
 
 @dataclass(frozen=True)
-class Correlations:
+class Correlations(_Collection):
     """The results of :func:`correlate`: a sequence of :class:`Correlation`.
 
     ``to_frame()`` gives one row per result with the columns ``metric, human,
     level, method, statistic, pvalue, ci_low, ci_high, n, n_groups,
     n_groups_dropped, n_constant, n_too_few, epsilon, average, alternative,
-    confidence_level, ci_method, pvalue_method, n_resamples_nan, signature``.
+    confidence_level, ci_method, pvalue_method, n_resamples_nan, signature``;
+    ``get(metric, level=..., method=...)`` the single matching result.
     """
 
     results: tuple[Correlation, ...]
 
-    def __iter__(self):
-        return iter(self.results)
-
-    def __len__(self):
-        return len(self.results)
-
-    def __getitem__(self, key):
-        return self.results[key]
-
-    def get(self, metric: str, *, level: str | None = None, method: str | None = None):
-        """The single result for ``metric`` (and ``level``/``method`` if several)."""
-        hits = [
-            r
-            for r in self.results
-            if r.metric == metric
-            and (level is None or r.level == level)
-            and (method is None or r.method == method)
-        ]
-        if len(hits) != 1:
-            raise KeyError(
-                f"{len(hits)} results match metric={metric!r}, level={level!r}, method={method!r}"
-            )
-        return hits[0]
-
-    def to_records(self, *, arrays: bool = False) -> list[dict]:
-        return [r.to_dict(arrays=arrays) for r in self.results]
-
-    def to_dict(self) -> dict:
-        return {"results": self.to_records()}
-
-    def to_frame(self) -> pd.DataFrame:
-        cols = [f.name for f in fields(Correlation) if f.name not in Correlation._ARRAYS]
-        return pd.DataFrame(self.to_records(), columns=cols)
+    _item: ClassVar[type] = Correlation
 
 
 # --------------------------------------------------------------------------

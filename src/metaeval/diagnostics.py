@@ -78,6 +78,8 @@ from .stats.multitest import adjust_pvalues
 
 #: Correlation coefficients offered by the diagnostics.
 CORRELATIONS = ("pearson", "spearman", "kendall_b", "kendall_c")
+#: ``pvalue`` of :func:`ks_score`: the methods of ``scipy.stats.ks_2samp``.
+KS_PVALUES = ("auto", "exact", "asymp")
 #: Binomial confidence intervals of :func:`perturbation_detection`.
 #: Multiple-testing corrections of :func:`correlation_design`.
 
@@ -492,7 +494,7 @@ def ks_score(
     metrics=None,
     low: float | None = None,
     high: float | None = None,
-    method: str = "auto",
+    pvalue: str = "auto",
 ) -> KSScores:
     r"""Kolmogorov-Smirnov score: how well a metric separates low- from high-quality texts.
 
@@ -515,8 +517,9 @@ def ks_score(
     low, high : float, optional
         Thresholds.  Default: seed paper 001's Table 3 entry for the
         dataset's name (:data:`KS_THRESHOLDS`; SummEval: < 3 and >= 4).
-    method : {"auto", "exact", "asymp"}
-        p-value method of ``scipy.stats.ks_2samp``.
+    pvalue : {"auto", "exact", "asymp"}
+        How the p-value is computed: the ``method`` of ``scipy.stats.ks_2samp``
+        (kept in the result's ``method`` field and the signature's ``pvalue``).
 
     Returns
     -------
@@ -538,7 +541,7 @@ def ks_score(
     """
     ds, humans = dataset_from(data, human, what="ks_score")
     metrics = metric_columns(ds, metrics, where="the data")
-    check_choice(method, "method", ("auto", "exact", "asymp"))
+    check_choice(pvalue, "pvalue", KS_PVALUES)
     if low is None and high is None:
         key = (ds.name or "").lower()
         if key not in KS_THRESHOLDS:
@@ -582,14 +585,14 @@ def ks_score(
                 sign = 0
             else:
                 stat, loc, sign = ks_statistic(a, b)
-                p = float(_st.ks_2samp(a, b, method=method).pvalue)
+                p = float(_st.ks_2samp(a, b, method=pvalue).pvalue)
             sig = make_signature(
                 human=hname,
                 level="global",
                 test="ks",
                 low=fmt_number(low),
                 high=fmt_number(high),
-                pvalue=method,
+                pvalue=pvalue,
             )
             out.append(
                 KSScore(
@@ -605,7 +608,7 @@ def ks_score(
                     n_high=int(b.size),
                     n_middle=n_mid,
                     n_missing=n_missing,
-                    method=method,
+                    method=pvalue,
                     signature=sig,
                 )
             )

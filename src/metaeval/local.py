@@ -1030,9 +1030,10 @@ class LocalAccuracy:
             }
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, arrays: bool = False) -> dict:
         """Scalar fields plus ``rows`` (the records of ``to_frame()``) and
-        ``overall`` (those of ``overall_frame()``)."""
+        ``overall`` (those of ``overall_frame()``); with ``arrays``, also
+        ``inputs`` and the (metric x context) arrays as nested lists."""
         d = {
             f.name: getattr(self, f.name)
             for f in fields(self)
@@ -1043,6 +1044,11 @@ class LocalAccuracy:
         d.pop("inputs", None)
         d["rows"] = self.to_frame().to_dict("records")
         d["overall"] = self.overall_frame().to_dict("records")
+        if arrays:
+            d["inputs"] = list(self.inputs)
+            for f in fields(self):
+                if f.metadata.get("array") and not f.name.startswith("_"):
+                    d[f.name] = np.asarray(getattr(self, f.name)).tolist()
         return d
 
 

@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
+from ._results import frame_row
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
@@ -249,8 +250,14 @@ class DiscriminativePower:
                 rows.append((lv, m, i + 1, (i + 1) / p.size, v))
         return pd.DataFrame(rows, columns=["level", "method", "position", "fraction", "pvalue"])
 
-    def to_dict(self) -> dict:
-        return {
+    def get(self, level: str, method: str) -> dict:
+        """The :meth:`to_frame` row of the measure (``level``, ``method``), as a dict."""
+        return frame_row(self.to_frame(), level=level, method=method)
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict of the options, p-values and ranks (with ``arrays``, also
+        ``statistic_a`` and ``statistic_b``)."""
+        d = {
             "human": self.human,
             "test": self.test,
             "n_resamples": self.n_resamples,
@@ -265,6 +272,10 @@ class DiscriminativePower:
             "delta": self.delta.tolist(),
             "signature": self.signature,
         }
+        if arrays:
+            d["statistic_a"] = self.statistic_a.tolist()
+            d["statistic_b"] = self.statistic_b.tolist()
+        return d
 
 
 def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, human,
@@ -538,8 +549,14 @@ class RankingConsistency:
             }
         )
 
-    def to_dict(self) -> dict:
-        return {
+    def get(self, level: str, method: str) -> dict:
+        """The :meth:`to_frame` row of the measure (``level``, ``method``), as a dict."""
+        return frame_row(self.to_frame(), level=level, method=method)
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict of the options, rc, se and ranks (with ``arrays``, also ``taus``
+        and ``half_statistics``)."""
+        d = {
             "human": self.human,
             "n_splits": self.n_splits,
             "average": self.average,
@@ -551,6 +568,11 @@ class RankingConsistency:
             "n_nan": self.n_nan.tolist(),
             "signature": self.signature,
         }
+        if arrays:
+            for name in ("taus", "half_statistics"):
+                v = getattr(self, name)
+                d[name] = None if v is None else np.asarray(v).tolist()
+        return d
 
 
 def half_splits(gen, n_splits, n_inputs):

@@ -36,13 +36,15 @@ import itertools
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
+from ._results import _Collection, _Result
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
@@ -1317,7 +1319,7 @@ def draw_scores(
 
 
 @dataclass(frozen=True)
-class ColumnEstimate:
+class ColumnEstimate(_Result):
     """Estimated simulation parameters of one score column.
 
     Attributes
@@ -1389,12 +1391,9 @@ class ColumnEstimate:
     n_item_dropped: int
     signature: str
 
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True)
-class ParameterEstimates:
+class ParameterEstimates(_Collection):
     """The results of :func:`estimate_parameters`: one :class:`ColumnEstimate`
     per human column and per (metric, human) pair.
 
@@ -1407,14 +1406,8 @@ class ParameterEstimates:
 
     results: tuple
 
-    def __iter__(self):
-        return iter(self.results)
-
-    def __len__(self):
-        return len(self.results)
-
-    def __getitem__(self, key):
-        return self.results[key]
+    _item: ClassVar[type] = ColumnEstimate
+    _key: ClassVar[str] = "column"
 
     def get(self, column: str, *, human: str | None = None) -> ColumnEstimate:
         """The estimate of ``column`` (for a metric: against ``human``)."""
@@ -1431,18 +1424,8 @@ class ParameterEstimates:
     def signature(self) -> str:
         return self.results[0].signature if self.results else _EST_SIGNATURE()
 
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
-
-        return _html(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        cols = [f.name for f in fields(ColumnEstimate)]
-        return pd.DataFrame([r.to_dict() for r in self.results], columns=cols)
-
-    def to_dict(self) -> dict:
-        return {"signature": self.signature, "results": [r.to_dict() for r in self.results]}
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        return {"signature": self.signature, "results": self.to_records(arrays=arrays)}
 
 
 def _EST_SIGNATURE(declared=False):
