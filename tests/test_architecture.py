@@ -134,3 +134,28 @@ def test_pending_view_imports_are_view_helpers_only():
 )
 def test_the_check_sees_every_spelling(source, n):
     assert len(violations("measures", source)) == n
+
+
+@pytest.mark.slow
+def test_correlation_design_gives_correlate_numbers_bit_for_bit():
+    """Regression (issue 13): correlation_design recomputed Pearson/Spearman and the system
+    means outside the engine and differed from correlate in the last bits (76 of 86 SummEval
+    values); both now take the engine's statistic and analytic p-value."""
+    import numpy as np
+
+    import metaeval
+
+    ds = metaeval.load_dataset("summeval")
+    humans, metrics = ["coherence", "relevance"], ["BLEU", "ROUGE.L", "BertScore_f1", "CHRF"]
+    for method in ("pearson", "spearman", "kendall_b"):
+        cd = metaeval.correlation_design(ds, columns=humans + metrics, method=method,
+                                         levels=("system", "global"))
+        for level in ("system", "global"):
+            S, P = cd.matrix(level), cd.matrix(level, value="pvalue")
+            for h in humans:
+                cr = metaeval.correlate(ds, h, metrics=metrics, level=level, method=method,
+                                        ci="none", pvalue="auto")
+                for m in metrics:
+                    r = cr.get(m)
+                    assert S.loc[h, m] == r.statistic, (method, level, h, m)
+                    assert P.loc[h, m] == r.pvalue or (np.isnan(P.loc[h, m]) and np.isnan(r.pvalue))

@@ -43,7 +43,6 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special as _sp
 from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
@@ -72,7 +71,7 @@ from .errors import (
 )
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
-from .stats.inference import binomial_interval, use_kernels
+from .stats.inference import binomial_interval, correlation_test, use_kernels
 from .stats.levels import check_level, level_values
 from .stats.multitest import adjust_pvalues
 
@@ -696,67 +695,6 @@ class MetaCorrelations(_Collection):
         )
 
 
-_SCIPY = {
-    "pearson": lambda x, y, alt: _st.pearsonr(x, y, alternative=alt),
-    "spearman": lambda x, y, alt: _st.spearmanr(x, y, alternative=alt),
-    "kendall_b": lambda x, y, alt: _st.kendalltau(x, y, variant="b", alternative=alt),
-    "kendall_c": lambda x, y, alt: _st.kendalltau(x, y, variant="c", alternative=alt),
-}
-
-
-def _single_correlation(method, x, y, alternative):
-    """Coefficient, analytic p-value and n of two 1-D vectors (pairwise deletion).
-
-    scipy's ``pearsonr``, ``spearmanr`` and ``kendalltau`` (same definitions
-    as :mod:`metaeval.stats.coefficients`); NaN for fewer than 3 pairs (the
-    coefficient alone for 2) or a constant side.
-    """
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    n = int(x.size)
-    if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan, math.nan, n
-    if n == 2:
-        return float(np.sign((x[1] - x[0]) * (y[1] - y[0]))), math.nan, n
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = _SCIPY[method](x, y, alternative)
-    return float(res.statistic), float(res.pvalue), n
-
-
-def _t_pvalue(r, df, alternative):
-    """p-value of a correlation r from the t statistic r sqrt(df / (1 - r^2)) (df = n - 2)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = r * np.sqrt(df / ((1.0 - r) * (1.0 + r)))
-    if alternative == "greater":
-        return _sp.stdtr(df, -t)
-    if alternative == "less":
-        return _sp.stdtr(df, t)
-    return np.minimum(2.0 * _sp.stdtr(df, -np.abs(t)), 1.0)
-
-
-def _complete_matrix(V, method, alternative):
-    """Pearson or Spearman matrix and p-values of complete columns V (n, k), in one step.
-
-    Same numbers as scipy's ``pearsonr`` / ``spearmanr`` on each pair (the
-    t-distribution p-value, which scipy's beta form of ``pearsonr`` equals).
-    """
-    n = V.shape[0]
-    if method == "spearman":
-        V = _st.rankdata(V, axis=0)
-    Z = V - V.mean(axis=0)
-    s = np.abs(Z).max(axis=0)
-    const = np.ptp(V, axis=0) == 0
-    Z = Z / np.where(s > 0, s, 1.0)
-    norms = np.sqrt((Z * Z).sum(axis=0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        R = np.clip((Z.T @ Z) / np.outer(norms, norms), -1.0, 1.0)
-    R[const, :] = np.nan
-    R[:, const] = np.nan
-    P = _t_pvalue(R, n - 2, alternative) if n > 2 else np.full(R.shape, np.nan)
-    return R, P
-
-
 @accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def meta_correlation(
     data,
@@ -833,7 +771,7 @@ def meta_correlation(
             undefined = ~np.isfinite(p_i)
             too_few = undefined & (nv < 2)
             constant = undefined & ~too_few
-            stat, pval, n_used = _single_correlation(meta_method, p_i, q, alternative)
+            stat, pval, n_used = correlation_test(p_i, q, "global", meta_method, alternative)
             _warn_groups(m, hname, int(constant.sum()), int(too_few.sum()), len(ds.systems))
             if not np.isfinite(stat):
                 warnings.warn(
@@ -1077,7 +1015,7 @@ def sample_size(
                 raise ParameterError(
                     f"sizes {too_big} exceed the {V} texts with both {m!r} and {hname!r} scores"
                 )
-            full, _, _ = _single_correlation(method, x, y, "two-sided")
+            full, _, _ = correlation_test(x, y, "global", method)
             means, stds, nans, dists = [], [], [], []
             for n in sizes:
                 gen = _rs.named_generator(ss, "sample_size", hname, m, str(n))
@@ -1623,26 +1561,17 @@ def correlation_design(
         S = np.full((k, k), np.nan)
         P = np.full((k, k), np.nan)
         Nn = np.zeros((k, k), dtype=int)
-        vecs = [_level_vector(a, lv) for a in arrays]
-        complete = [i for i in range(k) if np.isfinite(arrays[i]).all()]
-        done = np.zeros((k, k), dtype=bool)
-        if method in ("pearson", "spearman") and len(complete) >= 2 and vecs[0].size >= 3:
-            R, PP = _complete_matrix(np.column_stack([vecs[i] for i in complete]), method,
-                                     alternative)  # fmt: skip
-            ix = np.ix_(complete, complete)
-            S[ix], P[ix], Nn[ix], done[ix] = R, PP, vecs[0].size, True
         for i in range(k):
             for j in range(i + 1, k):
-                if done[i, j]:
-                    continue
-                x, y = _arrange_pair(arrays[i], arrays[j], lv)
-                stat, p, n = _single_correlation(method, x, y, alternative)
+                # (metric, human) order of correlate(), whose numbers these are
+                stat, p, n = correlation_test(arrays[j], arrays[i], lv, method, alternative)
                 S[i, j] = S[j, i] = stat
                 P[i, j] = P[j, i] = p
                 Nn[i, j] = Nn[j, i] = n
         np.fill_diagonal(S, 1.0)
         np.fill_diagonal(P, np.nan)
-        np.fill_diagonal(Nn, [int(np.isfinite(v).sum()) for v in vecs])
+        finite = [np.isfinite(a) for a in arrays]
+        np.fill_diagonal(Nn, [int((f.any(axis=1) if lv == "system" else f).sum()) for f in finite])
         iu = np.triu_indices(k, 1)
         pu = P[iu]
         adj = adjust_pvalues(pu, method=correction)
@@ -1686,29 +1615,6 @@ def correlation_design(
         pvalue_adjusted=padj_m,
         n=n_m,
     )
-
-
-def _level_vector(a, level):
-    """One column's vector at ``system`` (means over its own cells) or ``global`` level."""
-    if level == "global":
-        return a.ravel()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(a, axis=1)
-
-
-def _arrange_pair(a, b, level):
-    """1-D vectors for a single correlation at ``system`` or ``global`` level."""
-    if level == "global":
-        return a.ravel(), b.ravel()
-    valid = np.isfinite(a) & np.isfinite(b)
-    cnt = valid.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ma = np.where(valid, a, 0.0).sum(axis=1) / cnt
-        mb = np.where(valid, b, 0.0).sum(axis=1) / cnt
-    ma[cnt == 0] = np.nan
-    mb[cnt == 0] = np.nan
-    return ma, mb
 
 
 # --------------------------------------------------------------------------

@@ -13,6 +13,8 @@ the analytic p-value of one correlation.
   level (``system`` or ``global``).
 * :func:`binomial_interval`: Wilson and Clopper-Pearson intervals of a
   proportion.
+* :func:`correlation_test`: statistic, analytic p-value and n of one
+  correlation, as :func:`metaeval.correlate` computes them.
 * :func:`statistic`: the statistic of one metric at one level, as
   :func:`metaeval.correlate` reports it (the engine of
   :mod:`metaeval.stats.levels`).
@@ -26,7 +28,8 @@ import warnings
 import numpy as np
 
 from .._vocab import BINOMIAL_CIS, check_choice
-from .levels import level_values
+from .coefficients import get_coefficient
+from .levels import arrange, grouped_values, level_values
 
 #: Relative tolerance when comparing resampled statistics with the observed one.
 RESAMPLING_TOL = 1e-12
@@ -108,6 +111,27 @@ def statistic(x, z, level, method, average="macro", *, detail=False):
     return level_values(x, z, level, method, average=average, detail=detail).value
 
 
+def correlation_test(x, z, level, method, alternative="two-sided"):
+    """``(statistic, analytic p-value, n)`` of one correlation at ``system`` or ``global``.
+
+    The numbers of ``correlate(..., level=level, method=method, pvalue="auto")``:
+    the engine's statistic (:mod:`metaeval.stats.levels`, matched system means)
+    and :func:`analytic_pvalue` on the same arranged pairs; ``n`` counts the
+    pairs where both are finite.  A 1-D ``x`` and ``z`` are one row of cells
+    (use ``level="global"``).
+    """
+    x = np.asarray(x, float)
+    z = np.asarray(z, float)
+    if x.ndim == 1:
+        x, z = x[None, :], z[None, :]
+    xg, zg = arrange(x, z, level)
+    n = int((np.isfinite(xg) & np.isfinite(zg)).sum())
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        stat = float(grouped_values(xg, zg, method, detail=False).value[0])
+    return stat, analytic_pvalue(get_coefficient(method), xg, zg, alternative), n
+
+
 def use_kernels(n_values: int) -> bool:
     """Use the numba kernels only for large batches: on small ones their NumPy
     twins (same definitions) are faster, as they skip thread start-up."""
@@ -154,6 +178,7 @@ def binomial_interval(k: int, n: int, *, confidence_level: float = 0.95, method:
 __all__ = [
     "RESAMPLING_TOL",
     "binomial_interval",
+    "correlation_test",
     "use_kernels",
     "analytic_pvalue",
     "exceeds",
