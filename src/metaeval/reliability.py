@@ -68,6 +68,7 @@ from .stats import resampling as _rs
 from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
 from .stats.alpha import alpha_batch, listwise_complete
 from .stats.coefficients import get_coefficient
+from .stats.inference import statistic
 from .stats.levels import check_average, check_level, level_values
 
 # --------------------------------------------------------------------------
@@ -603,14 +604,6 @@ def _metric_columns_with_runs(dataset, metrics):
     return cols
 
 
-def _pearson(a, b):
-    a = a - a.mean()
-    b = b - b.mean()
-    with np.errstate(all="ignore"):
-        den = math.sqrt(float((a * a).sum()) * float((b * b).sum()))
-        return float((a * b).sum()) / den if den > 0 else np.nan
-
-
 def _stability_one(runs, column, labels, method, target, normalize):
     x = _normalized(runs, normalize)
     K = x.shape[0]
@@ -623,7 +616,10 @@ def _stability_one(runs, column, labels, method, target, normalize):
     means = means[:, keep].T  # (n_systems, K)
     n = means.shape[0]
     pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
-    rs = [_pearson(means[:, a], means[:, b]) for a, b in pairs] if n >= 2 else []
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rs = [float(statistic(means[None, :, a], means[None, :, b], "global", "pearson")[0])
+              for a, b in pairs] if n >= 2 else []
     finite = [r for r in rs if np.isfinite(r)]
     pearson = float(np.mean(finite)) if finite else np.nan
     tab, _ = _icc_table(means, 0.95)
