@@ -103,6 +103,21 @@ class _Result:
         return pd.DataFrame(self._rows(), columns=self.frame_columns())
 
 
+class _Table(_Result):
+    """A result that is one table (a row per measure, grid point, metric x context...)
+    rather than a sequence of result objects: subclasses write ``to_frame()`` and
+    ``to_dict(arrays=)``; ``get(*key, **match)`` is the single frame row as a dict,
+    the positional ``key`` naming the columns of ``_get_keys``."""
+
+    _get_keys: ClassVar[tuple] = ()
+
+    def get(self, *key, **match) -> dict:
+        if len(key) > len(self._get_keys):
+            raise TypeError(f"get takes at most {len(self._get_keys)} positional keys "
+                            f"({', '.join(self._get_keys)})")
+        return frame_row(self.to_frame(), **dict(zip(self._get_keys, key)), **match)
+
+
 @dataclass(frozen=True)
 class _Collection:
     """A sequence of results with tidy views.

@@ -56,6 +56,7 @@ from ._vocab import (
     CORRECTIONS,
     as_list,
     check_choice,
+    check_int,
     check_number,
     check_probability,
     dataset_from,
@@ -997,8 +998,7 @@ def sample_size(
     method = _method(method)
     sizes = _check_sizes(sizes)
     n_resamples = _rs.check_n_resamples(n_resamples)
-    if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or ddof < 0:
-        raise ParameterError(f"ddof={ddof!r} must be a non-negative int")
+    check_int(ddof, "ddof", 0)
     thr = math.nan if threshold is None else check_number(threshold, "threshold", lo=0, open_lo=True)
     coef = get_coefficient(method)
     ss, tag = _rs.seed_sequence(rng)
@@ -1409,12 +1409,10 @@ class CorrelationDesign(_Result):
             )
         if value == "significant":
             a = self.pvalue_adjusted[level] <= self.alpha[level]
-        elif value in ("statistic", "pvalue", "pvalue_adjusted", "n"):
-            a = getattr(self, value)[level]
         else:
-            raise ParameterError(
-                f"value={value!r}; choose one of statistic, pvalue, pvalue_adjusted, n, significant"
-            )
+            check_choice(value, "value", ("statistic", "pvalue", "pvalue_adjusted", "n",
+                                          "significant"))
+            a = getattr(self, value)[level]
         return pd.DataFrame(a, index=list(self.columns), columns=list(self.columns))
 
     @classmethod

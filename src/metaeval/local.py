@@ -37,6 +37,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -52,12 +53,13 @@ from ._vocab import (
     CORRECTIONS,
     as_list,
     check_choice,
+    check_int,
     check_number,
     check_probability,
     metric_columns,
 )
 from .data import Dataset
-from ._results import _ARR, _Collection, _Result
+from ._results import _ARR, _Collection, _Result, _Table
 from .diagnostics import _heatmap, _pyplot  # views: moving to report/ (issue 13 item 4)
 from .errors import (
     ConstantInputWarning,
@@ -851,7 +853,7 @@ def _check_options(average, ties):
 
 
 @dataclass(frozen=True)
-class LocalAccuracy:
+class LocalAccuracy(_Table):
     """Local accuracy of every metric in every context (paper 004, Eq. 1-2).
 
     Attributes
@@ -930,6 +932,8 @@ class LocalAccuracy:
         "n_correct", "n_ties", "n_incorrect", "n_missing", "n_inputs", "category",
         "average", "ties", "ci_method", "confidence_level", "signature",
     )  # fmt: skip
+
+    _get_keys: ClassVar[tuple] = ("metric", "context")
 
     @classmethod
     def frame_columns(cls) -> list[str]:
@@ -1743,7 +1747,7 @@ def weighted_tau(
 
 
 @dataclass(frozen=True)
-class ContextTau:
+class ContextTau(_Table):
     """Weighted tau between the metric rankings of every pair of contexts (H2).
 
     Attributes
@@ -1832,6 +1836,8 @@ class ContextTau:
     weights: np.ndarray = field(**_ARR)
 
     _MATRICES = ("tau", "n_metrics", "pvalues", "pvalues_adjusted")
+
+    _get_keys: ClassVar[tuple] = ("context_a", "context_b")
 
     def matrix(self, value: str = "tau", *, ordered: bool = False) -> pd.DataFrame:
         """Contexts x contexts table of ``value`` (``tau``, ``n_metrics``,
@@ -2072,22 +2078,10 @@ def context_tau(
     _check_options(average, ties)
     symmetric, additive = _variant(variant)
     check_choice(correction, "correction", CORRECTIONS)
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, (int, np.integer))
-        or (n_resamples < 0)
-    ):
-        raise ParameterError(
-            f"n_resamples={n_resamples!r} must be an int >= 0 (0: no test)"
-        )
-    B = int(n_resamples)
+    B = check_int(n_resamples, "n_resamples", 0)
     cluster_threshold = check_number(cluster_threshold, "cluster_threshold", lo=-1, hi=1)
-    if n_clusters is not None and (
-        isinstance(n_clusters, bool)
-        or not isinstance(n_clusters, (int, np.integer))
-        or n_clusters < 1
-    ):
-        raise ParameterError(f"n_clusters={n_clusters!r} must be a positive int")
+    if n_clusters is not None:
+        check_int(n_clusters, "n_clusters")
     check_n_jobs(n_jobs)
     K, C = len(pairs.metrics), len(pairs.contexts)
     if K < 2:

@@ -28,16 +28,17 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
-from ._results import frame_row
+from ._results import _Table
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
-from ._vocab import check_level_size, human_column, metric_columns
+from ._vocab import check_choice, check_int, check_level_size, human_column, metric_columns
 from .errors import ParameterError, UndefinedStatisticWarning
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
@@ -170,7 +171,7 @@ def _measure_label(level, method):
 
 
 @dataclass(frozen=True)
-class DiscriminativePower:
+class DiscriminativePower(_Table):
     """Discriminative power of correlation measures (seed paper 000, Algorithm 2).
 
     Attributes
@@ -207,6 +208,8 @@ class DiscriminativePower:
     signature: str
     measure_signatures: tuple
     average: str = "macro"
+
+    _get_keys: ClassVar[tuple] = ("level", "method")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: ``level, method, dp, rank, n_pairs, n_nan, signature``
@@ -249,10 +252,6 @@ class DiscriminativePower:
             for i, v in enumerate(p):
                 rows.append((lv, m, i + 1, (i + 1) / p.size, v))
         return pd.DataFrame(rows, columns=["level", "method", "position", "fraction", "pvalue"])
-
-    def get(self, level: str, method: str) -> dict:
-        """The :meth:`to_frame` row of the measure (``level``, ``method``), as a dict."""
-        return frame_row(self.to_frame(), level=level, method=method)
 
     def to_dict(self, *, arrays: bool = False) -> dict:
         """Plain dict of the options, p-values and ranks (with ``arrays``, also
@@ -408,8 +407,7 @@ def discriminative_power(
     """
     human = human_column(dataset, human)
     measures = check_measures(measures, levels=levels, methods=methods)
-    if test not in DP_TESTS:
-        raise ParameterError(f"test={test!r}; choose one of {', '.join(DP_TESTS)}")
+    check_choice(test, "test", DP_TESTS)
     if test == "williams":
         bad = [f"{lv}:{m}" for lv, m in measures if m not in ("pearson", "spearman", "kendall_b", "kendall_c")]
         if bad:
@@ -497,7 +495,7 @@ def discriminative_power(
 
 
 @dataclass(frozen=True)
-class RankingConsistency:
+class RankingConsistency(_Table):
     """Ranking consistency of correlation measures (seed paper 000, Algorithm 3).
 
     Attributes
@@ -531,6 +529,8 @@ class RankingConsistency:
     signature: str
     measure_signatures: tuple
     average: str = "macro"
+
+    _get_keys: ClassVar[tuple] = ("level", "method")
     taus: np.ndarray | None = field(default=None, repr=False, compare=False)
     half_statistics: np.ndarray | None = field(default=None, repr=False, compare=False)
 
@@ -548,10 +548,6 @@ class RankingConsistency:
                 "signature": list(self.measure_signatures),
             }
         )
-
-    def get(self, level: str, method: str) -> dict:
-        """The :meth:`to_frame` row of the measure (``level``, ``method``), as a dict."""
-        return frame_row(self.to_frame(), level=level, method=method)
 
     def to_dict(self, *, arrays: bool = False) -> dict:
         """Plain dict of the options, rc, se and ranks (with ``arrays``, also ``taus``
@@ -663,9 +659,7 @@ def ranking_consistency(
     human = human_column(dataset, human)
     measures = check_measures(measures, levels=levels, methods=methods)
     average = check_average(average)
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ParameterError(f"n_splits={n_splits!r} must be a positive int")
-    n_splits = int(n_splits)
+    n_splits = check_int(n_splits, "n_splits")
     check_n_jobs(n_jobs)
     M = len(dataset.inputs)
     if M < 4:

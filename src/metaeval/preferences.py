@@ -80,7 +80,7 @@ from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
-from ._vocab import check_number, check_probability
+from ._vocab import check_choice, check_number, check_probability
 from .errors import (
     DataError,
     NonConvergenceWarning,
@@ -576,8 +576,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         Unknown format, missing fields, values outside the format's set (named).
     """
     path = os.fspath(path)
-    if format not in ("auto",) + FORMATS:
-        raise ParameterError(f"format={format!r}; choose one of auto, {', '.join(FORMATS)} (CLI: --format)")
+    check_choice(format, "format", ("auto",) + FORMATS, option="--format")
     name = name or os.path.basename(path)
     if format == "auto":
         if path.lower().endswith((".csv", ".tsv")):
@@ -1180,8 +1179,7 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
     -------
     JudgeComparison
     """
-    if measure not in _CMP_MEASURES:
-        raise ParameterError(f"measure={measure!r}; choose one of {', '.join(_CMP_MEASURES)} (CLI: --measure)")
+    check_choice(measure, "measure", _CMP_MEASURES, option="--measure")
     if judge_a == judge_b:
         raise ParameterError(f"judge_a and judge_b are both {judge_a!r}; give two different judges")
     Hc, maj, kmax = _prep(data)
@@ -1477,8 +1475,7 @@ def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, pe
     if data.lengths is None:
         raise DataError("length_bias needs output lengths: give output_a/output_b texts or length_a/length_b "
                         "columns (CLI: the file's columns)")
-    if isinstance(per, bool) or not isinstance(per, (int, float)) or not per > 0:
-        raise ParameterError(f"per={per!r} must be a positive number (CLI: --length-per)")
+    check_number(per, "per", lo=0, open_lo=True, option="--length-per")
     cl = check_probability(confidence_level, option="--confidence-level")
     judges = _judge_list(data, judges)
     dl = (data.lengths[:, 0] - data.lengths[:, 1]) / per

@@ -44,11 +44,11 @@ import pandas as pd
 from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
-from ._results import _Collection, _Result
+from ._results import _Collection, _Result, _Table
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from ._vocab import check_int, check_number, human_column, metric_columns
+from ._vocab import check_choice, check_int, check_number, human_column, metric_columns
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
@@ -347,8 +347,7 @@ def _scale_ok(cm, ch, scale):
 def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, labels=None):
     """The list of grid points (dicts) in a fixed order: sizes, then the
     parameters in the order of ``MODEL_PARAMETERS`` and ``c_m``, ``c_h``."""
-    if scale not in SCALE_RESTRICTIONS:
-        raise ParameterError(f"scale={scale!r}; choose one of {', '.join(SCALE_RESTRICTIONS)}")
+    check_choice(scale, "scale", SCALE_RESTRICTIONS)
     axes = {}
     for name in MODEL_PARAMETERS[2:] + SCALE_PARAMETERS:
         axes[name] = [_CHECKS[name](v) for v in _axis(params[name], name)]
@@ -606,7 +605,7 @@ def _row_signature(point, level, method, average, seed):
 
 
 @dataclass(frozen=True, eq=False)
-class Simulation:
+class Simulation(_Table):
     """The results of :func:`simulate`: P grid points x K measures.
 
     Attributes
@@ -779,8 +778,7 @@ def _unit_name(unit):
 def _run(
     points, *, measures, average, engine, keep_values, rng, n_jobs, dask, checkpoint, progress
 ):
-    if engine not in ENGINES:
-        raise ParameterError(f"engine={engine!r}; choose one of {', '.join(ENGINES)}")
+    check_choice(engine, "engine", ENGINES)
     ss, tag = _rs.seed_sequence(rng)
     cfg = _Config(ss, measures, average, engine)
     units = _units(points)

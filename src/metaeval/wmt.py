@@ -558,8 +558,7 @@ def run_tasks(
     if missing:
         raise ParameterError(f"datasets lacks {', '.join(map(repr, missing))} (named by Task.data); "
                              f"available: {', '.join(map(repr, datasets))}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 0:
-        raise ParameterError(f"n_resamples={n_resamples!r} must be an int >= 0")
+    check_int(n_resamples, "n_resamples", 0)
     check_choice(clusters, "clusters", CLUSTER_RULES)
     ss, _ = _rs.seed_sequence(rng)
     out = []
