@@ -47,6 +47,7 @@ __all__ = [
     "check_dataset",
     "check_int",
     "check_level_size",
+    "check_method_levels",
     "check_number",
     "check_probability",
     "dataset_from",
@@ -124,6 +125,21 @@ def check_int(v, name, minimum=1, *, option: str | None = None) -> int:
     if v < minimum:
         raise ParameterError(f"{name}={v!r} must be >= {minimum}{_cli(option)}")
     return int(v)
+
+
+def check_method_levels(method, levels):
+    """The coefficient registry's entry for ``method``, if it is defined at every level of
+    ``levels`` (unknown names: the registry's own message)."""
+    from .stats.coefficients import get_coefficient
+
+    coef = get_coefficient(method)
+    bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
+    if bad:
+        raise ParameterError(
+            f"method={method!r} is defined only at level {', '.join(coef.levels)}; "
+            f"not at {', '.join(bad)}"
+        )
+    return coef
 
 
 # --------------------------------------------------------------------------

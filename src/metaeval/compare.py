@@ -66,6 +66,7 @@ from ._vocab import (
     CORRECTIONS,
     check_choice,
     check_level_size,
+    check_method_levels,
     check_number,
     check_probability,
     human_column,
@@ -81,7 +82,6 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
-from .stats.coefficients import get_coefficient
 from .stats.inference import statistic
 from .stats.levels import check_average, check_level
 from .stats.multitest import adjust_pairwise_matrix
@@ -386,9 +386,7 @@ def _validate(dataset, human, level, method, test, average, n_resamples, alterna
     if not isinstance(level, str) or not isinstance(method, str):
         raise ParameterError("compare takes one level and one method (strings)")
     level = check_level(level)
-    coef = get_coefficient(method)
-    if coef.levels is not None and level not in coef.levels:
-        raise ParameterError(f"method={method!r} is defined only at level {', '.join(coef.levels)}")
+    check_method_levels(method, [level])
     check_test(test, method)
     average = check_average(average)
     n_resamples = _rs.check_n_resamples(n_resamples)

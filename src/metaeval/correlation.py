@@ -33,6 +33,7 @@ from ._vocab import (
     as_list,
     check_choice,
     check_level_size,
+    check_method_levels,
     check_probability,
     human_column,
     metric_columns,
@@ -432,13 +433,7 @@ def correlate(
     levels = [check_level(v) for v in as_list(level, "level")]
     methods = as_list(method, "method")
     for m in methods:
-        coef = get_coefficient(m)
-        bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
-        if bad:
-            raise ParameterError(
-                f"method={m!r} is defined only at level {', '.join(coef.levels)}; "
-                f"not at {', '.join(bad)}"
-            )
+        check_method_levels(m, levels)
     average = check_average(average)
     check_choice(ci, "ci", CI_METHODS)
     check_choice(pvalue, "pvalue", PVALUE_METHODS)

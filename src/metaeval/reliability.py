@@ -53,7 +53,14 @@ from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from ._vocab import as_list, check_choice, check_dataset, check_int, check_probability
+from ._vocab import (
+    as_list,
+    check_choice,
+    check_dataset,
+    check_int,
+    check_method_levels,
+    check_probability,
+)
 from .errors import (
     MissingCellsWarning,
     RaterDesignWarning,
@@ -67,7 +74,6 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
 from .stats.alpha import alpha_batch, listwise_complete
-from .stats.coefficients import get_coefficient
 from .stats.inference import statistic
 from .stats.levels import check_average, check_level, level_values
 
@@ -1881,11 +1887,7 @@ def rater_correlations(
     """
     check_dataset(dataset)
     level = check_level(level)
-    coef = get_coefficient(method)
-    if coef.levels is not None and level not in coef.levels:
-        raise ParameterError(
-            f"method={method!r} is defined only at level {', '.join(coef.levels)}, not {level!r}"
-        )
+    check_method_levels(method, [level])
     average = check_average(average)
     raters = check_choice(raters, "raters", RATER_DESIGNS)
     if raters == "slots":

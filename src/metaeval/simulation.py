@@ -48,10 +48,16 @@ from ._results import _Collection, _Result, _Table
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from ._vocab import check_choice, check_int, check_number, human_column, metric_columns
+from ._vocab import (
+    check_choice,
+    check_int,
+    check_method_levels,
+    check_number,
+    human_column,
+    metric_columns,
+)
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
-from .stats.coefficients import get_coefficient
 from .stats.codes import (
     arranged_measures,
     code_measures,
@@ -322,13 +328,7 @@ def _measures(level, method):
     methods = _axis(method, "method")
     out = []
     for m in methods:
-        coef = get_coefficient(m)
-        bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
-        if bad:
-            raise ParameterError(
-                f"method={m!r} is defined only at level {', '.join(coef.levels)}; "
-                f"not at {', '.join(bad)}"
-            )
+        check_method_levels(m, levels)
     for lv in levels:
         for m in methods:
             out.append((lv, m))

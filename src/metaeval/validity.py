@@ -55,11 +55,10 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from ._results import _ARR, _Collection, _Result
-from ._vocab import as_list, check_choice, check_dataset, check_int
+from ._vocab import as_list, check_choice, check_dataset, check_int, check_method_levels
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
 from .stats.alpha import alpha_batch, listwise_complete
-from .stats.coefficients import get_coefficient
 from .stats.inference import analytic_pvalue
 from .stats.levels import arrange, check_average, check_level, level_values
 
@@ -1153,11 +1152,7 @@ def _level_stat(x, y, level, method, average):
 
 def _check_level_method(level, method, average):
     level = check_level(level)
-    coef = get_coefficient(method)
-    if coef.levels is not None and level not in coef.levels:
-        raise ParameterError(
-            f"method={method!r} is defined only at level {', '.join(coef.levels)}, not {level!r}"
-        )
+    coef = check_method_levels(method, [level])
     return level, coef, check_average(average)
 
 
