@@ -115,6 +115,42 @@ def test_pending_view_imports_are_view_helpers_only():
         assert name in ("_heatmap", "_pyplot", "_fmt_num"), name
 
 
+#: The layers below the analysis modules: they must not import upwards.
+LOWER = ["_vocab.py", "_results.py", "_signature.py", "errors.py"] + [
+    f"stats/{p.name}" for p in sorted((SRC / "stats").glob("*.py"))
+]
+
+
+def _imported_modules(path: pathlib.Path):
+    """``(module, line)`` of every metaeval module imported by ``path`` (any depth)."""
+    rel = path.relative_to(SRC).with_suffix("").parts  # e.g. ("stats", "levels")
+    pkg = ["metaeval", *rel[:-1]]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = pkg[: len(pkg) - (node.level - 1)]
+                mods = [".".join(base + ([node.module] if node.module else []))]
+                if node.module is None:  # from . import x
+                    mods = [".".join(base + [a.name]) for a in node.names]
+            else:
+                mods = [node.module or ""]
+            for m in mods:
+                yield m, node.lineno
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                yield a.name, node.lineno
+
+
+def test_lower_layers_do_not_import_analysis_modules_or_views():
+    upward = {f"metaeval.{m}" for m in ANALYSIS} | {"metaeval.cli", "metaeval.report"}
+    bad = []
+    for name in LOWER:
+        for mod, line in _imported_modules(SRC / name):
+            if any(mod == u or mod.startswith(u + ".") for u in upward):
+                bad.append(f"metaeval/{name}:{line} imports {mod}")
+    assert not bad, "\n".join(bad)
+
+
 @pytest.mark.parametrize(
     "source, n",
     [
