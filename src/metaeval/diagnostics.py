@@ -742,7 +742,7 @@ def meta_correlation(
     >>> h = np.array([[1., 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]])
     >>> m = h + np.array([[0, 0, 0, 0], [0, 0, 1.5, -1.5], [3, -3, 3, -3]])
     >>> r = meta_correlation({"human": h, "m": m}, "human")[0]
-    >>> r.quality.tolist(), np.round(r.system_correlation, 6).tolist(), r.statistic
+    >>> r.quality.tolist(), np.round(r.system_correlation, 6).tolist(), round(r.statistic, 12)
     ([2.5, 3.5, 4.5], [1.0, 0.8, 0.0], -1.0)
     """
     ds, humans = dataset_from(data, human, what="meta_correlation")

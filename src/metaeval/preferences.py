@@ -88,6 +88,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
+from .stats.inference import resampling_pvalue
 
 #: The statistics of :func:`preference_agreement` (``measure`` column).
 MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
@@ -95,8 +96,6 @@ MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa"
 FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
 #: The annotator name of the human rows (the human-human ceiling).
 HUMAN = "human"
-#: Tolerance of resampling p-value comparisons.
-RESAMPLING_TOL = 1e-12
 #: Bootstrap/permutation replicates drawn per block, at most; fewer when the data are large,
 #: so that a block matrix (block x pairs or block x inputs) holds at most _BLOCK_CELLS floats.
 _BLOCK = 128
@@ -1234,14 +1233,10 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
         shift = mask.astype(float) @ diff
         null.append(stat_of(base_a + shift) - stat_of(base_b - shift))
     null = np.concatenate(null)
-    ok = np.isfinite(null)
-    if math.isnan(obs) or not ok.any():
-        p = np.nan
+    p = resampling_pvalue(null, obs, "two-sided")
+    if math.isnan(p):
         warnings.warn(f"compare_judges: the {measure} difference is undefined", UndefinedStatisticWarning,
                       stacklevel=2)
-    else:
-        cnt = int((np.abs(null[ok]) >= abs(obs) - RESAMPLING_TOL).sum())
-        p = (cnt + 1) / (ok.sum() + 1)
     sig = make_signature(human="raters", method=measure, test="perm-pairs", n=B,
                          ci=f"boot-inputs:{B}:{cl}",
                          eps="0" if measure == "acc_23" else ("calibrated" if epsilon is None else f"fixed:{epsilon}"),
