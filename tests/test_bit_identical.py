@@ -4,10 +4,11 @@ The fixture ``tests/data/bit_identical_5b9ffc3.npz`` (+ ``.json.gz``) was writte
 code of commit 5b9ffc3 (before issue 13's refactoring of the analysis layer), not by the
 code under test:
 
-    git worktree add /tmp/orig 5b9ffc3
+    mkdir /tmp/orig && git archive 5b9ffc3 src | tar -x -C /tmp/orig
     PYTHONPATH=/tmp/orig/src:tests python tests/bit_identical_cases.py \\
         tests/data/bit_identical_5b9ffc3.npz
 
+(re-running this reproduces both files byte for byte).
 (``tests/bit_identical_cases.py`` lists the calls: bundled SummEval, fixed seeds, small
 resample counts.)  Numbers are compared bit for bit (``np.array_equal``, NaN equal to
 NaN); labels and signatures as strings.  ``CHANGED`` lists the only results allowed to
