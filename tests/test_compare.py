@@ -40,7 +40,7 @@ from metaeval import (
     compare,
     compare_all,
 )
-from metaeval.compare import _pair_generator
+from metaeval.stats.pairtest import pair_generator as _pair_generator
 
 from metaeval.stats import resampling
 from metaeval.stats.clusters import significance_clusters
@@ -692,7 +692,7 @@ def test_compare_bad_arguments(kwargs, error, match):
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"correction": "bonferroni"}, r"correction='bonferroni'; choose one of holm, bh, none"),
+        ({"correction": "sidak"}, r"correction='sidak'; choose one of bonferroni, holm, bh, none"),
         ({"alpha": 0}, r"alpha=0 must be in \(0, 1\)"),
         ({"alpha": 1.5}, r"alpha=1.5 must be in \(0, 1\)"),
         ({"metrics": ["a", "a"]}, r"metrics contains duplicates"),

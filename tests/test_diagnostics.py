@@ -176,7 +176,7 @@ def test_detection_degenerate_and_errors():
         dg.perturbation_detection({"a": [1.0]}, {"b": [0.0]})
     with pytest.raises(ParameterError, match="ci='normal'; choose one of wilson, clopper-pearson"):
         dg.perturbation_detection([1.0], [0.0], ci="normal")
-    with pytest.raises(ParameterError, match="confidence_level=1.5 must be < 1"):
+    with pytest.raises(ParameterError, match=r"confidence_level=1.5 must be a number in \(0, 1\)"):
         dg.perturbation_detection([1.0], [0.0], confidence_level=1.5)
     with pytest.raises(DataError, match="human='coherence' names a column"):
         dg.perturbation_detection([1.0], [0.0], human="coherence")

@@ -14,7 +14,7 @@ import pytest
 
 import metaeval
 from metaeval import Dataset
-from metaeval.compare import _pair_generator
+from metaeval.stats.pairtest import pair_generator as _pair_generator
 from metaeval.errors import DataError, ParameterError, UndefinedStatisticWarning
 from metaeval.measures import PAPER_MEASURES, check_measures, half_splits
 from metaeval.stats import resampling as rs

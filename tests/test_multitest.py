@@ -148,7 +148,7 @@ def test_pairwise_matrix_validation():
 
 
 def test_validation_messages():
-    with pytest.raises(ParameterError, match=r"method='fdr_bh'.*choose one of 'holm'.*'bh'.*'none'"):
+    with pytest.raises(ParameterError, match=r"method='fdr_bh'.*choose one of 'bonferroni'.*'holm'.*'bh'.*'none'"):
         adjust_pvalues(P5, method="fdr_bh")
     with pytest.raises(ParameterError, match=r"must lie in \[0, 1\].*1 value\(s\).*1.5"):
         adjust_pvalues([0.1, 1.5])
@@ -158,3 +158,10 @@ def test_validation_messages():
         adjust_pvalues([-0.1])
     with pytest.raises(TypeError):  # method is keyword-only
         adjust_pvalues(P5, "bh")
+
+
+def test_bonferroni_is_m_times_p_capped_at_one():
+    # Bonferroni by definition: p * m, capped at 1 (statsmodels multipletests(method="bonferroni"));
+    # NaN entries are not tests and do not count in m (here m = 3).
+    out = adjust_pvalues([0.01, np.nan, 0.2, 0.5], method="bonferroni")
+    np.testing.assert_array_equal(out, [0.03, np.nan, 0.6000000000000001, 1.0])

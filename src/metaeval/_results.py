@@ -55,6 +55,20 @@ def _html(obj) -> str:
     return f"<div class=\"metaeval-result\">{table}{caption}</div>"
 
 
+def frame_row(frame: pd.DataFrame, **match) -> dict:
+    """The single row of ``frame`` whose columns equal ``match`` (``None`` matches any),
+    as a dict: the ``get`` of results that are tables (one row per measure or grid
+    point) rather than collections of result objects.  ``KeyError`` unless exactly one."""
+    mask = np.ones(len(frame), dtype=bool)
+    for k, v in match.items():
+        if v is not None:
+            mask &= (frame[k] == v).to_numpy()
+    if mask.sum() != 1:
+        shown = ", ".join(f"{k}={v!r}" for k, v in match.items())
+        raise KeyError(f"{int(mask.sum())} rows match {shown}")
+    return frame[mask].iloc[0].to_dict()
+
+
 class _Result:
     """Common views (a mixin of frozen dataclasses)."""
 
@@ -89,6 +103,21 @@ class _Result:
         return pd.DataFrame(self._rows(), columns=self.frame_columns())
 
 
+class _Table(_Result):
+    """A result that is one table (a row per measure, grid point, metric x context...)
+    rather than a sequence of result objects: subclasses write ``to_frame()`` and
+    ``to_dict(arrays=)``; ``get(*key, **match)`` is the single frame row as a dict,
+    the positional ``key`` naming the columns of ``_get_keys``."""
+
+    _get_keys: ClassVar[tuple] = ()
+
+    def get(self, *key, **match) -> dict:
+        if len(key) > len(self._get_keys):
+            raise TypeError(f"get takes at most {len(self._get_keys)} positional keys "
+                            f"({', '.join(self._get_keys)})")
+        return frame_row(self.to_frame(), **dict(zip(self._get_keys, key)), **match)
+
+
 @dataclass(frozen=True)
 class _Collection:
     """A sequence of results with tidy views.
@@ -118,7 +147,9 @@ class _Collection:
 
     def get(self, name: str, **match):
         """The single result for ``name`` (its ``metric``, or the collection's key field)
-        and any other field given (e.g. ``human=``)."""
+        and any other field given (e.g. ``human=``, ``level=``; ``None`` matches any).
+        A ``KeyError`` unless exactly one result matches."""
+        match = {k: v for k, v in match.items() if v is not None}
         hits = [
             r
             for r in self.results

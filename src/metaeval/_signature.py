@@ -36,6 +36,11 @@ def _fmt(v) -> str:
     return str(v)
 
 
+def fmt_number(v: float) -> str:
+    """A number as a signature shows it: ``3`` for 3.0, else its shortest repr."""
+    return repr(int(v)) if float(v).is_integer() else repr(float(v))
+
+
 def make_signature(**fields) -> str:
     """Build a signature line from keyword fields; ``None`` fields are left out
     (a key that does not apply, such as ``avg`` at system level)."""

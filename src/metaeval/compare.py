@@ -32,7 +32,7 @@ The tests (``test=``):
     interval of delta.
 
 Resampling p-values are (count + 1) / (n + 1) with a relative tie tolerance
-of 1e-12 (see :data:`metaeval.correlation.RESAMPLING_TOL`), and results keep
+of 1e-12 (see :data:`metaeval.stats.inference.RESAMPLING_TOL`), and results keep
 the null distribution.  Only cells where the human score and both metrics
 are present are used (so the two statistics are computed on the same data).
 At ``input`` and ``item`` level both averages are taken over the same
@@ -51,26 +51,26 @@ numbers do not depend on it.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
 from ._parallel import check_n_jobs, run_units
+from ._results import _ARR, _Result
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
-from .correlation import (
+from ._vocab import (
     ALTERNATIVES,
-    _as_list,
-    _exceeds,
-    _check_choice,
-    _distinct_metric_columns,
-    _human_column,
-    _metric_columns,
+    CORRECTIONS,
+    check_choice,
     check_level_size,
-    percentile_interval,
-    resampling_pvalue,
+    check_method_levels,
+    check_number,
+    check_probability,
+    human_column,
+    metric_columns,
 )
 from .errors import (
     DataError,
@@ -82,41 +82,22 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
-from .stats.coefficients import get_coefficient
-from .stats.levels import (
-    DUP_VARIANTS,
-    _aggregate,
-    arrange,
-    check_average,
-    check_level,
-    grouped_values,
-)
+from .stats.inference import statistic
+from .stats.levels import check_average, check_level
 from .stats.multitest import adjust_pairwise_matrix
-from .stats.sequential import sequential_pvalues
-from .stats.williams import williams_test
-
-TESTS = (
-    "perm-both",
-    "perm-systems",
-    "perm-inputs",
-    "perm-both-rowcol",
-    "williams",
-    "boot-systems",
-    "boot-inputs",
-    "boot-both",
+from .stats.pairtest import (
+    TESTS,
+    PairOptions,
+    check_test,
+    common_cells,
+    pair_generator,
+    pair_test,
 )
-_PERM_SCHEME = {
-    "perm-both": "both",
-    "perm-systems": "systems",
-    "perm-inputs": "inputs",
-    "perm-both-rowcol": "both-rowcol",
-}
-CORRECTIONS = ("holm", "bh", "none")
-_WILLIAMS_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
+
 
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(_Result):
     """The test of metric A against metric B.
 
     Attributes
@@ -173,19 +154,12 @@ class Comparison:
     n_resamples: int
     n_resamples_nan: int
     signature: str
-    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
+    null_distribution: np.ndarray | None = field(**_ARR)
     n_groups: int = 0
     n_groups_dropped: int = 0
     n_groups_a_only: int = 0
     n_groups_b_only: int = 0
     stopped_early: bool = False
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "null_distribution"}
-        if arrays:
-            nd = self.null_distribution
-            d["null_distribution"] = None if nd is None else nd.tolist()
-        return d
 
 
 @dataclass(frozen=True)
@@ -262,8 +236,23 @@ class Comparisons:
         m = self.pvalues_adjusted if adjusted else self.pvalues
         return pd.DataFrame(m, index=list(self.metrics), columns=list(self.metrics))
 
-    def to_dict(self) -> dict:
-        return {
+    def get(self, metric_a: str, metric_b: str | None = None, **match):
+        """The single :class:`Comparison` of ``metric_a`` with ``metric_b`` (either order of
+        the pair as stored) and any other field given; ``KeyError`` unless exactly one."""
+        hits = [
+            c for c in self.pairs
+            if metric_a in (c.metric_a, c.metric_b)
+            and (metric_b is None or {metric_a, metric_b} == {c.metric_a, c.metric_b})
+            and all(getattr(c, k) == v for k, v in match.items() if v is not None)
+        ]
+        if len(hits) != 1:
+            raise KeyError(f"{len(hits)} pairs match metric_a={metric_a!r}, metric_b={metric_b!r}")
+        return hits[0]
+
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict: metrics, statistics, clusters, options, signature and the pairs
+        (with ``arrays``, also the p-value matrices and each pair's null distribution)."""
+        d = {
             "metrics": list(self.metrics),
             "statistics": self.statistics.tolist(),
             "clusters": self.clusters.tolist(),
@@ -273,10 +262,14 @@ class Comparisons:
             "alpha": self.alpha,
             "signature": self.signature,
             "pairs": [
-                dict(c.to_dict(), pvalue_adjusted=float(self.pvalues_adjusted[i, j]))
+                dict(c.to_dict(arrays=arrays), pvalue_adjusted=float(self.pvalues_adjusted[i, j]))
                 for c, (i, j) in zip(self.pairs, _upper_pairs(len(self.metrics)))
             ],
         }
+        if arrays:
+            for name in ("pvalues", "pvalues_adjusted", "better"):
+                d[name] = np.asarray(getattr(self, name)).tolist()
+        return d
 
 
 def _upper_pairs(k):
@@ -287,18 +280,12 @@ def _upper_pairs(k):
 
 
 @dataclass(frozen=True)
-class _Opt:
+class _Labels:
+    """What a comparison's signature names besides the test's options."""
+
     human: str
-    level: str
-    method: str
-    test: str
-    average: str
-    n_resamples: int
     alternative: str
-    confidence_level: float
     seed_tag: str
-    budget: int | None = None
-    sequential: int | None = None
 
 
 def _check_sequential(sequential, test):
@@ -318,190 +305,48 @@ def _check_sequential(sequential, test):
     return int(sequential)
 
 
-def _sequential_null(gen, xa, xb, z, opt, delta):
-    """Perm test with Besag-Clifford early stopping on the three p-values.
-
-    The swap masks are those of the fixed-size test (same stream, same
-    order); each mask chunk is evaluated in growing blocks (2h, 4h, ...
-    draws, at least 16) so that few draws past the stopping point are
-    computed.  Returns ``(null, {alternative: pvalue}, stopped)``.
-    """
-    N, M = z.shape
-    h = opt.sequential
-    za, zb = _zscore(xa), _zscore(xb)
-
-    def blocks():
-        size = max(16, 2 * h)
-        for _, w in _rs.swap_mask_chunks(gen, opt.n_resamples, N, M, _PERM_SCHEME[opt.test], opt.budget):
-            s = 0
-            while s < w.shape[0]:
-                e = min(s + size, w.shape[0])
-                ws = w[s:e]
-                yield _pair_delta(np.where(ws, zb, za), np.where(ws, za, zb), z, opt)
-                s, size = e, size * 2
-
-    if not np.isfinite(delta):
-        return np.empty(0), {alt: np.nan for alt in ALTERNATIVES}, False
-    r = sequential_pvalues(
-        blocks(),
-        lambda b: np.stack([_exceeds(b, delta, alt, False) for alt in ALTERNATIVES]),
-        h=h,
-        n=opt.n_resamples + 1,
-    )
-    pv = {alt: float(p) for alt, p in zip(ALTERNATIVES, r.pvalues)}
-    return r.null, pv, bool(r.stopped.all())
-
-
-def _check_test(test, method):
-    _check_choice(test, "test", TESTS)
-    if test == "williams" and method not in _WILLIAMS_METHODS:
-        raise ParameterError(
-            f"test='williams' compares correlations; method={method!r} is not one "
-            f"(use {', '.join(_WILLIAMS_METHODS)}, or a permutation test)"
-        )
-    return test
-
-
-def _zscore(a):
-    m = np.nanmean(a)
-    s = np.nanstd(a)
-    return (a - m) / s if s > 0 else a - m
-
-
-def _common(x, y, z):
-    """Restrict the three matrices to the cells where all are finite."""
-    ok = np.isfinite(x) & np.isfinite(y) & np.isfinite(z)
-    return np.where(ok, x, np.nan), np.where(ok, y, np.nan), np.where(ok, z, np.nan), int(ok.sum())
-
-
-def _stat(x, z, opt, detail=False):
-    xg, zg = arrange(x, z, opt.level)
-    return grouped_values(xg, zg, opt.method, average=opt.average, detail=detail).value
-
-
-def _values(x, z, opt, dup=None):
-    xg, zg = arrange(x, z, opt.level)
-    return grouped_values(xg, zg, opt.method, average=opt.average, detail=False, dup_pairs=dup)
-
-
-def _pair_values(xa, xb, z, opt, dup=None):
-    """Both metrics' statistics (B,) averaged over the groups where both are
-    defined, and the per-group definedness (B, G) of each."""
-    la = _values(xa, z, opt, dup)
-    lb = _values(xb, z, opt, dup)
-    if la.weight is None:  # acc_eq: a group is defined by its pairs, the same for both
-        da = db = la.n_valid >= 2
-        return la.value, lb.value, da, db
-    da, db = np.isfinite(la.group), np.isfinite(lb.group)
-    both = da & db
-    va = _aggregate(la.group, np.where(both, la.weight, 0.0))
-    vb = _aggregate(lb.group, np.where(both, lb.weight, 0.0))
-    return va, vb, da, db
-
-
-def _pair_delta(xa, xb, z, opt, dup=None):
-    va, vb, _, _ = _pair_values(xa, xb, z, opt, dup)
-    return va - vb
-
-
-def _williams(xa, xb, z, opt):
-    va, vb, _, _ = _pair_values(xa, xb, z, opt)
-    sa, sb = float(va[0]), float(vb[0])
-    sab = float(_stat(xa, xb, opt)[0])
-    ag, _ = arrange(xa, z, opt.level)
-    nv = np.isfinite(ag[0]).sum(-1)
-    n = int(nv.max()) if nv.size else 0
-    t, p2 = williams_test(sa, sb, sab, n, alternative="two-sided")
-    _, pg = williams_test(sa, sb, sab, n, alternative="greater")
-    _, pl = williams_test(sa, sb, sab, n, alternative="less")
-    return sa, sb, float(t), float(p2), float(pg), float(pl), n
-
-
-def _pair_test(xa, xb, z, opt: _Opt, gen, n_cells, names):
+def _pair_test(xa, xb, z, opt: PairOptions, lab: _Labels, gen, n_cells, names):
     a, b = names
-    t = np.nan
-    ci = (np.nan, np.nan)
-    null = None
-    n_nan = 0
-    stopped = False
-    if opt.test == "williams":
-        sa, sb, t, p2, pg, pl, n = _williams(xa, xb, z, opt)
-        delta = sa - sb
-        pv = {"two-sided": p2, "greater": pg, "less": pl}
-        _, _, da, db = _pair_values(xa, xb, z, opt)
-    else:
-        va, vb, da, db = _pair_values(xa, xb, z, opt)
-        sa, sb = float(va[0]), float(vb[0])
-        delta = sa - sb
-        N, M = z.shape
-        B = opt.n_resamples
-        null = np.empty(B)
-        if opt.sequential is not None:
-            null, pv, stopped = _sequential_null(gen, xa, xb, z, opt, delta)
-        elif opt.test.startswith("perm-"):
-            za, zb = _zscore(xa), _zscore(xb)
-            for sl, w in _rs.swap_mask_chunks(gen, B, N, M, _PERM_SCHEME[opt.test], opt.budget):
-                null[sl] = _pair_delta(np.where(w, zb, za), np.where(w, za, zb), z, opt)
-        else:
-            valid = np.isfinite(z)
-            dup_needed = opt.method in DUP_VARIANTS or opt.method == "acc_eq"
-            chunks = _rs.bootstrap_chunks(gen, B, N, M, opt.test[5:], opt.budget)
-            for sl, rows, cols in chunks:
-                dup = _rs.duplicate_pairs(rows, cols, valid, opt.level) if dup_needed else None
-                null[sl] = _pair_delta(
-                    _rs.take_cells(xa, rows, cols),
-                    _rs.take_cells(xb, rows, cols),
-                    _rs.take_cells(z, rows, cols),
-                    opt,
-                    dup,
-                )
-            boot = null
-            if np.isfinite(delta):
-                ci = percentile_interval(boot, opt.confidence_level)
-            null = boot - delta
-        n_nan = int((~np.isfinite(null)).sum())
-        if opt.sequential is None:
-            pv = {alt: resampling_pvalue(null, delta, alt) for alt in ALTERNATIVES}
-        n = n_cells
-    groups = _group_counts(da, db)
+    pt = pair_test(xa, xb, z, opt, gen, n_cells)
+    groups = _group_counts(pt.defined_a, pt.defined_b)
     sig = make_signature(
-        human=opt.human,
+        human=lab.human,
         level=opt.level,
         method=opt.method,
         avg=opt.average if opt.level in ("input", "item") else None,
         nan="pairwise",
         common="cells",
         test=opt.test,
-        alt=opt.alternative,
+        alt=lab.alternative,
         n=opt.n_resamples if opt.test != "williams" else None,
         ci=opt.confidence_level if opt.test.startswith("boot-") else None,
-        seed=opt.seed_tag if opt.test != "williams" else None,
+        seed=lab.seed_tag if opt.test != "williams" else None,
         sequential=None if opt.sequential is None else f"besag-clifford:{opt.sequential}",
     )
     return Comparison(
         metric_a=a,
         metric_b=b,
-        human=opt.human,
+        human=lab.human,
         level=opt.level,
         method=opt.method,
         test=opt.test,
-        alternative=opt.alternative,
-        statistic_a=sa,
-        statistic_b=sb,
-        statistic=float(delta),
-        pvalue=float(pv[opt.alternative]),
-        pvalue_greater=float(pv["greater"]),
-        pvalue_less=float(pv["less"]),
-        ci_low=float(ci[0]),
-        ci_high=float(ci[1]),
-        t=float(t),
-        n=int(n),
-        n_resamples=0 if opt.test == "williams" else int(null.size),
-        n_resamples_nan=n_nan,
+        alternative=lab.alternative,
+        statistic_a=pt.statistic_a,
+        statistic_b=pt.statistic_b,
+        statistic=pt.statistic,
+        pvalue=pt.pvalues[lab.alternative],
+        pvalue_greater=pt.pvalues["greater"],
+        pvalue_less=pt.pvalues["less"],
+        ci_low=pt.ci_low,
+        ci_high=pt.ci_high,
+        t=pt.t,
+        n=pt.n,
+        n_resamples=0 if opt.test == "williams" else int(pt.null_distribution.size),
+        n_resamples_nan=pt.n_resamples_nan,
         signature=sig,
-        null_distribution=null,
+        null_distribution=pt.null_distribution,
         **groups,
-        stopped_early=stopped,
+        stopped_early=pt.stopped_early,
     )
 
 
@@ -536,27 +381,17 @@ def _warn_pair(c: Comparison):
         )
 
 
-def _pair_generator(ss, a, b):
-    """The pair's stream: a function of the seed and the *unordered* pair of
-    names, so compare(A, B) and compare(B, A) use the same draws (their null
-    distributions are exact mirrors) and agree with compare_all."""
-    return _rs.named_generator(ss, *sorted((a, b)))
-
-
 def _validate(dataset, human, level, method, test, average, n_resamples, alternative, cl):
-    human = _human_column(dataset, human)
+    human = human_column(dataset, human)
     if not isinstance(level, str) or not isinstance(method, str):
         raise ParameterError("compare takes one level and one method (strings)")
     level = check_level(level)
-    coef = get_coefficient(method)
-    if coef.levels is not None and level not in coef.levels:
-        raise ParameterError(f"method={method!r} is defined only at level {', '.join(coef.levels)}")
-    _check_test(test, method)
+    check_method_levels(method, [level])
+    check_test(test, method)
     average = check_average(average)
     n_resamples = _rs.check_n_resamples(n_resamples)
-    _check_choice(alternative, "alternative", ALTERNATIVES)
-    if not isinstance(cl, (int, float)) or not 0 < cl < 1:
-        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1)")
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    check_probability(cl)
     check_level_size(dataset, level)
     return human, level, average, n_resamples
 
@@ -646,21 +481,21 @@ def compare(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
     )
     sequential = _check_sequential(sequential, test)
-    cols = _metric_columns(dataset, [metric_a, metric_b])
+    cols = metric_columns(dataset, [metric_a, metric_b])
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
-    opt = _Opt(
-        human, level, method, test, average, n_resamples, alternative, confidence_level, tag,
-        budget, sequential,
-    )
-    xa, xb, z, n = _common(dataset.scores(cols[0]), dataset.scores(cols[1]), dataset.scores(human))
+    opt = PairOptions(level=level, method=method, test=test, average=average,
+                      n_resamples=n_resamples, confidence_level=confidence_level, budget=budget,
+                      sequential=sequential)
+    lab = _Labels(human=human, alternative=alternative, seed_tag=tag)
+    xa, xb, z, n = common_cells(dataset.scores(cols[0]), dataset.scores(cols[1]), dataset.scores(human))
     if n < 2:
         raise DataError(
             f"metrics {metric_a!r} and {metric_b!r} share fewer than 2 cells with {human!r}"
         )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        c = _pair_test(xa, xb, z, opt, _pair_generator(ss, metric_a, metric_b), n, cols)
+        c = _pair_test(xa, xb, z, opt, lab, pair_generator(ss, metric_a, metric_b), n, cols)
     _warn_pair(c)
     return c
 
@@ -734,9 +569,9 @@ def compare_all(
     human, level, average, n_resamples = _validate(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
     )
-    _check_choice(correction, "correction", CORRECTIONS)
-    _check_choice(cluster_correction, "cluster_correction", CORRECTIONS)
-    _check_choice(clusters, "clusters", ("metaeval", "mtme"))
+    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(cluster_correction, "cluster_correction", CORRECTIONS)
+    check_choice(clusters, "clusters", ("metaeval", "mtme"))
     sequential = _check_sequential(sequential, test)
     if sequential is not None and clusters == "mtme":
         raise ParameterError(
@@ -748,21 +583,21 @@ def compare_all(
             f"clusters='mtme' needs a permutation test (mt-metrics-eval's count/n p-value); "
             f"test={test!r} is not one (use test='perm-both')"
         )
-    if not isinstance(alpha, (int, float)) or not 0 < alpha < 1:
-        raise ParameterError(f"alpha={alpha!r} must be in (0, 1)")
+    check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
     check_n_jobs(n_jobs)
-    metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="compare_all")
+    metrics = metric_columns(dataset, metrics, distinct=True, minimum=2, what="compare_all")
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
-    opt = _Opt(
-        human, level, method, test, average, n_resamples, alternative, confidence_level, tag,
-        budget, sequential,
-    )
+    opt = PairOptions(level=level, method=method, test=test, average=average,
+                      n_resamples=n_resamples, confidence_level=confidence_level, budget=budget,
+                      sequential=sequential)
+    lab = _Labels(human=human, alternative=alternative, seed_tag=tag)
     z = dataset.scores(human)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # each metric's own statistic on its cells shared with the human scores
-        own = {m: float(_stat(dataset.scores(m), z, opt)[0]) for m in metrics}
+        own = {m: float(statistic(dataset.scores(m), z, level, method, average)[0])
+               for m in metrics}
     order = sorted(metrics, key=lambda m: (-own[m] if np.isfinite(own[m]) else np.inf, m))
     K = len(order)
     units = _upper_pairs(K)
@@ -770,10 +605,10 @@ def compare_all(
     def work(ij):
         i, j = ij
         a, b = order[i], order[j]
-        xa, xb, zz, n = _common(dataset.scores(a), dataset.scores(b), z)
+        xa, xb, zz, n = common_cells(dataset.scores(a), dataset.scores(b), z)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _pair_test(xa, xb, zz, opt, _pair_generator(ss, a, b), n, (a, b))
+            return _pair_test(xa, xb, zz, opt, lab, pair_generator(ss, a, b), n, (a, b))
 
     pairs = run_units(work, units, n_jobs=n_jobs, progress=progress)
     for c in pairs:

@@ -10,24 +10,36 @@ interval, the counts of what was used and dropped, and a signature.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
-import pandas as pd
-from scipy import stats as _st
 
 from ._parallel import check_n_jobs, run_units
+from ._results import _ARR, _Collection, _Result
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
 from .errors import (
     ConstantInputWarning,
-    DataError,
     ParameterError,
     TooFewPairsWarning,
     UndefinedStatisticWarning,
 )
+from ._vocab import (
+    ALTERNATIVES,
+    CI_METHODS,
+    PVALUE_METHODS,
+    as_list,
+    check_choice,
+    check_level_size,
+    check_method_levels,
+    check_probability,
+    human_column,
+    metric_columns,
+)
 from .stats import resampling as _rs
+from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue
 from .stats.coefficients import fisher_interval, get_coefficient
 from .stats.levels import (
     DUP_VARIANTS,
@@ -38,18 +50,12 @@ from .stats.levels import (
     level_values,
 )
 
-CI_METHODS = ("none", "fisher", "boot-systems", "boot-inputs", "boot-both")
-PVALUE_METHODS = ("auto", "permutation", "none")
-ALTERNATIVES = ("two-sided", "greater", "less")
-
-# Relative tolerance when comparing resampled statistics with the observed one.
-RESAMPLING_TOL = 1e-12
 # Bootstrap intervals warn when more than this share of replicates is NaN.
 NAN_REPLICATE_WARN = 0.05
 
 
 @dataclass(frozen=True)
-class Correlation:
+class Correlation(_Result):
     """One metric x human x level x method result.
 
     Attributes
@@ -102,157 +108,25 @@ class Correlation:
     pvalue_method: str
     n_resamples_nan: int
     signature: str
-    distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
-    null_distribution: np.ndarray | None = field(default=None, repr=False, compare=False)
-    group_statistics: np.ndarray | None = field(default=None, repr=False, compare=False)
-
-    _ARRAYS = ("distribution", "null_distribution", "group_statistics")
-
-    def to_dict(self, *, arrays: bool = False) -> dict:
-        """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
-        d = {}
-        for f in fields(self):
-            v = getattr(self, f.name)
-            if f.name in self._ARRAYS:
-                if arrays:
-                    d[f.name] = None if v is None else np.asarray(v).tolist()
-                continue
-            d[f.name] = v
-        return d
+    distribution: np.ndarray | None = field(**_ARR)
+    null_distribution: np.ndarray | None = field(**_ARR)
+    group_statistics: np.ndarray | None = field(**_ARR)
 
 
 @dataclass(frozen=True)
-class Correlations:
+class Correlations(_Collection):
     """The results of :func:`correlate`: a sequence of :class:`Correlation`.
 
     ``to_frame()`` gives one row per result with the columns ``metric, human,
     level, method, statistic, pvalue, ci_low, ci_high, n, n_groups,
     n_groups_dropped, n_constant, n_too_few, epsilon, average, alternative,
-    confidence_level, ci_method, pvalue_method, n_resamples_nan, signature``.
+    confidence_level, ci_method, pvalue_method, n_resamples_nan, signature``;
+    ``get(metric, level=..., method=...)`` the single matching result.
     """
 
     results: tuple[Correlation, ...]
 
-    def __iter__(self):
-        return iter(self.results)
-
-    def __len__(self):
-        return len(self.results)
-
-    def __getitem__(self, key):
-        return self.results[key]
-
-    def get(self, metric: str, *, level: str | None = None, method: str | None = None):
-        """The single result for ``metric`` (and ``level``/``method`` if several)."""
-        hits = [
-            r
-            for r in self.results
-            if r.metric == metric
-            and (level is None or r.level == level)
-            and (method is None or r.method == method)
-        ]
-        if len(hits) != 1:
-            raise KeyError(
-                f"{len(hits)} results match metric={metric!r}, level={level!r}, method={method!r}"
-            )
-        return hits[0]
-
-    def to_records(self, *, arrays: bool = False) -> list[dict]:
-        return [r.to_dict(arrays=arrays) for r in self.results]
-
-    def to_dict(self) -> dict:
-        return {"results": self.to_records()}
-
-    def to_frame(self) -> pd.DataFrame:
-        cols = [f.name for f in fields(Correlation) if f.name not in Correlation._ARRAYS]
-        return pd.DataFrame(self.to_records(), columns=cols)
-
-
-# --------------------------------------------------------------------------
-# validation
-
-
-def _as_list(v, name, allowed=None):
-    if isinstance(v, str):
-        v = [v]
-    try:
-        v = list(v)
-    except TypeError:
-        raise ParameterError(f"{name}={v!r} must be a string or a list of strings") from None
-    if not v:
-        raise ParameterError(f"{name} is empty")
-    return v
-
-
-def _check_choice(v, name, allowed):
-    if not isinstance(v, str) or v not in allowed:
-        raise ParameterError(f"{name}={v!r}; choose one of {', '.join(allowed)}")
-    return v
-
-
-def _check_confidence(cl):
-    if not isinstance(cl, (float, int)) or isinstance(cl, bool) or not 0 < cl < 1:
-        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1)")
-    return float(cl)
-
-
-def check_level_size(dataset, level):
-    """Raise if the dataset is too small for ``level``."""
-    N, M = len(dataset.systems), len(dataset.inputs)
-    if level in ("system", "input") and N < 2:
-        raise DataError(
-            f"level={level!r} correlates across systems but the dataset has {N} system(s) "
-            f"({', '.join(dataset.systems)}); use level='item' or 'global' (command line: --level "
-            "group-by-system or global), or add systems"
-        )
-    if level == "item" and M < 2:
-        raise DataError(
-            f"level='item' correlates across inputs but the dataset has {M} input(s); "
-            "use level='system', 'input' or 'global' (command line: --level system, input or global), "
-            "or add inputs"
-        )
-    if level == "global" and N * M < 2:
-        raise DataError("level='global' needs at least 2 cells; the dataset has 1")
-
-
-def _human_column(dataset, human):
-    if not isinstance(human, str):
-        raise ParameterError(f"human={human!r} must be the name of one human score column")
-    if human not in dataset.human:
-        hint = " (it is a metric column)" if human in dataset.metrics else ""
-        available = ", ".join(dataset.human) or "none (the dataset was built with human=[])"
-        raise DataError(
-            f"human={human!r} is not a human score column of this dataset{hint}; "
-            f"available: {available}"
-        )
-    return human
-
-
-def _metric_columns(dataset, metrics):
-    if metrics is None:
-        metrics = list(dataset.metrics)
-        if not metrics:
-            raise DataError("the dataset has no metric columns")
-        return metrics
-    metrics = _as_list(metrics, "metrics")
-    unknown = [m for m in metrics if m not in dataset.columns]
-    if unknown:
-        raise DataError(
-            f"unknown metric column(s): {', '.join(map(str, unknown))}; "
-            f"available metrics: {', '.join(dataset.metrics)}"
-        )
-    return metrics
-
-
-def _distinct_metric_columns(dataset, metrics, *, minimum, what, suffix=""):
-    """:func:`_metric_columns` for analyses over a set of metrics: no
-    duplicates, and at least ``minimum`` of them."""
-    metrics = _metric_columns(dataset, metrics)
-    if len(set(metrics)) != len(metrics):
-        raise ParameterError("metrics contains duplicates")
-    if len(metrics) < minimum:
-        raise ParameterError(f"{what} needs at least {minimum} metrics{suffix}")
-    return metrics
+    _item: ClassVar[type] = Correlation
 
 
 # --------------------------------------------------------------------------
@@ -261,50 +135,6 @@ def _distinct_metric_columns(dataset, metrics, *, minimum, what, suffix=""):
 
 def _unit_generator(ss, metric, level, method):
     return _rs.named_generator(ss, metric, level, method)
-
-
-def _exceeds(null, obs, alternative, centred):
-    """Boolean array: null statistics at least as extreme as ``obs``."""
-    tol = RESAMPLING_TOL * max(1.0, abs(obs))
-    if alternative == "greater":
-        return null >= obs - tol
-    if alternative == "less":
-        return null <= obs + tol
-    centre = np.nanmean(null) if centred else 0.0
-    return np.abs(null - centre) >= abs(obs - centre) - tol
-
-
-def resampling_pvalue(null, obs, alternative, *, centred=False):
-    """(count + 1) / (n + 1) over the finite null statistics."""
-    null = np.asarray(null, float)
-    null = null[np.isfinite(null)]
-    if not np.isfinite(obs) or null.size == 0:
-        return np.nan
-    count = int(_exceeds(null, obs, alternative, centred).sum())
-    return (count + 1.0) / (null.size + 1.0)
-
-
-def percentile_interval(dist, confidence_level):
-    """Percentile bootstrap interval over the finite replicates."""
-    d = np.asarray(dist, float)
-    d = d[np.isfinite(d)]
-    if d.size < 2:
-        return np.nan, np.nan
-    a = (1.0 - confidence_level) / 2.0
-    lo, hi = np.percentile(d, [100 * a, 100 * (1 - a)])
-    return float(lo), float(hi)
-
-
-def _analytic_pvalue(coef, xg, yg, alternative):
-    x = xg.ravel()
-    y = yg.ravel()
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(coef.pvalue(x, y, alternative))
 
 
 @dataclass(frozen=True)
@@ -375,7 +205,7 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
     if pmethod == "auto":
         if single and coef.pvalue is not None:
             pmethod = "analytic"
-            pvalue = _analytic_pvalue(coef, xg[0], yg[0], opt.alternative)
+            pvalue = analytic_pvalue(coef, xg[0], yg[0], opt.alternative)
         else:
             pmethod = "none"
     elif pmethod == "permutation":
@@ -598,23 +428,17 @@ def correlate(
     'human:coherence|level:system|method:kendall_b|nan:pairwise|alt:two-sided|ci:fisher:0.95|pvalue:analytic|metaeval:0.1.0'
 
     """
-    human = _human_column(dataset, human)
-    metrics = _metric_columns(dataset, metrics)
-    levels = [check_level(v) for v in _as_list(level, "level")]
-    methods = _as_list(method, "method")
+    human = human_column(dataset, human)
+    metrics = metric_columns(dataset, metrics)
+    levels = [check_level(v) for v in as_list(level, "level")]
+    methods = as_list(method, "method")
     for m in methods:
-        coef = get_coefficient(m)
-        bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
-        if bad:
-            raise ParameterError(
-                f"method={m!r} is defined only at level {', '.join(coef.levels)}; "
-                f"not at {', '.join(bad)}"
-            )
+        check_method_levels(m, levels)
     average = check_average(average)
-    _check_choice(ci, "ci", CI_METHODS)
-    _check_choice(pvalue, "pvalue", PVALUE_METHODS)
-    _check_choice(alternative, "alternative", ALTERNATIVES)
-    confidence_level = _check_confidence(confidence_level)
+    check_choice(ci, "ci", CI_METHODS)
+    check_choice(pvalue, "pvalue", PVALUE_METHODS)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    confidence_level = check_probability(confidence_level)
     n_resamples = _rs.check_n_resamples(n_resamples)
     check_n_jobs(n_jobs)
     if ci == "fisher":

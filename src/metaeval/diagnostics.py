@@ -43,14 +43,25 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special as _sp
 from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from .correlation import _as_list, _check_choice
+from ._signature import fmt_number
+from ._vocab import (
+    ALTERNATIVES,
+    BINOMIAL_CIS,
+    CORRECTIONS,
+    as_list,
+    check_choice,
+    check_int,
+    check_number,
+    check_probability,
+    dataset_from,
+    metric_columns,
+)
 from .data import Dataset
 from .errors import (
     ConstantInputWarning,
@@ -61,16 +72,16 @@ from .errors import (
 )
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
+from .stats.inference import binomial_interval, correlation_test, use_kernels
 from .stats.levels import check_level, level_values
 from .stats.multitest import adjust_pvalues
 
 #: Correlation coefficients offered by the diagnostics.
 CORRELATIONS = ("pearson", "spearman", "kendall_b", "kendall_c")
+#: ``pvalue`` of :func:`ks_score`: the methods of ``scipy.stats.ks_2samp``.
+KS_PVALUES = ("auto", "exact", "asymp")
 #: Binomial confidence intervals of :func:`perturbation_detection`.
-BINOMIAL_CIS = ("wilson", "clopper-pearson")
 #: Multiple-testing corrections of :func:`correlation_design`.
-CORRECTIONS = ("bonferroni", "holm", "bh", "none")
-ALTERNATIVES = ("two-sided", "greater", "less")
 
 #: Seed paper 001, Table 3: human-score thresholds ``(low, high)`` per dataset
 #: (low quality: human ``< low``; high quality: human ``>= high``).
@@ -95,23 +106,6 @@ KS_THRESHOLDS = {
 # validation helpers
 
 
-def _number(v, name, *, lo=None, hi=None, open_lo=False, open_hi=False):
-    if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"{name}={v!r} must be a number")
-    v = float(v)
-    if not math.isfinite(v):
-        raise ParameterError(f"{name}={v!r} must be finite")
-    if lo is not None and (v < lo or (open_lo and v == lo)):
-        raise ParameterError(f"{name}={v!r} must be {'>' if open_lo else '>='} {lo}")
-    if hi is not None and (v > hi or (open_hi and v == hi)):
-        raise ParameterError(f"{name}={v!r} must be {'<' if open_hi else '<='} {hi}")
-    return v
-
-
-def _confidence(cl):
-    return _number(cl, "confidence_level", lo=0, hi=1, open_lo=True, open_hi=True)
-
-
 def _method(method, name="method"):
     get_coefficient(method)  # unknown names: the registry's message
     if method not in CORRELATIONS:
@@ -125,108 +119,8 @@ def _method(method, name="method"):
 _MAPPING = "a mapping of column name to score array"
 
 
-def _as_dataset(data, human, *, what: str) -> tuple[Dataset, list[str]]:
-    """``data`` as a Dataset and ``human`` as a list of its human columns."""
-    if isinstance(data, Dataset):
-        ds = data
-        if not ds.human:
-            raise DataError(
-                f"{what} needs human scores, and this dataset has none (it was built with "
-                "human=[]); add a human column"
-            )
-        humans = list(ds.human) if human is None else _as_list(human, "human")
-        for h in humans:
-            if not isinstance(h, str) or h not in ds.human:
-                hint = " (it is a metric column)" if h in ds.metrics else ""
-                raise DataError(
-                    f"human={h!r} is not a human score column of this dataset{hint}; "
-                    f"available: {', '.join(ds.human)}"
-                )
-        return ds, humans
-    if isinstance(data, Mapping):
-        if human is None:
-            raise ParameterError(
-                f"{what}: with a mapping of score arrays, name the human column(s) with human="
-            )
-        humans = _as_list(human, "human")
-        missing = [h for h in humans if h not in data]
-        if missing:
-            raise DataError(
-                f"human column(s) {', '.join(map(repr, missing))} not in the data; "
-                f"columns: {', '.join(map(str, data))}"
-            )
-        arrays = {}
-        for k, v in data.items():
-            a = np.asarray(v, dtype=float)
-            arrays[k] = a[None, :] if a.ndim == 1 else a
-        return Dataset.from_arrays(arrays, human=humans), humans
-    raise ParameterError(
-        f"{what}: data must be a metaeval Dataset or a mapping of column name to score array, "
-        f"got {type(data).__name__}"
-    )
-
-
-def _fast(n_values: int) -> bool:
-    """Use the numba kernels only for large batches: on small ones their NumPy
-    twins (same definitions) are faster, as they skip thread start-up."""
-    return n_values >= 1_000_000
-
-
-def _metric_list(ds: Dataset, metrics) -> list[str]:
-    if metrics is None:
-        if not ds.metrics:
-            raise DataError("the data have no metric columns")
-        return list(ds.metrics)
-    metrics = _as_list(metrics, "metrics")
-    unknown = [m for m in metrics if m not in ds.columns]
-    if unknown:
-        raise DataError(
-            f"unknown metric column(s): {', '.join(map(str, unknown))}; "
-            f"available metrics: {', '.join(ds.metrics)}"
-        )
-    return metrics
-
-
-def _fmt_num(v: float) -> str:
-    return repr(int(v)) if float(v).is_integer() else repr(float(v))
-
-
 # --------------------------------------------------------------------------
 # 1. perturbation detection
-
-
-def binomial_interval(k: int, n: int, *, confidence_level: float = 0.95, method: str = "wilson"):
-    r"""Two-sided confidence interval for a binomial proportion k / n.
-
-    ``wilson`` (Wilson 1927, the score interval without continuity
-    correction): with :math:`\hat p = k/n` and :math:`z = \Phi^{-1}((1+c)/2)`,
-    :math:`(2n\hat p + z^2 \mp z\sqrt{4n\hat p(1-\hat p) + z^2}) / (2(n + z^2))`,
-    with the bound set to exactly 0 when k = 0 and 1 when k = n.
-    ``clopper-pearson`` (Clopper and Pearson 1934, "exact"): the
-    :math:`(1-c)/2` quantile of Beta(k, n-k+1) and the :math:`(1+c)/2`
-    quantile of Beta(k+1, n-k) (0 and 1 at the ends).  These are
-    ``scipy.stats.binomtest(k, n).proportion_ci(c, method="wilson")`` and
-    ``method="exact"``.  ``(nan, nan)`` when n = 0.
-
-    >>> [round(v, 4) for v in binomial_interval(8, 10)]
-    [0.4902, 0.9433]
-    """
-    _check_choice(method, "ci", BINOMIAL_CIS)
-    if n == 0:
-        return math.nan, math.nan
-    a = 1.0 - confidence_level
-    if method == "wilson":
-        z = float(_sp.ndtri(0.5 + 0.5 * confidence_level))
-        p = k / n
-        denom = 2.0 * (n + z * z)
-        center = (2.0 * n * p + z * z) / denom
-        delta = z / denom * math.sqrt(4.0 * n * p * (1.0 - p) + z * z)
-        lo = 0.0 if k == 0 else center - delta
-        hi = 1.0 if k == n else center + delta
-        return float(lo), float(hi)
-    lo = 0.0 if k == 0 else float(_st.beta.ppf(a / 2.0, k, n - k + 1))
-    hi = 1.0 if k == n else float(_st.beta.ppf(1.0 - a / 2.0, k + 1, n - k))
-    return lo, hi
 
 
 @dataclass(frozen=True)
@@ -383,13 +277,13 @@ def perturbation_detection(
     >>> r.statistic, r.tie_share, r.n_greater, r.n_ties, r.n_less
     (0.5, 0.25, 2, 1, 1)
     """
-    _check_choice(ci, "ci", BINOMIAL_CIS)
-    _check_choice(alternative, "alternative", ALTERNATIVES)
-    confidence_level = _confidence(confidence_level)
-    atol = _number(atol, "atol", lo=0)
+    check_choice(ci, "ci", BINOMIAL_CIS)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    confidence_level = check_probability(confidence_level)
+    atol = check_number(atol, "atol", lo=0)
     orig = _score_table(original, "original")
     pert = _score_table(perturbed, "perturbed")
-    lower = _as_list(lower_is_better, "lower_is_better") if lower_is_better else []
+    lower = as_list(lower_is_better, "lower_is_better") if lower_is_better else []
     bad = [m for m in lower if not isinstance(m, str) or m not in pert]
     if bad:
         raise ParameterError(
@@ -397,7 +291,7 @@ def perturbation_detection(
             f"its metrics: {', '.join(pert)}"
         )
     if min_human is not None:
-        min_human = _number(min_human, "min_human")
+        min_human = check_number(min_human, "min_human")
         if human is None:
             raise ParameterError("min_human needs the human scores of the originals: pass human=")
     h = None
@@ -469,8 +363,8 @@ def perturbation_detection(
             alt=alternative,
             ci=(ci, confidence_level),
             pvalue="sign",
-            atol=_fmt_num(atol),
-            min_human=None if min_human is None else _fmt_num(min_human),
+            atol=fmt_number(atol),
+            min_human=None if min_human is None else fmt_number(min_human),
             better="lower" if m in lower else None,
         )
         out.append(
@@ -600,7 +494,7 @@ def ks_score(
     metrics=None,
     low: float | None = None,
     high: float | None = None,
-    method: str = "auto",
+    pvalue: str = "auto",
 ) -> KSScores:
     r"""Kolmogorov-Smirnov score: how well a metric separates low- from high-quality texts.
 
@@ -623,8 +517,9 @@ def ks_score(
     low, high : float, optional
         Thresholds.  Default: seed paper 001's Table 3 entry for the
         dataset's name (:data:`KS_THRESHOLDS`; SummEval: < 3 and >= 4).
-    method : {"auto", "exact", "asymp"}
-        p-value method of ``scipy.stats.ks_2samp``.
+    pvalue : {"auto", "exact", "asymp"}
+        How the p-value is computed: the ``method`` of ``scipy.stats.ks_2samp``
+        (kept in the result's ``method`` field and the signature's ``pvalue``).
 
     Returns
     -------
@@ -644,9 +539,9 @@ def ks_score(
     >>> r.statistic, r.direction, r.n_low, r.n_high
     (1.0, 1, 2, 2)
     """
-    ds, humans = _as_dataset(data, human, what="ks_score")
-    metrics = _metric_list(ds, metrics)
-    _check_choice(method, "method", ("auto", "exact", "asymp"))
+    ds, humans = dataset_from(data, human, what="ks_score")
+    metrics = metric_columns(ds, metrics, where="the data")
+    check_choice(pvalue, "pvalue", KS_PVALUES)
     if low is None and high is None:
         key = (ds.name or "").lower()
         if key not in KS_THRESHOLDS:
@@ -659,8 +554,8 @@ def ks_score(
         low, high = KS_THRESHOLDS[key]
     elif low is None or high is None:
         raise ParameterError("give both low= and high= (or neither, for the Table 3 defaults)")
-    low = _number(low, "low")
-    high = _number(high, "high")
+    low = check_number(low, "low")
+    high = check_number(high, "high")
     if high < low:
         raise ParameterError(
             f"high={high:g} is below low={low:g}: the groups human < low and human >= high "
@@ -690,14 +585,14 @@ def ks_score(
                 sign = 0
             else:
                 stat, loc, sign = ks_statistic(a, b)
-                p = float(_st.ks_2samp(a, b, method=method).pvalue)
+                p = float(_st.ks_2samp(a, b, method=pvalue).pvalue)
             sig = make_signature(
                 human=hname,
                 level="global",
                 test="ks",
-                low=_fmt_num(low),
-                high=_fmt_num(high),
-                pvalue=method,
+                low=fmt_number(low),
+                high=fmt_number(high),
+                pvalue=pvalue,
             )
             out.append(
                 KSScore(
@@ -713,7 +608,7 @@ def ks_score(
                     n_high=int(b.size),
                     n_middle=n_mid,
                     n_missing=n_missing,
-                    method=method,
+                    method=pvalue,
                     signature=sig,
                 )
             )
@@ -801,67 +696,6 @@ class MetaCorrelations(_Collection):
         )
 
 
-_SCIPY = {
-    "pearson": lambda x, y, alt: _st.pearsonr(x, y, alternative=alt),
-    "spearman": lambda x, y, alt: _st.spearmanr(x, y, alternative=alt),
-    "kendall_b": lambda x, y, alt: _st.kendalltau(x, y, variant="b", alternative=alt),
-    "kendall_c": lambda x, y, alt: _st.kendalltau(x, y, variant="c", alternative=alt),
-}
-
-
-def _single_correlation(method, x, y, alternative):
-    """Coefficient, analytic p-value and n of two 1-D vectors (pairwise deletion).
-
-    scipy's ``pearsonr``, ``spearmanr`` and ``kendalltau`` (same definitions
-    as :mod:`metaeval.stats.coefficients`); NaN for fewer than 3 pairs (the
-    coefficient alone for 2) or a constant side.
-    """
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    n = int(x.size)
-    if n < 2 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return math.nan, math.nan, n
-    if n == 2:
-        return float(np.sign((x[1] - x[0]) * (y[1] - y[0]))), math.nan, n
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        res = _SCIPY[method](x, y, alternative)
-    return float(res.statistic), float(res.pvalue), n
-
-
-def _t_pvalue(r, df, alternative):
-    """p-value of a correlation r from the t statistic r sqrt(df / (1 - r^2)) (df = n - 2)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t = r * np.sqrt(df / ((1.0 - r) * (1.0 + r)))
-    if alternative == "greater":
-        return _sp.stdtr(df, -t)
-    if alternative == "less":
-        return _sp.stdtr(df, t)
-    return np.minimum(2.0 * _sp.stdtr(df, -np.abs(t)), 1.0)
-
-
-def _complete_matrix(V, method, alternative):
-    """Pearson or Spearman matrix and p-values of complete columns V (n, k), in one step.
-
-    Same numbers as scipy's ``pearsonr`` / ``spearmanr`` on each pair (the
-    t-distribution p-value, which scipy's beta form of ``pearsonr`` equals).
-    """
-    n = V.shape[0]
-    if method == "spearman":
-        V = _st.rankdata(V, axis=0)
-    Z = V - V.mean(axis=0)
-    s = np.abs(Z).max(axis=0)
-    const = np.ptp(V, axis=0) == 0
-    Z = Z / np.where(s > 0, s, 1.0)
-    norms = np.sqrt((Z * Z).sum(axis=0))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        R = np.clip((Z.T @ Z) / np.outer(norms, norms), -1.0, 1.0)
-    R[const, :] = np.nan
-    R[:, const] = np.nan
-    P = _t_pvalue(R, n - 2, alternative) if n > 2 else np.full(R.shape, np.nan)
-    return R, P
-
-
 @accepts_frames(human="human", accepts=(Mapping,), accepts_text=_MAPPING)
 def meta_correlation(
     data,
@@ -908,14 +742,14 @@ def meta_correlation(
     >>> h = np.array([[1., 2, 3, 4], [2, 3, 4, 5], [3, 4, 5, 6]])
     >>> m = h + np.array([[0, 0, 0, 0], [0, 0, 1.5, -1.5], [3, -3, 3, -3]])
     >>> r = meta_correlation({"human": h, "m": m}, "human")[0]
-    >>> r.quality.tolist(), np.round(r.system_correlation, 6).tolist(), r.statistic
+    >>> r.quality.tolist(), np.round(r.system_correlation, 6).tolist(), round(r.statistic, 12)
     ([2.5, 3.5, 4.5], [1.0, 0.8, 0.0], -1.0)
     """
-    ds, humans = _as_dataset(data, human, what="meta_correlation")
-    metrics = _metric_list(ds, metrics)
+    ds, humans = dataset_from(data, human, what="meta_correlation")
+    metrics = metric_columns(ds, metrics, where="the data")
     method = _method(method)
     meta_method = method if meta_method is None else _method(meta_method, "meta_method")
-    _check_choice(alternative, "alternative", ALTERNATIVES)
+    check_choice(alternative, "alternative", ALTERNATIVES)
     if len(ds.systems) < 3:
         raise DataError(
             f"meta-correlation correlates across systems; the data have {len(ds.systems)} "
@@ -938,7 +772,7 @@ def meta_correlation(
             undefined = ~np.isfinite(p_i)
             too_few = undefined & (nv < 2)
             constant = undefined & ~too_few
-            stat, pval, n_used = _single_correlation(meta_method, p_i, q, alternative)
+            stat, pval, n_used = correlation_test(p_i, q, "global", meta_method, alternative)
             _warn_groups(m, hname, int(constant.sum()), int(too_few.sum()), len(ds.systems))
             if not np.isfinite(stat):
                 warnings.warn(
@@ -1159,14 +993,13 @@ def sample_size(
     >>> np.round(r.mean, 12).tolist(), np.round(r.std, 12).tolist()
     ([1.0, 1.0], [0.0, 0.0])
     """
-    ds, humans = _as_dataset(data, human, what="sample_size")
-    metrics = _metric_list(ds, metrics)
+    ds, humans = dataset_from(data, human, what="sample_size")
+    metrics = metric_columns(ds, metrics, where="the data")
     method = _method(method)
     sizes = _check_sizes(sizes)
     n_resamples = _rs.check_n_resamples(n_resamples)
-    if isinstance(ddof, bool) or not isinstance(ddof, (int, np.integer)) or ddof < 0:
-        raise ParameterError(f"ddof={ddof!r} must be a non-negative int")
-    thr = math.nan if threshold is None else _number(threshold, "threshold", lo=0, open_lo=True)
+    check_int(ddof, "ddof", 0)
+    thr = math.nan if threshold is None else check_number(threshold, "threshold", lo=0, open_lo=True)
     coef = get_coefficient(method)
     ss, tag = _rs.seed_sequence(rng)
     out = []
@@ -1182,7 +1015,7 @@ def sample_size(
                 raise ParameterError(
                     f"sizes {too_big} exceed the {V} texts with both {m!r} and {hname!r} scores"
                 )
-            full, _, _ = _single_correlation(method, x, y, "two-sided")
+            full, _, _ = correlation_test(x, y, "global", method)
             means, stds, nans, dists = [], [], [], []
             for n in sizes:
                 gen = _rs.named_generator(ss, "sample_size", hname, m, str(n))
@@ -1190,7 +1023,7 @@ def sample_size(
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     r = coef.batch(
-                        x[idx][:, None, :], y[idx][:, None, :], fast=_fast(idx.size)
+                        x[idx][:, None, :], y[idx][:, None, :], fast=use_kernels(idx.size)
                     )[:, 0]
                 fin = r[np.isfinite(r)]
                 nans.append(int(r.size - fin.size))
@@ -1400,7 +1233,7 @@ def reference_sensitivity(
     """
     if not isinstance(data, Dataset):
         raise ParameterError("reference_sensitivity needs a Dataset (its human scores)")
-    ds, humans = _as_dataset(data, human, what="reference_sensitivity")
+    ds, humans = dataset_from(data, human, what="reference_sensitivity")
     if (scores is None) == (score is None):
         raise ParameterError(
             "give exactly one of scores= (an (N, M, R) array of per-reference scores) and "
@@ -1409,7 +1242,7 @@ def reference_sensitivity(
     level = check_level(level)
     method = _method(method)
     n_resamples = _rs.check_n_resamples(n_resamples)
-    coverage = _number(coverage, "coverage", lo=0, hi=1, open_lo=True, open_hi=True)
+    coverage = check_number(coverage, "coverage", lo=0, hi=1, open_lo=True, open_hi=True)
     N, M = ds.shape
     if scores is not None:
         table = dict(scores) if isinstance(scores, Mapping) else {"metric": scores}
@@ -1452,10 +1285,10 @@ def reference_sensitivity(
                     xb = S[np.arange(N)[None, :, None], np.arange(M)[None, None, :], r[:, None, :]]
                     xb = np.where(count[None, None, :] > 0, xb, np.nan)
                     dist[s : s + block] = level_values(
-                        xb, y, level, method, detail=False, fast=_fast(n_resamples * N * M)
+                        xb, y, level, method, detail=False, fast=use_kernels(n_resamples * N * M)
                     ).value
                 per_ref = level_values(
-                    np.moveaxis(S, 2, 0), y, level, method, detail=False, fast=_fast(S.size)
+                    np.moveaxis(S, 2, 0), y, level, method, detail=False, fast=use_kernels(S.size)
                 ).value
             fin = dist[np.isfinite(dist)]
             n_nan = int(dist.size - fin.size)
@@ -1576,12 +1409,10 @@ class CorrelationDesign(_Result):
             )
         if value == "significant":
             a = self.pvalue_adjusted[level] <= self.alpha[level]
-        elif value in ("statistic", "pvalue", "pvalue_adjusted", "n"):
-            a = getattr(self, value)[level]
         else:
-            raise ParameterError(
-                f"value={value!r}; choose one of statistic, pvalue, pvalue_adjusted, n, significant"
-            )
+            check_choice(value, "value", ("statistic", "pvalue", "pvalue_adjusted", "n",
+                                          "significant"))
+            a = getattr(self, value)[level]
         return pd.DataFrame(a, index=list(self.columns), columns=list(self.columns))
 
     @classmethod
@@ -1680,11 +1511,11 @@ def correlation_design(
     0  system    human        m    5        False
     1  global    human        m  200         True
     """
-    ds, humans = _as_dataset(data, human, what="correlation_design")
+    ds, humans = dataset_from(data, human, what="correlation_design")
     method = _method(method)
-    _check_choice(correction, "correction", CORRECTIONS)
-    _check_choice(alternative, "alternative", ALTERNATIVES)
-    levels = tuple(check_level(lv) for lv in _as_list(levels, "levels"))
+    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(alternative, "alternative", ALTERNATIVES)
+    levels = tuple(check_level(lv) for lv in as_list(levels, "levels"))
     bad = [lv for lv in levels if lv not in _DESIGN_LEVELS]
     if bad:
         raise ParameterError(
@@ -1697,15 +1528,15 @@ def correlation_design(
         if missing:
             raise ParameterError(f"alpha has no value for level(s) {', '.join(missing)}")
         alphas = {
-            lv: _number(alpha[lv], f"alpha[{lv!r}]", lo=0, hi=1, open_lo=True) for lv in levels
+            lv: check_number(alpha[lv], f"alpha[{lv!r}]", lo=0, hi=1, open_lo=True) for lv in levels
         }
     else:
-        a = _number(alpha, "alpha", lo=0, hi=1, open_lo=True)
+        a = check_number(alpha, "alpha", lo=0, hi=1, open_lo=True)
         alphas = {lv: a for lv in levels}
     if columns is None:
         cols = list(ds.human if human is None else humans) + list(ds.metrics)
     else:
-        cols = _as_list(columns, "columns")
+        cols = as_list(columns, "columns")
         unknown = [c for c in cols if c not in ds.columns]
         if unknown:
             raise DataError(
@@ -1728,33 +1559,20 @@ def correlation_design(
         S = np.full((k, k), np.nan)
         P = np.full((k, k), np.nan)
         Nn = np.zeros((k, k), dtype=int)
-        vecs = [_level_vector(a, lv) for a in arrays]
-        complete = [i for i in range(k) if np.isfinite(arrays[i]).all()]
-        done = np.zeros((k, k), dtype=bool)
-        if method in ("pearson", "spearman") and len(complete) >= 2 and vecs[0].size >= 3:
-            R, PP = _complete_matrix(np.column_stack([vecs[i] for i in complete]), method,
-                                     alternative)  # fmt: skip
-            ix = np.ix_(complete, complete)
-            S[ix], P[ix], Nn[ix], done[ix] = R, PP, vecs[0].size, True
         for i in range(k):
             for j in range(i + 1, k):
-                if done[i, j]:
-                    continue
-                x, y = _arrange_pair(arrays[i], arrays[j], lv)
-                stat, p, n = _single_correlation(method, x, y, alternative)
+                # (metric, human) order of correlate(), whose numbers these are
+                stat, p, n = correlation_test(arrays[j], arrays[i], lv, method, alternative)
                 S[i, j] = S[j, i] = stat
                 P[i, j] = P[j, i] = p
                 Nn[i, j] = Nn[j, i] = n
         np.fill_diagonal(S, 1.0)
         np.fill_diagonal(P, np.nan)
-        np.fill_diagonal(Nn, [int(np.isfinite(v).sum()) for v in vecs])
+        finite = [np.isfinite(a) for a in arrays]
+        np.fill_diagonal(Nn, [int((f.any(axis=1) if lv == "system" else f).sum()) for f in finite])
         iu = np.triu_indices(k, 1)
         pu = P[iu]
-        if correction == "bonferroni":
-            m = int(np.isfinite(pu).sum())
-            adj = np.minimum(pu * m, 1.0)
-        else:
-            adj = adjust_pvalues(pu, method=correction)
+        adj = adjust_pvalues(pu, method=correction)
         A = np.full((k, k), np.nan)
         A[iu] = adj
         A.T[iu] = adj
@@ -1795,29 +1613,6 @@ def correlation_design(
         pvalue_adjusted=padj_m,
         n=n_m,
     )
-
-
-def _level_vector(a, level):
-    """One column's vector at ``system`` (means over its own cells) or ``global`` level."""
-    if level == "global":
-        return a.ravel()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        return np.nanmean(a, axis=1)
-
-
-def _arrange_pair(a, b, level):
-    """1-D vectors for a single correlation at ``system`` or ``global`` level."""
-    if level == "global":
-        return a.ravel(), b.ravel()
-    valid = np.isfinite(a) & np.isfinite(b)
-    cnt = valid.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ma = np.where(valid, a, 0.0).sum(axis=1) / cnt
-        mb = np.where(valid, b, 0.0).sum(axis=1) / cnt
-    ma[cnt == 0] = np.nan
-    mb[cnt == 0] = np.nan
-    return ma, mb
 
 
 # --------------------------------------------------------------------------

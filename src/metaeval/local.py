@@ -35,8 +35,9 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
@@ -46,18 +47,20 @@ from ._parallel import check_n_jobs, run_units
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from .correlation import RESAMPLING_TOL, _as_list, _check_choice
-from .data import Dataset
-from ._results import _ARR, _Collection, _Result
-from .diagnostics import (
+from ._signature import fmt_number
+from ._vocab import (
     BINOMIAL_CIS,
-    _confidence,
-    _fmt_num,
-    _heatmap,
-    _number,
-    _pyplot,
-    binomial_interval,
+    CORRECTIONS,
+    as_list,
+    check_choice,
+    check_int,
+    check_number,
+    check_probability,
+    metric_columns,
 )
+from .data import Dataset
+from ._results import _ARR, _Collection, _Result, _Table
+from .diagnostics import _heatmap, _pyplot  # views: moving to report/ (issue 13 item 4)
 from .errors import (
     ConstantInputWarning,
     DataError,
@@ -68,7 +71,8 @@ from .errors import (
 )
 from .stats import _wtau
 from .stats import resampling as _rs
-from .stats.multitest import adjust_pvalues, check_method
+from .stats.inference import binomial_interval, resampling_pvalue, use_kernels
+from .stats.multitest import adjust_pvalues
 
 #: How a pair of outputs that both belong to an input is assigned a context
 #: when its two outputs carry different labels (human-ordered pairs only).
@@ -79,8 +83,6 @@ AVERAGES = ("input", "pair")
 TIES = ("incorrect", "exclude")
 #: p-values of :func:`context_chi2`.
 CHI2_TESTS = ("auto", "asymptotic", "permutation")
-#: Multiple-testing corrections (:mod:`metaeval.stats.multitest`).
-CORRECTIONS = ("holm", "bh", "none")
 
 #: Weighted-tau variants: name -> (symmetric, additive, description).
 WTAU_VARIANTS = {
@@ -180,27 +182,10 @@ def _score_arrays(x, name: str) -> tuple[dict[str, np.ndarray], Dataset | None]:
     return {"metric": a[None, :] if a.ndim == 1 else a}, None
 
 
-def _metric_names(metrics, available: Sequence[str], where: str) -> list[str]:
-    if metrics is None:
-        if not available:
-            raise DataError(f"{where} has no metric columns")
-        return list(available)
-    metrics = _as_list(metrics, "metrics")
-    unknown = [m for m in metrics if m not in available]
-    if unknown:
-        raise DataError(
-            f"metrics: {', '.join(map(repr, unknown))} not in {where}; available: "
-            f"{', '.join(available)}"
-        )
-    if len(set(metrics)) != len(metrics):
-        raise ParameterError(f"metrics lists a metric twice: {metrics}")
-    return metrics
-
-
 def _lower_names(lower_is_better, metrics) -> tuple[str, ...]:
     if lower_is_better is None:
         return ()
-    names = _as_list(lower_is_better, "lower_is_better") if lower_is_better else []
+    names = as_list(lower_is_better, "lower_is_better") if lower_is_better else []
     unknown = [m for m in names if m not in metrics]
     if unknown:
         raise DataError(
@@ -368,8 +353,8 @@ class LocalPairs:
             "pairs": self.source,
             "context": self.category,
             "pair_context": self.pair_context,
-            "atol": _fmt_num(self.atol),
-            "human_atol": None if self.human is None else _fmt_num(self.human_atol),
+            "atol": fmt_number(self.atol),
+            "human_atol": None if self.human is None else fmt_number(self.human_atol),
             "lower": ",".join(self.lower_is_better) or None,
         }
 
@@ -521,8 +506,8 @@ def local_pairs(
     >>> pairs.contexts, pairs.outcome.tolist()
     (('a', 'b'), [[1, 0, 1, -1]])
     """
-    atol = _number(atol, "atol", lo=0)
-    human_atol = _number(human_atol, "human_atol", lo=0)
+    atol = check_number(atol, "atol", lo=0)
+    human_atol = check_number(human_atol, "human_atol", lo=0)
     if (
         perturbed is None
         and human is None
@@ -562,7 +547,7 @@ def local_pairs(
         )
     else:
         pair_context = "better" if pair_context is None else pair_context
-        _check_choice(pair_context, "pair_context", PAIR_CONTEXTS)
+        check_choice(pair_context, "pair_context", PAIR_CONTEXTS)
         pairs = _human_pairs(
             original,
             human,
@@ -608,9 +593,8 @@ def _perturbation_pairs(original, perturbed, context, metrics, lower_is_better, 
             f"perturbed has metric(s) {', '.join(map(repr, missing))} that original lacks; "
             f"original has: {', '.join(orig)} (or choose metrics=)"
         )
-    metrics = _metric_names(
-        metrics, [m for m in pert if m in orig], "both original and perturbed"
-    )
+    metrics = metric_columns(None, metrics, available=[m for m in pert if m in orig],
+                             where="both original and perturbed", distinct=True)
     shape = orig[metrics[0]].shape
     for m in metrics:
         for what, a in (("original", orig[m]), ("perturbed", pert[m])):
@@ -688,7 +672,8 @@ def _human_pairs(
                 f"available: {avail}"
             )
         H = np.asarray(ds.scores(human), float)
-        metrics = _metric_names(metrics, list(ds.metrics), "the dataset's metrics")
+        metrics = metric_columns(None, metrics, available=list(ds.metrics),
+                                 where="the dataset's metrics", distinct=True)
         S = {m: np.asarray(ds.scores(m), float) for m in metrics}
     elif isinstance(data, Mapping):
         ds = None
@@ -698,7 +683,8 @@ def _human_pairs(
                 f"human column {human!r} not in the data; columns: {', '.join(arrays)}"
             )
         H = arrays[human]
-        metrics = _metric_names(metrics, [k for k in arrays if k != human], "the data")
+        metrics = metric_columns(None, metrics, available=[k for k in arrays if k != human],
+                                 where="the data", distinct=True)
         S = {m: arrays[m] for m in metrics}
     else:
         raise ParameterError(
@@ -858,8 +844,8 @@ def _block_values(b: _Blocks, average: str, ties: str):
 
 
 def _check_options(average, ties):
-    _check_choice(average, "average", AVERAGES)
-    _check_choice(ties, "ties", TIES)
+    check_choice(average, "average", AVERAGES)
+    check_choice(ties, "ties", TIES)
 
 
 # --------------------------------------------------------------------------
@@ -867,7 +853,7 @@ def _check_options(average, ties):
 
 
 @dataclass(frozen=True)
-class LocalAccuracy:
+class LocalAccuracy(_Table):
     """Local accuracy of every metric in every context (paper 004, Eq. 1-2).
 
     Attributes
@@ -947,6 +933,8 @@ class LocalAccuracy:
         "average", "ties", "ci_method", "confidence_level", "signature",
     )  # fmt: skip
 
+    _get_keys: ClassVar[tuple] = ("metric", "context")
+
     @classmethod
     def frame_columns(cls) -> list[str]:
         return list(cls._COLUMNS)
@@ -1015,7 +1003,7 @@ class LocalAccuracy:
         ``n``, ``rank``, ...), the data of Figures 1a-3a."""
         allowed = ("statistic", "ci_low", "ci_high", "rank", "n", "n_correct", "n_ties",
                    "n_incorrect", "n_missing", "n_inputs")  # fmt: skip
-        _check_choice(value, "value", allowed)
+        check_choice(value, "value", allowed)
         return pd.DataFrame(
             getattr(self, value), index=pd.Index(self.metrics, name="metric"),
             columns=pd.Index(self.contexts, name="context"),
@@ -1046,9 +1034,10 @@ class LocalAccuracy:
             }
         )
 
-    def to_dict(self) -> dict:
+    def to_dict(self, *, arrays: bool = False) -> dict:
         """Scalar fields plus ``rows`` (the records of ``to_frame()``) and
-        ``overall`` (those of ``overall_frame()``)."""
+        ``overall`` (those of ``overall_frame()``); with ``arrays``, also
+        ``inputs`` and the (metric x context) arrays as nested lists."""
         d = {
             f.name: getattr(self, f.name)
             for f in fields(self)
@@ -1059,6 +1048,11 @@ class LocalAccuracy:
         d.pop("inputs", None)
         d["rows"] = self.to_frame().to_dict("records")
         d["overall"] = self.overall_frame().to_dict("records")
+        if arrays:
+            d["inputs"] = list(self.inputs)
+            for f in fields(self):
+                if f.metadata.get("array") and not f.name.startswith("_"):
+                    d[f.name] = np.asarray(getattr(self, f.name)).tolist()
         return d
 
 
@@ -1197,8 +1191,8 @@ def local_accuracy(
     """
     pairs = _check_pairs(pairs, "local_accuracy")
     _check_options(average, ties)
-    _check_choice(ci, "ci", BINOMIAL_CIS)
-    cl = _confidence(confidence_level)
+    check_choice(ci, "ci", BINOMIAL_CIS)
+    cl = check_probability(confidence_level)
     b = _blocks(pairs)
     K, C = len(pairs.metrics), len(pairs.contexts)
     num, den = _block_values(b, average, ties)
@@ -1432,22 +1426,6 @@ class ContextChi2(_Collection):
         return pd.DataFrame(rows, columns=cols)
 
 
-def _perm_pvalue(null, obs, alternative):
-    """(count + 1) / (n + 1) over the finite null values, with the relative
-    tie tolerance ``RESAMPLING_TOL``; NaN if ``obs`` is NaN."""
-    null = np.asarray(null, float)
-    fin = np.isfinite(null)
-    nf = int(fin.sum())
-    if not np.isfinite(obs) or nf == 0:
-        return math.nan
-    tol = RESAMPLING_TOL * max(1.0, abs(obs))
-    if alternative == "greater":
-        count = int((null[fin] >= obs - tol).sum())
-    else:
-        count = int((null[fin] <= obs + tol).sum())
-    return (count + 1.0) / (nf + 1.0)
-
-
 def context_chi2(
     pairs: LocalPairs,
     *,
@@ -1524,10 +1502,9 @@ def context_chi2(
     ([[18, 2], [6, 14]], 15.0, 1, 'asymptotic')
     """
     pairs = _check_pairs(pairs, "context_chi2")
-    _check_choice(ties, "ties", TIES)
-    _check_choice(test, "test", CHI2_TESTS)
-    _check_choice(correction, "correction", CORRECTIONS)
-    check_method(correction)
+    check_choice(ties, "ties", TIES)
+    check_choice(test, "test", CHI2_TESTS)
+    check_choice(correction, "correction", CORRECTIONS)
     B = _rs.check_n_resamples(n_resamples)
     if len(pairs.contexts) < 2:
         raise DataError(
@@ -1580,7 +1557,7 @@ def context_chi2(
                     n_c.astype(np.int64), K1, size=B
                 )
                 null = _chi2_stat(draws.astype(float), n_c.astype(float))
-                p = _perm_pvalue(null, stat, "greater")
+                p = resampling_pvalue(null, stat, "greater")
                 nres = B
         items.append(
             {
@@ -1669,10 +1646,6 @@ def _variant(variant):
         choices = "; ".join(f"{k!r}: {v[2]}" for k, v in WTAU_VARIANTS.items())
         raise ParameterError(f"variant={variant!r}; choose one of {choices}")
     return WTAU_VARIANTS[variant][:2]
-
-
-def _fast(n_work: int) -> bool:
-    return n_work >= 1_000_000
 
 
 def weighted_tau(
@@ -1774,7 +1747,7 @@ def weighted_tau(
 
 
 @dataclass(frozen=True)
-class ContextTau:
+class ContextTau(_Table):
     """Weighted tau between the metric rankings of every pair of contexts (H2).
 
     Attributes
@@ -1864,11 +1837,13 @@ class ContextTau:
 
     _MATRICES = ("tau", "n_metrics", "pvalues", "pvalues_adjusted")
 
+    _get_keys: ClassVar[tuple] = ("context_a", "context_b")
+
     def matrix(self, value: str = "tau", *, ordered: bool = False) -> pd.DataFrame:
         """Contexts x contexts table of ``value`` (``tau``, ``n_metrics``,
         ``pvalues``, ``pvalues_adjusted``); ``ordered=True`` puts the
         contexts in dendrogram order (the heatmap of Figures 1b-3b)."""
-        _check_choice(value, "value", self._MATRICES)
+        check_choice(value, "value", self._MATRICES)
         a = np.asarray(getattr(self, value))
         labels = list(self.contexts)
         if ordered:
@@ -1940,7 +1915,7 @@ def _tau_batch(A, I, J, w, symmetric, additive):
     B, _, K = A.shape
     fn = (
         _wtau.weighted_tau_pairs
-        if _fast(B * I.size * K * K)
+        if use_kernels(B * I.size * K * K)
         else _wtau.weighted_tau_pairs_numpy
     )
     return fn(np.ascontiguousarray(A), I, J, w, symmetric, additive)
@@ -2102,23 +2077,11 @@ def context_tau(
     pairs = _check_pairs(pairs, "context_tau")
     _check_options(average, ties)
     symmetric, additive = _variant(variant)
-    _check_choice(correction, "correction", CORRECTIONS)
-    if (
-        isinstance(n_resamples, bool)
-        or not isinstance(n_resamples, (int, np.integer))
-        or (n_resamples < 0)
-    ):
-        raise ParameterError(
-            f"n_resamples={n_resamples!r} must be an int >= 0 (0: no test)"
-        )
-    B = int(n_resamples)
-    cluster_threshold = _number(cluster_threshold, "cluster_threshold", lo=-1, hi=1)
-    if n_clusters is not None and (
-        isinstance(n_clusters, bool)
-        or not isinstance(n_clusters, (int, np.integer))
-        or n_clusters < 1
-    ):
-        raise ParameterError(f"n_clusters={n_clusters!r} must be a positive int")
+    check_choice(correction, "correction", CORRECTIONS)
+    B = check_int(n_resamples, "n_resamples", 0)
+    cluster_threshold = check_number(cluster_threshold, "cluster_threshold", lo=-1, hi=1)
+    if n_clusters is not None:
+        check_int(n_clusters, "n_clusters")
     check_n_jobs(n_jobs)
     K, C = len(pairs.metrics), len(pairs.contexts)
     if K < 2:
@@ -2192,7 +2155,7 @@ def context_tau(
             labels = np.stack([gen.permutation(lab0) for _ in range(e - s)])
             sums = (
                 _wtau.label_sums
-                if _fast((e - s) * nb * values.shape[1])
+                if use_kernels((e - s) * nb * values.shape[1])
                 else _wtau.label_sums_numpy
             )
             A = _snap(_accuracies(sums(values, labels, C), K))
@@ -2203,9 +2166,9 @@ def context_tau(
             null[s:e] = t
             null_stat[s:e] = m
         pv = np.array(
-            [_perm_pvalue(null[:, p], t_obs[p], "less") for p in range(I.size)]
+            [resampling_pvalue(null[:, p], t_obs[p], "less") for p in range(I.size)]
         )
-        p_stat = _perm_pvalue(null_stat, stat, "less")
+        p_stat = resampling_pvalue(null_stat, stat, "less")
     else:
         pv = np.full(I.size, np.nan)
         p_stat = math.nan
@@ -2227,7 +2190,7 @@ def context_tau(
         seed=tag if B else None,
         cluster=(
             "average",
-            _fmt_num(cluster_threshold) if n_clusters is None else f"k{n_clusters}",
+            fmt_number(cluster_threshold) if n_clusters is None else f"k{n_clusters}",
         ),
     )
     return ContextTau(
@@ -2284,13 +2247,13 @@ def plot_local_accuracy(
     ``fig.axes[0].lines[i].get_ydata()``.
     """
     plt = _pyplot()
-    mets = list(acc.metrics) if metrics is None else _as_list(metrics, "metrics")
+    mets = list(acc.metrics) if metrics is None else as_list(metrics, "metrics")
     unknown = [m for m in mets if m not in acc.metrics]
     if unknown:
         raise DataError(
             f"metrics {unknown} not in the result; it has {list(acc.metrics)}"
         )
-    ctx = list(acc.contexts) if contexts is None else _as_list(contexts, "contexts")
+    ctx = list(acc.contexts) if contexts is None else as_list(contexts, "contexts")
     unknown = [c for c in ctx if c not in acc.contexts]
     if unknown:
         raise DataError(f"contexts {unknown[:10]} not in the result")

@@ -28,40 +28,37 @@ from __future__ import annotations
 import hashlib
 import warnings
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
+from ._results import _Table
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
-from .compare import (
-    _Opt,
-    _common,
-    _pair_generator,
-    _pair_test,
-    _pair_values,
-    _stat,
-    _williams,
-    _zscore,
-)
-from .compare import TESTS as _COMPARE_TESTS
-from .correlation import (
-    _distinct_metric_columns,
-    _human_column,
-    check_level_size,
-    resampling_pvalue,
-)
+from ._vocab import check_choice, check_int, check_level_size, human_column, metric_columns
 from .errors import ParameterError, UndefinedStatisticWarning
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
+from .stats.inference import resampling_pvalue
 from .stats.levels import LEVELS, check_average, check_level, level_values
+from .stats.pairtest import (
+    TESTS,
+    PairOptions,
+    common_cells,
+    pair_generator,
+    pair_test,
+    pair_values,
+    williams,
+    zscore,
+)
 from .stats.permboth import perm_both_values
 
 PAPER_METHODS = ("pearson", "spearman", "kendall_b")
 PAPER_MEASURES = tuple((level, method) for level in LEVELS for method in PAPER_METHODS)
-DP_TESTS = _COMPARE_TESTS
+DP_TESTS = TESTS
 # Ranking consistency compares metrics' statistics rounded to this many
 # decimals, so float noise cannot break a tie (e.g. two averages of Spearman
 # values that are equal as real numbers but summed in another order).
@@ -174,7 +171,7 @@ def _measure_label(level, method):
 
 
 @dataclass(frozen=True)
-class DiscriminativePower:
+class DiscriminativePower(_Table):
     """Discriminative power of correlation measures (seed paper 000, Algorithm 2).
 
     Attributes
@@ -211,6 +208,8 @@ class DiscriminativePower:
     signature: str
     measure_signatures: tuple
     average: str = "macro"
+
+    _get_keys: ClassVar[tuple] = ("level", "method")
 
     def to_frame(self) -> pd.DataFrame:
         """One row per measure: ``level, method, dp, rank, n_pairs, n_nan, signature``
@@ -254,8 +253,10 @@ class DiscriminativePower:
                 rows.append((lv, m, i + 1, (i + 1) / p.size, v))
         return pd.DataFrame(rows, columns=["level", "method", "position", "fraction", "pvalue"])
 
-    def to_dict(self) -> dict:
-        return {
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict of the options, p-values and ranks (with ``arrays``, also
+        ``statistic_a`` and ``statistic_b``)."""
+        d = {
             "human": self.human,
             "test": self.test,
             "n_resamples": self.n_resamples,
@@ -270,12 +271,16 @@ class DiscriminativePower:
             "delta": self.delta.tolist(),
             "signature": self.signature,
         }
+        if arrays:
+            d["statistic_a"] = self.statistic_a.tolist()
+            d["statistic_b"] = self.statistic_b.tolist()
+        return d
 
 
 def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, human,
              budget=None):
     """Per measure: (statistic_a, statistic_b, delta, two-sided p) for one pair."""
-    xa, xb, zz, n = _common(xa_raw, xb_raw, z)
+    xa, xb, zz, n = common_cells(xa_raw, xb_raw, z)
     K = len(measures)
     res = np.full((K, 4), np.nan)
     if n < 2:
@@ -286,12 +291,13 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
             stats = []
             for lv, m in measures:
                 # both on the groups where both are defined, as compare() does
-                opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "")
-                va, vb, _, _ = _pair_values(xa, xb, zz, opt)
+                opt = PairOptions(level=lv, method=m, test=test, average=average,
+                                  n_resamples=n_resamples)
+                va, vb, _, _ = pair_values(xa, xb, zz, opt)
                 stats.append((float(va[0]), float(vb[0])))
             # the pair's coins, drawn chunk by chunk (the same stream as one draw)
-            coins = _rs.CoinStream(_pair_generator(ss, a, b), n_resamples, zz.size)
-            za, zb = _zscore(xa), _zscore(xb)
+            coins = _rs.CoinStream(pair_generator(ss, a, b), n_resamples, zz.size)
+            za, zb = zscore(xa), zscore(xb)
             nulls = np.empty((K, n_resamples))
             layouts = {}
             for sl in _rs.resample_chunks(n_resamples, zz.size, budget):
@@ -307,13 +313,14 @@ def _dp_pair(a, b, xa_raw, xb_raw, z, measures, test, n_resamples, average, ss, 
                 res[k] = (sa, sb, delta, resampling_pvalue(nulls[k], delta, "two-sided"))
             return res
         for k, (lv, m) in enumerate(measures):
-            opt = _Opt(human, lv, m, test, average, n_resamples, "two-sided", 0.95, "", budget)
+            opt = PairOptions(level=lv, method=m, test=test, average=average,
+                              n_resamples=n_resamples, budget=budget)
             if test == "williams":
-                sa, sb, _, p2, _, _, _ = _williams(xa, xb, zz, opt)
+                sa, sb, _, p2, _, _, _ = williams(xa, xb, zz, opt)
                 res[k] = (sa, sb, sa - sb, p2)
             else:
-                c = _pair_test(xa, xb, zz, opt, _pair_generator(ss, a, b), n, (a, b))
-                res[k] = (c.statistic_a, c.statistic_b, c.statistic, c.pvalue)
+                pt = pair_test(xa, xb, zz, opt, pair_generator(ss, a, b), n)
+                res[k] = (pt.statistic_a, pt.statistic_b, pt.statistic, pt.pvalues["two-sided"])
     return res
 
 
@@ -398,10 +405,9 @@ def discriminative_power(
     0  system  kendall_b   2.0
     1  global    pearson   1.0
     """
-    human = _human_column(dataset, human)
+    human = human_column(dataset, human)
     measures = check_measures(measures, levels=levels, methods=methods)
-    if test not in DP_TESTS:
-        raise ParameterError(f"test={test!r}; choose one of {', '.join(DP_TESTS)}")
+    check_choice(test, "test", DP_TESTS)
     if test == "williams":
         bad = [f"{lv}:{m}" for lv, m in measures if m not in ("pearson", "spearman", "kendall_b", "kendall_c")]
         if bad:
@@ -413,7 +419,8 @@ def discriminative_power(
     check_n_jobs(n_jobs)
     for lv in dict.fromkeys(lv for lv, _ in measures):
         check_level_size(dataset, lv)
-    metrics = _distinct_metric_columns(dataset, metrics, minimum=2, what="discriminative power")
+    metrics = metric_columns(dataset, metrics, distinct=True, minimum=2,
+                             what="discriminative power")
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     z = np.asarray(dataset.scores(human), float)
@@ -488,7 +495,7 @@ def discriminative_power(
 
 
 @dataclass(frozen=True)
-class RankingConsistency:
+class RankingConsistency(_Table):
     """Ranking consistency of correlation measures (seed paper 000, Algorithm 3).
 
     Attributes
@@ -522,6 +529,8 @@ class RankingConsistency:
     signature: str
     measure_signatures: tuple
     average: str = "macro"
+
+    _get_keys: ClassVar[tuple] = ("level", "method")
     taus: np.ndarray | None = field(default=None, repr=False, compare=False)
     half_statistics: np.ndarray | None = field(default=None, repr=False, compare=False)
 
@@ -540,8 +549,10 @@ class RankingConsistency:
             }
         )
 
-    def to_dict(self) -> dict:
-        return {
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        """Plain dict of the options, rc, se and ranks (with ``arrays``, also ``taus``
+        and ``half_statistics``)."""
+        d = {
             "human": self.human,
             "n_splits": self.n_splits,
             "average": self.average,
@@ -553,6 +564,11 @@ class RankingConsistency:
             "n_nan": self.n_nan.tolist(),
             "signature": self.signature,
         }
+        if arrays:
+            for name in ("taus", "half_statistics"):
+                v = getattr(self, name)
+                d[name] = None if v is None else np.asarray(v).tolist()
+        return d
 
 
 def half_splits(gen, n_splits, n_inputs):
@@ -640,12 +656,10 @@ def ranking_consistency(
     0  system  pearson  0.487   1.0
     1  global  pearson  0.067   2.0
     """
-    human = _human_column(dataset, human)
+    human = human_column(dataset, human)
     measures = check_measures(measures, levels=levels, methods=methods)
     average = check_average(average)
-    if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 1:
-        raise ParameterError(f"n_splits={n_splits!r} must be a positive int")
-    n_splits = int(n_splits)
+    n_splits = check_int(n_splits, "n_splits")
     check_n_jobs(n_jobs)
     M = len(dataset.inputs)
     if M < 4:
@@ -653,8 +667,8 @@ def ranking_consistency(
             f"ranking consistency splits the inputs in halves; the dataset has {M} input(s), "
             "at least 4 are needed"
         )
-    metrics = _distinct_metric_columns(
-        dataset, metrics, minimum=3, what="ranking consistency", suffix=" to rank"
+    metrics = metric_columns(
+        dataset, metrics, distinct=True, minimum=3, what="ranking consistency", suffix=" to rank"
     )
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)

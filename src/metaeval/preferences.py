@@ -80,6 +80,7 @@ from scipy import stats as _st
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
+from ._vocab import check_choice, check_number, check_probability
 from .errors import (
     DataError,
     NonConvergenceWarning,
@@ -87,6 +88,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
+from .stats.inference import resampling_pvalue
 
 #: The statistics of :func:`preference_agreement` (``measure`` column).
 MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
@@ -94,8 +96,6 @@ MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa"
 FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
 #: The annotator name of the human rows (the human-human ceiling).
 HUMAN = "human"
-#: Tolerance of resampling p-value comparisons.
-RESAMPLING_TOL = 1e-12
 #: Bootstrap/permutation replicates drawn per block, at most; fewer when the data are large,
 #: so that a block matrix (block x pairs or block x inputs) holds at most _BLOCK_CELLS floats.
 _BLOCK = 128
@@ -110,18 +110,10 @@ _KEY = ["input", "system_a", "system_b"]
 # validation helpers
 
 
-def _check_confidence(cl):
-    if isinstance(cl, bool) or not isinstance(cl, (int, float)) or not 0 < cl < 1:
-        raise ParameterError(f"confidence_level={cl!r} must be a number in (0, 1) (CLI: --confidence-level)")
-    return float(cl)
-
-
 def _check_epsilon(eps):
     if eps is None:
         return None
-    if isinstance(eps, bool) or not isinstance(eps, (int, float)) or not (eps >= 0) or math.isinf(eps):
-        raise ParameterError(f"epsilon={eps!r} must be None (calibrate) or a finite number >= 0 (CLI: --epsilon)")
-    return float(eps)
+    return check_number(eps, "epsilon", lo=0, note="or None to calibrate it", option="--epsilon")
 
 
 def _shown(labels, k=5):
@@ -583,8 +575,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         Unknown format, missing fields, values outside the format's set (named).
     """
     path = os.fspath(path)
-    if format not in ("auto",) + FORMATS:
-        raise ParameterError(f"format={format!r}; choose one of auto, {', '.join(FORMATS)} (CLI: --format)")
+    check_choice(format, "format", ("auto",) + FORMATS, option="--format")
     name = name or os.path.basename(path)
     if format == "auto":
         if path.lower().endswith((".csv", ".tsv")):
@@ -1047,7 +1038,7 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
     Hc, maj, kmax = _prep(data)
     judges = _judge_list(data, judges)
     epsilon = _check_epsilon(epsilon)
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     B = 0 if n_resamples == 0 else _rs.check_n_resamples(n_resamples)
     ss, seed = _rs.seed_sequence(rng)
     M = len(data.inputs)
@@ -1187,13 +1178,12 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
     -------
     JudgeComparison
     """
-    if measure not in _CMP_MEASURES:
-        raise ParameterError(f"measure={measure!r}; choose one of {', '.join(_CMP_MEASURES)} (CLI: --measure)")
+    check_choice(measure, "measure", _CMP_MEASURES, option="--measure")
     if judge_a == judge_b:
         raise ParameterError(f"judge_a and judge_b are both {judge_a!r}; give two different judges")
     Hc, maj, kmax = _prep(data)
     epsilon = _check_epsilon(epsilon)
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     B = _rs.check_n_resamples(n_resamples)
     ss, seed = _rs.seed_sequence(rng)
     da, db = np.asarray(data.margin(judge_a)), np.asarray(data.margin(judge_b))
@@ -1243,14 +1233,10 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
         shift = mask.astype(float) @ diff
         null.append(stat_of(base_a + shift) - stat_of(base_b - shift))
     null = np.concatenate(null)
-    ok = np.isfinite(null)
-    if math.isnan(obs) or not ok.any():
-        p = np.nan
+    p = resampling_pvalue(null, obs, "two-sided")
+    if math.isnan(p):
         warnings.warn(f"compare_judges: the {measure} difference is undefined", UndefinedStatisticWarning,
                       stacklevel=2)
-    else:
-        cnt = int((np.abs(null[ok]) >= abs(obs) - RESAMPLING_TOL).sum())
-        p = (cnt + 1) / (ok.sum() + 1)
     sig = make_signature(human="raters", method=measure, test="perm-pairs", n=B,
                          ci=f"boot-inputs:{B}:{cl}",
                          eps="0" if measure == "acc_23" else ("calibrated" if epsilon is None else f"fixed:{epsilon}"),
@@ -1322,7 +1308,7 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
     """
     _prep(data)
     judges = _judge_list(data, judges)
-    cl = _check_confidence(confidence_level)
+    cl = check_probability(confidence_level, option="--confidence-level")
     B = 0 if n_resamples == 0 else _rs.check_n_resamples(n_resamples)
     ss, seed = _rs.seed_sequence(rng)
     M = len(data.inputs)
@@ -1484,9 +1470,8 @@ def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, pe
     if data.lengths is None:
         raise DataError("length_bias needs output lengths: give output_a/output_b texts or length_a/length_b "
                         "columns (CLI: the file's columns)")
-    if isinstance(per, bool) or not isinstance(per, (int, float)) or not per > 0:
-        raise ParameterError(f"per={per!r} must be a positive number (CLI: --length-per)")
-    cl = _check_confidence(confidence_level)
+    check_number(per, "per", lo=0, open_lo=True, option="--length-per")
+    cl = check_probability(confidence_level, option="--confidence-level")
     judges = _judge_list(data, judges)
     dl = (data.lengths[:, 0] - data.lengths[:, 1]) / per
     out, failed = [], []

@@ -53,7 +53,14 @@ from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from .correlation import _as_list, _check_choice, _check_confidence
+from ._vocab import (
+    as_list,
+    check_choice,
+    check_dataset,
+    check_int,
+    check_method_levels,
+    check_probability,
+)
 from .errors import (
     MissingCellsWarning,
     RaterDesignWarning,
@@ -65,7 +72,9 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
-from .stats.coefficients import get_coefficient
+from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
+from .stats.alpha import alpha_batch, listwise_complete
+from .stats.inference import statistic
 from .stats.levels import check_average, check_level, level_values
 
 # --------------------------------------------------------------------------
@@ -110,8 +119,6 @@ from ._agreement_registry import (  # noqa: E402  (the registry, light for the C
     SAME_RATER_FORMS,
 )
 
-# Bootstrap and subset batches are evaluated in blocks of about this many cells.
-_BLOCK_CELLS = 4_000_000
 # fewer resampling units than this: the bootstrap interval is flagged (SmallSampleWarning)
 _SMALL_BOOTSTRAP = 10
 # Above this many distinct values, Krippendorff's expected disagreement uses
@@ -124,24 +131,7 @@ _DENSE_VALUES = 2048
 
 
 def _check_target(target, name="target"):
-    if isinstance(target, bool) or not isinstance(target, (int, float)) or not 0 < target < 1:
-        raise ParameterError(f"{name}={target!r} must be a reliability in (0, 1), e.g. 0.9")
-    return float(target)
-
-
-def _check_positive_int(value, name, minimum=1):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ParameterError(f"{name}={value!r} must be an int >= {minimum}")
-    return int(value)
-
-
-def _check_dataset(dataset):
-    # duck-typed so that subclasses and proxies work; the error names what is needed
-    if not all(hasattr(dataset, a) for a in ("ratings", "scores", "rater_labels", "columns")):
-        raise TypeError(
-            f"dataset must be a metaeval.Dataset, got {type(dataset).__name__}; build one with "
-            "metaeval.Dataset.from_frame or metaeval.load_dataset"
-        )
+    return check_probability(target, name, note="a reliability, e.g. 0.9")
 
 
 def _known(dataset, column):
@@ -280,7 +270,7 @@ def rank_normal(x, *, method="blom"):
     >>> rank_normal([3.0, np.nan, 1.0], method="van_der_waerden").round(4)
     array([ 0.4307,     nan, -0.4307])
     """
-    _check_choice(method, "method", NORMALIZATIONS)
+    check_choice(method, "method", NORMALIZATIONS)
     a = np.array(x, dtype=float)
     if method == "none":
         return a
@@ -313,29 +303,6 @@ def _normalized(runs, normalize):
 
 # --------------------------------------------------------------------------
 # kernels (plain arrays)
-
-
-def _alpha_batch(y):
-    """Cronbach's alpha of each (N, M) matrix of a complete (B, N, M) batch.
-
-    alpha = M / (M - 1) * (1 - sum_j var(Y_j) / var(sum_j Y_j)), variances
-    over systems with ddof=1 (the ratio does not depend on ddof); NaN where
-    the total score is constant over systems.
-    """
-    y = np.asarray(y, dtype=float)
-    B, N, M = y.shape
-    out = np.full(B, np.nan)
-    if N < 2 or M < 2:
-        return out
-    step = max(1, _BLOCK_CELLS // max(N * M, 1))
-    with np.errstate(all="ignore"):
-        for s in range(0, B, step):
-            blk = y[s : s + step]
-            item = blk.var(axis=1, ddof=1).sum(-1)
-            total = blk.sum(-1).var(axis=-1, ddof=1)
-            a = M / (M - 1.0) * (1.0 - item / total)
-            out[s : s + step] = np.where(total > 0, a, np.nan)
-    return out
 
 
 def _icc_table(x, confidence_level):
@@ -625,7 +592,7 @@ def _metric_columns_with_runs(dataset, metrics):
                 "(metaeval.load_dataset('summeval', runs=True))"
             )
         return cols
-    cols = [_known(dataset, c) for c in _as_list(metrics, "metrics")]
+    cols = [_known(dataset, c) for c in as_list(metrics, "metrics")]
     for c in cols:
         if c in dataset.human:
             raise DataError(
@@ -643,14 +610,6 @@ def _metric_columns_with_runs(dataset, metrics):
     return cols
 
 
-def _pearson(a, b):
-    a = a - a.mean()
-    b = b - b.mean()
-    with np.errstate(all="ignore"):
-        den = math.sqrt(float((a * a).sum()) * float((b * b).sum()))
-        return float((a * b).sum()) / den if den > 0 else np.nan
-
-
 def _stability_one(runs, column, labels, method, target, normalize):
     x = _normalized(runs, normalize)
     K = x.shape[0]
@@ -663,7 +622,10 @@ def _stability_one(runs, column, labels, method, target, normalize):
     means = means[:, keep].T  # (n_systems, K)
     n = means.shape[0]
     pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]
-    rs = [_pearson(means[:, a], means[:, b]) for a, b in pairs] if n >= 2 else []
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        rs = [float(statistic(means[None, :, a], means[None, :, b], "global", "pearson")[0])
+              for a, b in pairs] if n >= 2 else []
     finite = [r for r in rs if np.isfinite(r)]
     pearson = float(np.mean(finite)) if finite else np.nan
     tab, _ = _icc_table(means, 0.95)
@@ -782,10 +744,10 @@ def stability(dataset, metrics=None, *, method="auto", target=0.9, normalize="no
     >>> res.signature
     'method:pearson|nan:common-cells|runs:2|norm:none|target:0.9|metaeval:0.1.0'
     """
-    _check_dataset(dataset)
-    _check_choice(method, "method", STABILITY_METHODS)
+    check_dataset(dataset)
+    check_choice(method, "method", STABILITY_METHODS)
     target = _check_target(target)
-    _check_choice(normalize, "normalize", NORMALIZATIONS)
+    check_choice(normalize, "normalize", NORMALIZATIONS)
     cols = _metric_columns_with_runs(dataset, metrics)
     out = []
     for c in cols:
@@ -920,7 +882,7 @@ def _score_columns(dataset, columns, run=None):
                 "mean over runs/raters, or one of the labels of dataset.rater_labels(column)"
             )
         return cols
-    return [_known(dataset, c) for c in _as_list(columns, "columns")]
+    return [_known(dataset, c) for c in as_list(columns, "columns")]
 
 
 def _matrix(dataset, column, run, normalize):
@@ -944,15 +906,6 @@ def _matrix(dataset, column, run, normalize):
     with np.errstate(all="ignore"):
         mean = np.where(present, x, 0.0).sum(0) / cnt
     return np.where(cnt > 0, mean, np.nan)
-
-
-def _complete(y):
-    """Listwise deletion: drop systems with no score, then inputs with a missing cell."""
-    ok = np.isfinite(y)
-    sys_keep = ok.any(1)
-    y = y[sys_keep]
-    inp_keep = np.isfinite(y).all(0)
-    return y[:, inp_keep], int((~sys_keep).sum()), int((~inp_keep).sum())
 
 
 def _warn_missing(what, column, n_sys, n_inp):
@@ -988,9 +941,9 @@ def _warn_alpha_undefined(what, column, n, m):
 
 
 def _consistency_one(y, column, opt, ss):
-    y, n_sys_drop, n_inp_drop = _complete(y)
+    y, n_sys_drop, n_inp_drop = listwise_complete(y)
     N, M = y.shape
-    alpha = float(_alpha_batch(y[None])[0])
+    alpha = float(alpha_batch(y[None])[0])
     with np.errstate(all="ignore"):
         sd = float(y.mean(1).std(ddof=1)) if N >= 2 and M >= 1 else np.nan
     sem = sd * math.sqrt(1.0 - alpha) if np.isfinite(alpha) else np.nan
@@ -1011,7 +964,7 @@ def _consistency_one(y, column, opt, ss):
         step = max(1, _BLOCK_CELLS // (N * M))
         for s in range(0, n_res, step):
             blk = slice(s, s + step)
-            dist[blk] = _alpha_batch(_rs.take_cells(y, rows[blk], cols[blk]))
+            dist[blk] = alpha_batch(_rs.take_cells(y, rows[blk], cols[blk]))
         finite = dist[np.isfinite(dist)]
         n_nan = int(n_res - finite.size)
         if finite.size >= 2:
@@ -1160,13 +1113,13 @@ def consistency(
     >>> round(res.statistic, 4), round(res.sem, 4)
     (0.9091, 0.3333)
     """
-    _check_dataset(dataset)
+    check_dataset(dataset)
     cols = _score_columns(dataset, columns, run)
-    _check_choice(normalize, "normalize", NORMALIZATIONS)
-    _check_choice(ci, "ci", CONSISTENCY_CI)
+    check_choice(normalize, "normalize", NORMALIZATIONS)
+    check_choice(ci, "ci", CONSISTENCY_CI)
     opt = {
         "ci": ci,
-        "confidence_level": _check_confidence(confidence_level),
+        "confidence_level": check_probability(confidence_level),
         "n_resamples": _rs.check_n_resamples(n_resamples),
         "target": _check_target(target),
         "run": run,
@@ -1374,24 +1327,24 @@ def consistency_curve(
     >>> cur.to_frame().shape
     (4, 15)
     """
-    _check_dataset(dataset)
+    check_dataset(dataset)
     cols = _score_columns(dataset, columns, run)
-    _check_choice(normalize, "normalize", NORMALIZATIONS)
-    n_subsets = _check_positive_int(n_subsets, "n_subsets")
-    cl = _check_confidence(confidence_level)
+    check_choice(normalize, "normalize", NORMALIZATIONS)
+    n_subsets = check_int(n_subsets, "n_subsets")
+    cl = check_probability(confidence_level)
     if sizes is not None:
         sizes = [sizes] if isinstance(sizes, (int, np.integer)) else sizes
         try:
             sizes = list(sizes)
         except TypeError:
             raise ParameterError(f"sizes={sizes!r} must be a sequence of ints") from None
-        sizes = [_check_positive_int(m, "sizes", minimum=2) for m in sizes]
+        sizes = [check_int(m, "sizes", minimum=2) for m in sizes]
         if not sizes:
             raise ParameterError("sizes is empty")
     ss, tag = _rs.seed_sequence(rng)
     out = []
     for c in cols:
-        y, n_sys_drop, n_inp_drop = _complete(_matrix(dataset, c, run, normalize))
+        y, n_sys_drop, n_inp_drop = listwise_complete(_matrix(dataset, c, run, normalize))
         N, M = y.shape
         _warn_missing("consistency_curve", c, n_sys_drop, n_inp_drop)
         if sizes is not None:
@@ -1403,7 +1356,7 @@ def consistency_curve(
                 f"sizes={grid.tolist()} exceed the {M} complete inputs of column {c!r}; "
                 f"choose sizes in [2, {M}]"
             )
-        full = float(_alpha_batch(y[None])[0])
+        full = float(alpha_batch(y[None])[0])
         if not np.isfinite(full):
             _warn_alpha_undefined("Cronbach's alpha", c, N, M)
         mean, sd, lo, hi, nn = [], [], [], [], []
@@ -1411,7 +1364,7 @@ def consistency_curve(
         for m in grid:
             gen = _rs.named_generator(ss, "consistency_curve", c, str(int(m)))
             pick = np.argsort(gen.random((n_subsets, M)), axis=1)[:, :m]
-            vals = _alpha_batch(y[:, pick].transpose(1, 0, 2))
+            vals = alpha_batch(y[:, pick].transpose(1, 0, 2))
             fin = vals[np.isfinite(vals)]
             nn.append(int(n_subsets - fin.size))
             mean.append(float(fin.mean()) if fin.size else np.nan)
@@ -1535,7 +1488,7 @@ def _rater_columns(dataset, columns):
                 "(Dataset.from_frame(..., raters={'coherence': ['r1', 'r2']}))"
             )
         return cols
-    cols = [_known(dataset, c) for c in _as_list(columns, "columns")]
+    cols = [_known(dataset, c) for c in as_list(columns, "columns")]
     for c in cols:
         if dataset.ratings(c).shape[0] < 2:
             what = "rater" if c in dataset.human else "run"
@@ -1671,10 +1624,10 @@ def agreement(
     >>> [round(a.statistic, 4) for a in res]
     [0.878, 0.9]
     """
-    _check_dataset(dataset)
-    methods = [_check_choice(m, "method", AGREEMENT_METHODS) for m in _as_list(method, "method")]
-    cl = _check_confidence(confidence_level)
-    raters = _check_choice(raters, "raters", RATER_DESIGNS)
+    check_dataset(dataset)
+    methods = [check_choice(m, "method", AGREEMENT_METHODS) for m in as_list(method, "method")]
+    cl = check_probability(confidence_level)
+    raters = check_choice(raters, "raters", RATER_DESIGNS)
     cols = _rater_columns(dataset, columns)
     out = []
     for c in cols:
@@ -1932,15 +1885,11 @@ def rater_correlations(
     >>> res[0].rater_a, res[0].rater_b, round(res[0].statistic, 4)
     ('r0', 'r1', 0.8058)
     """
-    _check_dataset(dataset)
+    check_dataset(dataset)
     level = check_level(level)
-    coef = get_coefficient(method)
-    if coef.levels is not None and level not in coef.levels:
-        raise ParameterError(
-            f"method={method!r} is defined only at level {', '.join(coef.levels)}, not {level!r}"
-        )
+    check_method_levels(method, [level])
     average = check_average(average)
-    raters = _check_choice(raters, "raters", RATER_DESIGNS)
+    raters = check_choice(raters, "raters", RATER_DESIGNS)
     if raters == "slots":
         raise ParameterError(
             "rater_correlations needs the same raters in every cell, but raters='slots' says the "

@@ -36,31 +36,36 @@ import itertools
 import math
 import numbers
 import warnings
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
+from typing import ClassVar
 
 import numpy as np
 import pandas as pd
 from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
+from ._results import _Collection, _Result, _Table
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
-from .correlation import _human_column, _metric_columns
+from ._vocab import (
+    check_choice,
+    check_int,
+    check_method_levels,
+    check_number,
+    human_column,
+    metric_columns,
+)
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
-from .stats._kernels import KNIGHT_MIN_N
-from .stats.coefficients import get_coefficient, kendall_from_stats
-from .stats.levels import (
-    LEVELS,
-    _aggregate,
-    _weights,
-    arrange,
-    check_average,
-    check_level,
-    grouped_values,
-    level_values,
+from .stats.codes import (
+    arranged_measures,
+    code_measures,
+    generic_measures,
+    kendall_stats_from_codes,
+    ranks_from_codes,
 )
+from .stats.levels import LEVELS, check_average, check_level, level_values
 
 # --------------------------------------------------------------------------
 # vocabulary
@@ -142,11 +147,6 @@ _POINTS_PER_UNIT = 16
 # temporaries small (fresh large arrays cost page faults).
 _SUB_BATCH = 25
 
-# Kendall statistics of codes come from contingency tables when a table has
-# at most TABLE_FACTOR times as many cells as a group has items.
-TABLE_FACTOR = 4
-
-_KENDALL_VARIANTS = {"kendall_b": "b", "kendall_c": "c", "kendall_23": "23", "acc_23": "acc23"}
 
 
 # --------------------------------------------------------------------------
@@ -277,183 +277,6 @@ def _thresholds(u, mu, sigma):
 
 
 # --------------------------------------------------------------------------
-# measures of a batch: the generic path and the counting fast path
-
-
-def _dropped(lv, method):
-    if get_coefficient(method).batch is None:  # acc_eq: only groups without a pair
-        return (lv.n_valid < 2).sum(-1)
-    return np.isnan(lv.group).sum(-1)
-
-
-def _generic_measures(x, z, measures, average):
-    """Every measure with :func:`level_values` (the reference path)."""
-    K, B = len(measures), x.shape[0]
-    vals = np.empty((K, B))
-    drop = np.empty((K, B), np.int64)
-    for k, (level, method) in enumerate(measures):
-        lv = level_values(x, z, level, method, average=average)
-        vals[k] = lv.value
-        drop[k] = _dropped(lv, method)
-    return vals, drop
-
-
-def _arranged_measures(x, z, measures, average):
-    """Like :func:`_generic_measures`, arranging each level once."""
-    K, B = len(measures), x.shape[0]
-    vals = np.empty((K, B))
-    drop = np.empty((K, B), np.int64)
-    by_level = {}
-    for k, (level, method) in enumerate(measures):
-        by_level.setdefault(level, []).append((k, method))
-    for level, items in by_level.items():
-        xg, zg = arrange(x, z, level)
-        for k, method in items:
-            lv = grouped_values(xg, zg, method, average=average, detail=False)
-            vals[k] = lv.value
-            drop[k] = _dropped(lv, method)
-    return vals, drop
-
-
-def _arrange_codes(c, level):
-    B, N, M = c.shape
-    if level == "input":
-        return np.ascontiguousarray(c.transpose(0, 2, 1))
-    if level == "global":
-        return c.reshape(B, 1, N * M)
-    return c  # item
-
-
-def ranks_from_codes(codes, n_categories):
-    """Average ranks (1-based; ties get the mean rank) of integer codes
-    0..C-1 along the last axis, by counting: the rank of code a is
-    ``#{codes < a} + (#{codes == a} + 1) / 2``.  O(n + C) per row; equal to
-    :func:`metaeval.stats.coefficients.rank_batch` (exact: half-integers).
-    """
-    c = np.asarray(codes, np.int64)
-    R = c.size // c.shape[-1] if c.size else 0
-    flat = c.reshape(R, -1) + n_categories * np.arange(R)[:, None]
-    cnt = np.bincount(flat.ravel(), minlength=R * n_categories)
-    below = np.cumsum(cnt.reshape(R, n_categories), axis=1).ravel() - cnt
-    rank_of = below + (cnt + 1) * 0.5
-    return rank_of[flat].reshape(c.shape)
-
-
-def kendall_stats_from_codes(xc, zc, n_x, n_z):
-    """Kendall sufficient statistics (B, G, 8) of integer codes from each
-    group's n_x x n_z contingency table T (layout of
-    :func:`metaeval.stats.coefficients.kendall_stats`).  With
-    ``P[a, b] = sum_{a' < a, b' < b} T`` and ``Q[a, b] = sum_{a' < a, b' > b} T``::
-
-        C   = sum_{a,b} T[a,b] P[a,b]              (concordant pairs)
-        D   = sum_{a,b} T[a,b] Q[a,b]              (discordant pairs)
-        Txy = sum T[a,b] (T[a,b] - 1) / 2
-        Tx  = sum_a r_a (r_a - 1) / 2 - Txy        (r: row sums)
-        Ty  = sum_b c_b (c_b - 1) / 2 - Txy        (c: column sums)
-
-    O(n + n_x n_z) per group, in exact integer arithmetic.
-    """
-    xc = np.asarray(xc, np.int64)
-    zc = np.asarray(zc, np.int64)
-    B, G, n = xc.shape
-    A, K = n_x, n_z
-    cell = (np.arange(B * G).reshape(B, G, 1) * A + xc) * K + zc
-    T = np.bincount(cell.ravel(), minlength=B * G * A * K).reshape(B, G, A, K)
-    # U[a, b] = sum_{a' < a, b' <= b} T  (rows strictly above, columns up to b)
-    U = np.zeros((B, G, A, K), np.int64)
-    np.cumsum(T[..., :-1, :], axis=-2, out=U[..., 1:, :])
-    np.cumsum(U, axis=-1, out=U)
-    conc = (T[..., 1:, 1:] * U[..., 1:, :-1]).sum((-2, -1))
-    disc = (T * (U[..., -1:] - U)).sum((-2, -1))
-    txy = (T * (T - 1)).sum((-2, -1)) // 2
-    rows = T.sum(-1)
-    cols = T.sum(-2)
-    tx = (rows * (rows - 1)).sum(-1) // 2 - txy
-    ty = (cols * (cols - 1)).sum(-1) // 2 - txy
-    out = np.empty((B, G, 8))
-    out[..., 0] = conc
-    out[..., 1] = disc
-    out[..., 2] = tx
-    out[..., 3] = ty
-    out[..., 4] = txy
-    out[..., 5] = n
-    out[..., 6] = (rows > 0).sum(-1)
-    out[..., 7] = (cols > 0).sum(-1)
-    return out
-
-
-def _fast_measures(xc, zc, n_x, n_z, measures, average, *, table_factor=None):
-    """Every measure on integer-coded (discretized) batches.
-
-    Equal to :func:`_generic_measures` on the float codes (tested for
-    exact equality): system means are sums of small integers (exact in any
-    order), Spearman ranks are counted per code (:func:`ranks_from_codes`),
-    Kendall statistics come from contingency tables
-    (:func:`kendall_stats_from_codes`) when a table is not much larger than
-    a group (``n_x * n_z <= TABLE_FACTOR * n``); everything else goes
-    through the generic code on the same arrays.
-    """
-    factor = TABLE_FACTOR if table_factor is None else table_factor
-    K, B = len(measures), xc.shape[0]
-    M = xc.shape[-1]
-    vals = np.empty((K, B))
-    drop = np.empty((K, B), np.int64)
-    by_level = {}
-    for k, (level, method) in enumerate(measures):
-        by_level.setdefault(level, []).append((k, method))
-    xf = zf = None
-    for level, items in by_level.items():
-        if level == "system":
-            xg = (xc.sum(-1) / M)[:, None, :]
-            zg = (zc.sum(-1) / M)[:, None, :]
-            for k, method in items:
-                lv = grouped_values(xg, zg, method, average=average, detail=False)
-                vals[k] = lv.value
-                drop[k] = _dropped(lv, method)
-            continue
-        xi = zi = xg = zg = stats = None
-        for k, method in items:
-            if method == "spearman":
-                if xi is None:
-                    xi, zi = _arrange_codes(xc, level), _arrange_codes(zc, level)
-                rx = ranks_from_codes(xi, n_x)
-                rz = ranks_from_codes(zi, n_z)
-                lv = grouped_values(rx, rz, "pearson", average=average, detail=False)
-            elif method in _KENDALL_VARIANTS and _use_table(
-                n_x * n_z, _group_size(xc, level), factor
-            ):
-                if stats is None:
-                    if xi is None:
-                        xi, zi = _arrange_codes(xc, level), _arrange_codes(zc, level)
-                    stats = kendall_stats_from_codes(xi, zi, n_x, n_z)
-                group = kendall_from_stats(stats, _KENDALL_VARIANTS[method])
-                nv = np.full(group.shape, xi.shape[-1])
-                w = _weights(group, nv, get_coefficient(method).pair_weighted, average)
-                vals[k] = _aggregate(group, w)
-                drop[k] = np.isnan(group).sum(-1)
-                continue
-            else:
-                if xg is None:
-                    if xf is None:
-                        xf, zf = xc.astype(float), zc.astype(float)
-                    xg, zg = arrange(xf, zf, level)
-                lv = grouped_values(xg, zg, method, average=average, detail=False)
-            vals[k] = lv.value
-            drop[k] = _dropped(lv, method)
-    return vals, drop
-
-
-def _use_table(cells, n, factor):
-    # small groups: the generic O(n^2) kernel beats building tables
-    return n >= KNIGHT_MIN_N and cells <= factor * n
-
-
-def _group_size(c, level):
-    _, N, M = c.shape
-    return {"input": N, "item": M, "global": N * M}[level]
-
-
-# --------------------------------------------------------------------------
 # validation and the grid
 
 
@@ -466,27 +289,6 @@ def _axis(v, name):
     if not vals:
         raise ParameterError(f"{name} is an empty list; give a value or a non-empty list")
     return list(dict.fromkeys(vals))
-
-
-def _check_real(v, name, *, lo=None, hi=None, positive=False, nonneg=False):
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-        raise ParameterError(f"{name}={v!r} must be a finite number")
-    v = float(v)
-    if lo is not None and not lo <= v <= hi:
-        raise ParameterError(f"{name}={v!r} must be in [{lo:g}, {hi:g}]")
-    if positive and not v > 0:
-        raise ParameterError(f"{name}={v!r} must be > 0 (a standard deviation)")
-    if nonneg and v < 0:
-        raise ParameterError(f"{name}={v!r} must be >= 0 (a standard deviation)")
-    return v
-
-
-def _check_int(v, name, minimum):
-    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise ParameterError(f"{name}={v!r} must be an int >= {minimum}")
-    if v < minimum:
-        raise ParameterError(f"{name}={v!r} must be >= {minimum}")
-    return int(v)
 
 
 def _check_scale_size(v, name):
@@ -503,18 +305,19 @@ def _check_scale_size(v, name):
     return int(v)
 
 
+_SD = "a standard deviation"
 _CHECKS = {
-    "rho_sys": lambda v: _check_real(v, "rho_sys", lo=-1.0, hi=1.0),
-    "mu_rho_item": lambda v: _check_real(v, "mu_rho_item", lo=-1.0, hi=1.0),
-    "sigma_rho_item": lambda v: _check_real(v, "sigma_rho_item", nonneg=True),
-    "mu_m": lambda v: _check_real(v, "mu_m"),
-    "mu_h": lambda v: _check_real(v, "mu_h"),
-    "sigma_m": lambda v: _check_real(v, "sigma_m", positive=True),
-    "sigma_h": lambda v: _check_real(v, "sigma_h", positive=True),
-    "sigma_item_m": lambda v: None if v is None else _check_real(v, "sigma_item_m", positive=True),
-    "sigma_item_h": lambda v: None if v is None else _check_real(v, "sigma_item_h", positive=True),
-    "n_systems": lambda v: _check_int(v, "n_systems", 2),
-    "n_inputs": lambda v: _check_int(v, "n_inputs", 2),
+    "rho_sys": lambda v: check_number(v, "rho_sys", lo=-1.0, hi=1.0),
+    "mu_rho_item": lambda v: check_number(v, "mu_rho_item", lo=-1.0, hi=1.0),
+    "sigma_rho_item": lambda v: check_number(v, "sigma_rho_item", lo=0, note=_SD),
+    "mu_m": lambda v: check_number(v, "mu_m"),
+    "mu_h": lambda v: check_number(v, "mu_h"),
+    "sigma_m": lambda v: check_number(v, "sigma_m", lo=0, open_lo=True, note=_SD),
+    "sigma_h": lambda v: check_number(v, "sigma_h", lo=0, open_lo=True, note=_SD),
+    "sigma_item_m": lambda v: None if v is None else check_number(v, "sigma_item_m", lo=0, open_lo=True, note=_SD),
+    "sigma_item_h": lambda v: None if v is None else check_number(v, "sigma_item_h", lo=0, open_lo=True, note=_SD),
+    "n_systems": lambda v: check_int(v, "n_systems", 2),
+    "n_inputs": lambda v: check_int(v, "n_inputs", 2),
     "c_m": lambda v: _check_scale_size(v, "c_m"),
     "c_h": lambda v: _check_scale_size(v, "c_h"),
 }
@@ -525,13 +328,7 @@ def _measures(level, method):
     methods = _axis(method, "method")
     out = []
     for m in methods:
-        coef = get_coefficient(m)
-        bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
-        if bad:
-            raise ParameterError(
-                f"method={m!r} is defined only at level {', '.join(coef.levels)}; "
-                f"not at {', '.join(bad)}"
-            )
+        check_method_levels(m, levels)
     for lv in levels:
         for m in methods:
             out.append((lv, m))
@@ -550,8 +347,7 @@ def _scale_ok(cm, ch, scale):
 def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, labels=None):
     """The list of grid points (dicts) in a fixed order: sizes, then the
     parameters in the order of ``MODEL_PARAMETERS`` and ``c_m``, ``c_h``."""
-    if scale not in SCALE_RESTRICTIONS:
-        raise ParameterError(f"scale={scale!r}; choose one of {', '.join(SCALE_RESTRICTIONS)}")
+    check_choice(scale, "scale", SCALE_RESTRICTIONS)
     axes = {}
     for name in MODEL_PARAMETERS[2:] + SCALE_PARAMETERS:
         axes[name] = [_CHECKS[name](v) for v in _axis(params[name], name)]
@@ -566,21 +362,21 @@ def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, la
             if not _is_axis(pair) or len(pair) != 2:
                 raise ParameterError(f"sizes: {pair!r} is not an (n_systems, n_inputs) pair")
             size_list.append(
-                (_check_int(pair[0], "n_systems", 2), _check_int(pair[1], "n_inputs", 2))
+                (check_int(pair[0], "n_systems", 2), check_int(pair[1], "n_inputs", 2))
             )
         size_list = list(dict.fromkeys(size_list))
     else:
         ns = [
-            _check_int(v, "n_systems", 2)
+            check_int(v, "n_systems", 2)
             for v in _axis(_default(params.get("n_systems"), 15), "n_systems")
         ]
         ni = [
-            _check_int(v, "n_inputs", 2)
+            check_int(v, "n_inputs", 2)
             for v in _axis(_default(params.get("n_inputs"), 200), "n_inputs")
         ]
         size_list = list(itertools.product(ns, ni))
-    T1 = _check_int(n_iterations, "n_iterations", 1)
-    T2 = _check_int(n_discretizations, "n_discretizations", 1)
+    T1 = check_int(n_iterations, "n_iterations", 1)
+    T2 = check_int(n_discretizations, "n_discretizations", 1)
     points = []
     names = list(axes)
     for (N, M), combo in itertools.product(size_list, itertools.product(*axes.values())):
@@ -671,9 +467,9 @@ def _unit_work(cfg: _Config, unit):
                 part = draws[s0 : s0 + _SUB_BATCH]
                 x, z = _model_scores(p, *(np.stack([d[j] for d in part]) for j in range(3)))
                 if cfg.engine == "generic":
-                    v, dr = _generic_measures(x, z, cfg.measures, cfg.average)
+                    v, dr = generic_measures(x, z, cfg.measures, cfg.average)
                 else:
-                    v, dr = _arranged_measures(x, z, cfg.measures, cfg.average)
+                    v, dr = arranged_measures(x, z, cfg.measures, cfg.average)
                 vals[:, s0 : s0 + len(part), 0] = v
                 drop += dr.sum(-1)
             out[i] = (vals, drop)
@@ -707,15 +503,15 @@ def _discretized_iteration(cfg, p, x, z, t):
         if ch is not None:
             zc = discretize(z, _thresholds(uh[s0:s1], p["mu_h"], p["sigma_h"]))
         if cfg.engine == "auto" and xc is not None and zc is not None:
-            v, dr = _fast_measures(xc, zc, cm, ch, cfg.measures, cfg.average)
+            v, dr = code_measures(xc, zc, cm, ch, cfg.measures, cfg.average)
         else:
             shape = (s1 - s0,) + x.shape
             xf = xc.astype(float) if xc is not None else np.broadcast_to(x, shape)
             zf = zc.astype(float) if zc is not None else np.broadcast_to(z, shape)
             if cfg.engine == "generic":
-                v, dr = _generic_measures(xf, zf, cfg.measures, cfg.average)
+                v, dr = generic_measures(xf, zf, cfg.measures, cfg.average)
             else:
-                v, dr = _arranged_measures(
+                v, dr = arranged_measures(
                     np.ascontiguousarray(xf), np.ascontiguousarray(zf), cfg.measures, cfg.average
                 )
         vals[:, s0:s1] = v
@@ -809,7 +605,7 @@ def _row_signature(point, level, method, average, seed):
 
 
 @dataclass(frozen=True, eq=False)
-class Simulation:
+class Simulation(_Table):
     """The results of :func:`simulate`: P grid points x K measures.
 
     Attributes
@@ -982,8 +778,7 @@ def _unit_name(unit):
 def _run(
     points, *, measures, average, engine, keep_values, rng, n_jobs, dask, checkpoint, progress
 ):
-    if engine not in ENGINES:
-        raise ParameterError(f"engine={engine!r}; choose one of {', '.join(ENGINES)}")
+    check_choice(engine, "engine", ENGINES)
     ss, tag = _rs.seed_sequence(rng)
     cfg = _Config(ss, measures, average, engine)
     units = _units(points)
@@ -1313,7 +1108,7 @@ def draw_scores(
         if _is_axis(v):
             raise ParameterError(f"draw_scores: {k} must be a single value, not a list")
     (p,) = _expand_grid(params, None, "all", 1, n_discretizations)
-    t = _check_int(iteration, "iteration", 0)
+    t = check_int(iteration, "iteration", 0)
     ss, _ = _rs.seed_sequence(rng)
     x, z = _model_scores(p, *_draw_standard(ss, p["n_systems"], p["n_inputs"], t))
     if p["c_m"] is None and p["c_h"] is None:
@@ -1337,7 +1132,7 @@ def draw_scores(
 
 
 @dataclass(frozen=True)
-class ColumnEstimate:
+class ColumnEstimate(_Result):
     """Estimated simulation parameters of one score column.
 
     Attributes
@@ -1409,12 +1204,9 @@ class ColumnEstimate:
     n_item_dropped: int
     signature: str
 
-    def to_dict(self) -> dict:
-        return {f.name: getattr(self, f.name) for f in fields(self)}
-
 
 @dataclass(frozen=True)
-class ParameterEstimates:
+class ParameterEstimates(_Collection):
     """The results of :func:`estimate_parameters`: one :class:`ColumnEstimate`
     per human column and per (metric, human) pair.
 
@@ -1427,14 +1219,8 @@ class ParameterEstimates:
 
     results: tuple
 
-    def __iter__(self):
-        return iter(self.results)
-
-    def __len__(self):
-        return len(self.results)
-
-    def __getitem__(self, key):
-        return self.results[key]
+    _item: ClassVar[type] = ColumnEstimate
+    _key: ClassVar[str] = "column"
 
     def get(self, column: str, *, human: str | None = None) -> ColumnEstimate:
         """The estimate of ``column`` (for a metric: against ``human``)."""
@@ -1451,18 +1237,8 @@ class ParameterEstimates:
     def signature(self) -> str:
         return self.results[0].signature if self.results else _EST_SIGNATURE()
 
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
-
-        return _html(self)
-
-    def to_frame(self) -> pd.DataFrame:
-        cols = [f.name for f in fields(ColumnEstimate)]
-        return pd.DataFrame([r.to_dict() for r in self.results], columns=cols)
-
-    def to_dict(self) -> dict:
-        return {"signature": self.signature, "results": [r.to_dict() for r in self.results]}
+    def to_dict(self, *, arrays: bool = False) -> dict:
+        return {"signature": self.signature, "results": self.to_records(arrays=arrays)}
 
 
 def _EST_SIGNATURE(declared=False):
@@ -1635,13 +1411,13 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
     """
     humans = [human] if isinstance(human, str) else list(_axis(human, "human"))
     for h in humans:
-        _human_column(dataset, h)
+        human_column(dataset, h)
     if metrics is None:
         metric_cols = list(dataset.metrics)
     elif _is_axis(metrics) and len(metrics) == 0:
         metric_cols = []
     else:
-        metric_cols = _metric_columns(dataset, metrics)
+        metric_cols = metric_columns(dataset, metrics)
     N, M = len(dataset.systems), len(dataset.inputs)
     scale = _check_bounds(bounds, list(dict.fromkeys(humans + metric_cols)))
     sig = _EST_SIGNATURE(any(v is not None for v in scale.values()))
@@ -1726,10 +1502,10 @@ def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=
     of distinct values, or None (continuous) above ``max_unique``.
     ``bounds``: rating-scale bounds, as in :func:`estimate_parameters`.
     """
-    _human_column(dataset, human)
+    human_column(dataset, human)
     if not isinstance(metric, str):
         raise ParameterError(f"metric={metric!r} must be one column name")
-    max_unique = _check_int(max_unique, "max_unique", 2)
+    max_unique = check_int(max_unique, "max_unique", 2)
     if isinstance(bounds, dict):
         bounds = {c: b for c, b in bounds.items() if c in (human, metric)}
     est = estimate_parameters(dataset, human, metrics=[metric], bounds=bounds)

@@ -54,20 +54,13 @@ from .errors import (
     ParameterError,
     UndefinedStatisticWarning,
 )
-from .correlation import _as_list, _check_choice
-from .reliability import (
-    _ARR,
-    _alpha_batch,
-    _check_dataset,
-    _check_positive_int,
-    _Collection,
-    _complete,
-    _Result,
-)
+from ._results import _ARR, _Collection, _Result
+from ._vocab import as_list, check_choice, check_dataset, check_int, check_method_levels
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
-from .stats.coefficients import get_coefficient
-from .stats.levels import check_average, check_level, level_values
+from .stats.alpha import alpha_batch, listwise_complete
+from .stats.inference import analytic_pvalue
+from .stats.levels import arrange, check_average, check_level, level_values
 
 
 #: Largest number of categories accepted for an ordinal indicator.
@@ -775,8 +768,8 @@ def cfa(
     >>> fit.estimator, fit.df, round(fit.cfi, 3), fit.loadings.round(1)[:, 0].tolist()
     ('ML', 8, 0.999, [0.8, 0.8, 0.8, 0.0, 0.0, 0.0])
     """
-    _check_dataset(dataset)
-    _check_choice(scores, "scores", SCORE_METHODS)
+    check_dataset(dataset)
+    check_choice(scores, "scores", SCORE_METHODS)
     if not isinstance(orthogonal, bool):
         raise ParameterError(f"orthogonal={orthogonal!r} must be True or False")
     model = _default_model(dataset) if model is None else parse_model(model)
@@ -807,7 +800,7 @@ def cfa(
     elif isinstance(ordered, bool):
         ordinal, declared = ordered, True
     else:
-        lst = _as_list(ordered, "ordered")
+        lst = as_list(ordered, "ordered")
         unknown = [o for o in lst if o not in names]
         if unknown:
             raise ParameterError(
@@ -1137,23 +1130,14 @@ def _criteria(dataset, criteria):
         if not out:
             raise ParameterError("criteria is empty")
         return out
-    return [(c, "human", _source_matrix(dataset, c)) for c in _as_list(criteria, "criteria")]
+    return [(c, "human", _source_matrix(dataset, c)) for c in as_list(criteria, "criteria")]
 
 
 def _single_pvalue(coef, x, y, level):
+    """The analytic two-sided p-value at ``system`` or ``global`` (NaN elsewhere)."""
     if level not in ("system", "global") or coef.pvalue is None:
         return np.nan
-    from .stats.levels import arrange
-
-    xg, yg = arrange(x, y, level)
-    a, b = xg.ravel(), yg.ravel()
-    ok = np.isfinite(a) & np.isfinite(b)
-    a, b = a[ok], b[ok]
-    if a.size < 3 or np.ptp(a) == 0 or np.ptp(b) == 0:
-        return np.nan
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return float(coef.pvalue(a, b, "two-sided"))
+    return analytic_pvalue(coef, *arrange(x, y, level), "two-sided")
 
 
 def _level_stat(x, y, level, method, average):
@@ -1168,11 +1152,7 @@ def _level_stat(x, y, level, method, average):
 
 def _check_level_method(level, method, average):
     level = check_level(level)
-    coef = get_coefficient(method)
-    if coef.levels is not None and level not in coef.levels:
-        raise ParameterError(
-            f"method={method!r} is defined only at level {', '.join(coef.levels)}, not {level!r}"
-        )
+    coef = check_method_levels(method, [level])
     return level, coef, check_average(average)
 
 
@@ -1234,7 +1214,7 @@ def concurrent_validity(
     metric
     G.EVAL.4.COH      0.647       0.75
     """
-    _check_dataset(dataset)
+    check_dataset(dataset)
     level, coef, average = _check_level_method(level, method, average)
     crit = _criteria(dataset, criteria)
     if metrics is None:
@@ -1242,7 +1222,7 @@ def concurrent_validity(
         if not metrics:
             raise DataError("the dataset has no metric columns; pass metrics=[...]")
     else:
-        metrics = _as_list(metrics, "metrics")
+        metrics = as_list(metrics, "metrics")
     out = []
     X = np.stack([_source_matrix(dataset, m) for m in metrics])
     for name, kind, y in crit:
@@ -1292,7 +1272,7 @@ def _design(dataset, design):
             traits += [str(t) for t in tr if str(t) not in traits]
         methods = [str(m) for m in methods]
     else:
-        cols = _as_list(design, "design")
+        cols = as_list(design, "design")
         for c in cols:
             if c not in dataset.columns:
                 dataset.ratings(c)
@@ -1384,7 +1364,7 @@ class MTMM(_Result):
         return "heterotrait_heteromethod"
 
     def _order(self, order):
-        _check_choice(order, "order", ("method", "trait"))
+        check_choice(order, "order", ("method", "trait"))
         v = self.variables
         if order == "method":
             return list(range(len(v)))
@@ -1417,7 +1397,7 @@ class MTMM(_Result):
         ``triangle``: ``"upper"`` (NaN below the diagonal, as the paper),
         ``"lower"`` or ``"full"``.
         """
-        _check_choice(triangle, "triangle", ("upper", "lower", "full"))
+        check_choice(triangle, "triangle", ("upper", "lower", "full"))
         idx = self._order(order)
         vals = self.values[np.ix_(idx, idx)].copy()
         n = len(idx)
@@ -1647,9 +1627,9 @@ def mtmm(
               expert2          NaN     NaN     NaN
               expert3          NaN     NaN     NaN
     """
-    _check_dataset(dataset)
+    check_dataset(dataset)
     level, _, average = _check_level_method(level, method, average)
-    _check_choice(reliability, "reliability", ("alpha", "none"))
+    check_choice(reliability, "reliability", ("alpha", "none"))
     spec, traits, methods = _design(dataset, design)
     variables = [(m, t) for m in methods for t in traits]
     mats, sources = [], []
@@ -1675,8 +1655,8 @@ def mtmm(
     if reliability == "alpha":
         for a in range(n):
             if sources[a] != "missing":
-                y, _, _ = _complete(mats[a])
-                R[a, a] = float(_alpha_batch(y[None])[0])
+                y, _, _ = listwise_complete(mats[a])
+                R[a, a] = float(alpha_batch(y[None])[0])
     res = MTMM(
         traits=tuple(traits), methods=tuple(methods), level=level, method=method,
         average=average, reliability=reliability, sources=tuple(sources), n_convergent=0,
@@ -1807,12 +1787,12 @@ def residual_pca(
     -------
     ResidualPCA
     """
-    _check_dataset(dataset)
-    n_components = _check_positive_int(n_components, "n_components")
+    check_dataset(dataset)
+    n_components = check_int(n_components, "n_components")
     crit = _criteria(dataset, factors) if isinstance(factors, (FactorAnalysis, dict)) else None
     if crit is None:
         raise ParameterError("factors must be a FactorAnalysis or a dict name -> (N, M) array")
-    metrics = list(dataset.metrics) if metrics is None else _as_list(metrics, "metrics")
+    metrics = list(dataset.metrics) if metrics is None else as_list(metrics, "metrics")
     if len(metrics) < 2:
         raise ParameterError("residual_pca needs at least 2 metrics")
     if n_components > len(metrics):
@@ -1864,7 +1844,7 @@ def plot_residual_pca(
     ``kind="coordinates"`` the paper's Figure 7 coordinates.  matplotlib is
     imported here (a dependency of metaeval).
     """
-    _check_choice(kind, "kind", ("loadings", "coordinates"))
+    check_choice(kind, "kind", ("loadings", "coordinates"))
     try:
         a, b = (int(c) - 1 for c in components)
     except (TypeError, ValueError):

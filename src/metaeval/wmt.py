@@ -25,13 +25,7 @@ import pandas as pd
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
-from .correlation import (
-    _check_choice,
-    _check_confidence,
-    _human_column,
-    _metric_columns,
-    percentile_interval,
-)
+from ._vocab import check_choice, check_int, check_probability, human_column, metric_columns
 from .errors import (
     DataError,
     InputTypeError,
@@ -41,16 +35,11 @@ from .errors import (
 )
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue
+from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
 from .stats.sequential import besag_clifford
 from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
 
 SPA_CI = ("none", "boot-inputs")
-
-
-def _check_int(v, name, minimum=1):
-    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < minimum:
-        raise ParameterError(f"{name}={v!r} must be an int >= {minimum}")
-    return int(v)
 
 
 def _complete_inputs(dataset, columns):
@@ -185,13 +174,13 @@ def soft_pairwise_accuracy(
     Statistical Significance in Human Evaluation of Automatic Metrics via
     Soft Pairwise Accuracy. WMT 2024.
     """
-    human = _human_column(dataset, human)
-    metrics = _metric_columns(dataset, metrics)
-    n_permutations = _check_int(n_permutations, "n_permutations")
-    _check_choice(precision, "precision", PRECISIONS)
-    _check_choice(ci, "ci", SPA_CI)
-    n_resamples = _check_int(n_resamples, "n_resamples")
-    confidence_level = _check_confidence(confidence_level)
+    human = human_column(dataset, human)
+    metrics = metric_columns(dataset, metrics)
+    n_permutations = check_int(n_permutations, "n_permutations")
+    check_choice(precision, "precision", PRECISIONS)
+    check_choice(ci, "ci", SPA_CI)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    confidence_level = check_probability(confidence_level)
     if len(dataset.systems) < 2:
         raise DataError("soft pairwise accuracy needs at least 2 systems")
     ok = _complete_inputs(dataset, [human, *metrics])
@@ -322,15 +311,15 @@ def compare_spa(
     -------
     SPAComparison
     """
-    human = _human_column(dataset, human)
-    ms = _metric_columns(dataset, [metric_a, metric_b])
+    human = human_column(dataset, human)
+    ms = metric_columns(dataset, [metric_a, metric_b])
     if ms[0] == ms[1]:
         raise ParameterError("compare_spa needs two different metrics")
-    n_resamples = _check_int(n_resamples, "n_resamples")
-    n_permutations = _check_int(n_permutations, "n_permutations")
-    _check_choice(precision, "precision", PRECISIONS)
+    n_resamples = check_int(n_resamples, "n_resamples")
+    n_permutations = check_int(n_permutations, "n_permutations")
+    check_choice(precision, "precision", PRECISIONS)
     if sequential is not None:
-        _check_int(sequential, "sequential")
+        check_int(sequential, "sequential")
     ok = _complete_inputs(dataset, [human, *ms])
     H = dataset.scores(human)[:, ok]
     za = _zscore_flat(dataset.scores(ms[0])[:, ok])
@@ -341,7 +330,6 @@ def compare_spa(
     p = pairwise_pvalues(np.stack([H, za, zb]), signs, precision=precision)
     sa, sb = spa_from_pvalues(p[0], p[1:])
     delta = float(sa - sb)
-    from .correlation import RESAMPLING_TOL, resampling_pvalue
 
     gen = _rs.named_generator(ss, "spa-perm-both")
     chunk = 32
@@ -570,9 +558,8 @@ def run_tasks(
     if missing:
         raise ParameterError(f"datasets lacks {', '.join(map(repr, missing))} (named by Task.data); "
                              f"available: {', '.join(map(repr, datasets))}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 0:
-        raise ParameterError(f"n_resamples={n_resamples!r} must be an int >= 0")
-    _check_choice(clusters, "clusters", CLUSTER_RULES)
+    check_int(n_resamples, "n_resamples", 0)
+    check_choice(clusters, "clusters", CLUSTER_RULES)
     ss, _ = _rs.seed_sequence(rng)
     out = []
     for t in tasks:
@@ -680,7 +667,7 @@ class TaskSetResults(_Collection):
         correlation, average rank, then ``rank statistic`` per task, with the
         task attributes (lp, level, method) as header rows.
         """
-        _check_choice(fmt, "fmt", TABLE_FORMATS)
+        check_choice(fmt, "fmt", TABLE_FORMATS)
         fr = self.table_frame(weights)
         if fmt == "csv":
             from ._export import to_csv
@@ -821,7 +808,6 @@ def global_pairwise_accuracy(
     -------
     GlobalAccuracy
     """
-    from .correlation import resampling_pvalue
     from .stats.clusters import significance_clusters
 
     if not datasets:
@@ -829,8 +815,8 @@ def global_pairwise_accuracy(
     names = list(datasets)
     hum = {n: human[n] if isinstance(human, dict) else human for n in names}
     for n in names:
-        _human_column(datasets[n], hum[n])
-    _check_choice(clusters, "clusters", CLUSTER_RULES)
+        human_column(datasets[n], hum[n])
+    check_choice(clusters, "clusters", CLUSTER_RULES)
     common = set.intersection(*(set(datasets[n].metrics) for n in names))
     if metrics is not None:
         common &= set(metrics)
@@ -909,7 +895,7 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
     (list of Task, list of float)
         Datasets are named ``"<lp>:sys"`` and ``"<lp>:seg"``.
     """
-    _check_choice(preset, "preset", PRESETS)
+    check_choice(preset, "preset", PRESETS)
     lps = sorted(lps)
     if not lps:
         raise ParameterError("lps is empty: give at least one language pair")
@@ -1197,7 +1183,7 @@ def span_agreement(spans, *, match: str = "char", severity: bool = False) -> Spa
     >>> span_agreement(t, match="exact")[0].f1
     0.0
     """
-    _check_choice(match, "match", SPAN_MATCHES)
+    check_choice(match, "match", SPAN_MATCHES)
     if not isinstance(severity, (bool, np.bool_)):
         raise ParameterError(f"severity={severity!r} must be True or False")
     severity = bool(severity)

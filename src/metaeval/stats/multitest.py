@@ -15,6 +15,11 @@ import numpy as np
 from ..errors import ParameterError
 
 
+def _bonferroni(p: np.ndarray) -> np.ndarray:
+    # each p-value multiplied by the family size m, capped at 1
+    return np.minimum(p * p.size, 1.0)
+
+
 def _holm(p: np.ndarray) -> np.ndarray:
     # p: 1-D, finite, sorted ascending.  Step-down: the i-th smallest
     # (1-based) is multiplied by m - i + 1, then made non-decreasing.
@@ -36,6 +41,7 @@ def _none(p: np.ndarray) -> np.ndarray:
 
 #: name -> (function of sorted finite p-values, description)
 ADJUSTMENTS: dict[str, tuple[Callable[[np.ndarray], np.ndarray], str]] = {
+    "bonferroni": (_bonferroni, "Bonferroni, controls the family-wise error rate"),
     "holm": (_holm, "Holm (1979) step-down, controls the family-wise error rate"),
     "bh": (_bh, "Benjamini-Hochberg (1995) step-up, controls the false discovery rate"),
     "none": (_none, "no adjustment"),
@@ -73,7 +79,9 @@ def adjust_pvalues(p, *, method: str = "holm") -> np.ndarray:
         p-values in [0, 1], any shape; all finite entries form one family.
         NaN entries are missing tests: they stay NaN and are not counted in
         the family size m.
-    method : {'holm', 'bh', 'none'}, optional
+    method : {'bonferroni', 'holm', 'bh', 'none'}, optional
+        ``'bonferroni'``: each p-value times the family size m, capped at 1
+        (controls the family-wise error rate).
         ``'holm'``: Holm's (1979) step-down procedure, controlling the
         family-wise error rate.  With the finite p-values sorted,
         :math:`p_{(1)} \le \dots \le p_{(m)}`,
@@ -140,7 +148,7 @@ def adjust_pairwise_matrix(P, *, method: str = "holm") -> np.ndarray:
         Symmetric matrix of p-values of the k (k - 1) / 2 pairwise tests
         (two-sided, or otherwise symmetric); ``P[i, j]`` is the test of i
         against j.  The diagonal is ignored.  NaN marks a missing test.
-    method : {'holm', 'bh', 'none'}, optional
+    method : {'bonferroni', 'holm', 'bh', 'none'}, optional
         As in :func:`adjust_pvalues`.
 
     Returns

@@ -14,7 +14,7 @@ whenever it does not stop early; with small ``h`` (10-20) it needs only about
 ``h / p`` draws for a large p.
 
 Undefined (NaN) draws are dropped, as the fixed-size
-:func:`metaeval.correlation.resampling_pvalue` drops them: they count neither
+:func:`metaeval.stats.inference.resampling_pvalue` drops them: they count neither
 as draws (``L``) nor as exceedances, but they do count towards the ``n - 1``
 draws made at most, so that without early stopping the p-value is
 ``(g + 1) / (F + 1)`` over the ``F`` finite draws among the first ``n - 1``,

@@ -1,0 +1,50 @@
+"""Cronbach's alpha on batches of complete score matrices (Cronbach 1951).
+
+The engine of :func:`metaeval.consistency`, :func:`metaeval.consistency_curve`
+and the reliabilities on the diagonal of :func:`metaeval.mtmm`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+#: Cells per block of a batch (bounds the temporary arrays of one step).
+BLOCK_CELLS = 4_000_000
+
+
+def alpha_batch(y):
+    """Cronbach's alpha of each (N, M) matrix of a complete (B, N, M) batch.
+
+    alpha = M / (M - 1) * (1 - sum_j var(Y_j) / var(sum_j Y_j)), variances
+    over systems with ddof=1 (the ratio does not depend on ddof); NaN where
+    the total score is constant over systems.
+    """
+    y = np.asarray(y, dtype=float)
+    B, N, M = y.shape
+    out = np.full(B, np.nan)
+    if N < 2 or M < 2:
+        return out
+    step = max(1, BLOCK_CELLS // max(N * M, 1))
+    with np.errstate(all="ignore"):
+        for s in range(0, B, step):
+            blk = y[s : s + step]
+            item = blk.var(axis=1, ddof=1).sum(-1)
+            total = blk.sum(-1).var(axis=-1, ddof=1)
+            a = M / (M - 1.0) * (1.0 - item / total)
+            out[s : s + step] = np.where(total > 0, a, np.nan)
+    return out
+
+
+def listwise_complete(y):
+    """Listwise deletion: drop systems with no score, then inputs with a missing cell.
+
+    Returns ``(y, n_systems_dropped, n_inputs_dropped)``.
+    """
+    ok = np.isfinite(y)
+    sys_keep = ok.any(1)
+    y = y[sys_keep]
+    inp_keep = np.isfinite(y).all(0)
+    return y[:, inp_keep], int((~sys_keep).sum()), int((~inp_keep).sum())
+
+
+__all__ = ["BLOCK_CELLS", "alpha_batch", "listwise_complete"]

@@ -1,0 +1,94 @@
+"""Refactoring guard: every public analysis function gives the numbers of the original code.
+
+The fixture ``tests/data/bit_identical_5b9ffc3.npz`` (+ ``.json.gz``) was written by the
+code of commit 5b9ffc3 (before issue 13's refactoring of the analysis layer), not by the
+code under test:
+
+    mkdir /tmp/orig && git archive 5b9ffc3 src | tar -x -C /tmp/orig
+    PYTHONPATH=/tmp/orig/src:tests python tests/bit_identical_cases.py \\
+        tests/data/bit_identical_5b9ffc3.npz
+
+(re-running this reproduces both files byte for byte).
+(``tests/bit_identical_cases.py`` lists the calls: bundled SummEval, fixed seeds, small
+resample counts.)  Numbers are compared bit for bit (``np.array_equal``, NaN equal to
+NaN); labels and signatures as strings.  ``CHANGED`` lists the only results allowed to
+move, each a duplicate computation that now goes through the engine, with the largest
+difference measured when it was routed (stated in the commit message).  Every number
+and label of the fixture must come back; results may gain views (e.g. a ``to_frame()``
+that a result class lacked at 5b9ffc3), whose new entries are not compared.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+import bit_identical_cases as cases  # noqa: E402
+
+FIXTURE = os.path.join(os.path.dirname(__file__), "data", "bit_identical_5b9ffc3.npz")
+
+#: case prefix -> largest absolute difference allowed (last bits of a duplicate path
+#: that now uses the engine's computation).
+CHANGED: dict[str, float] = {
+    # correlation_design recomputed Pearson/Spearman/Kendall (scipy, its own matrix
+    # algebra) and system means outside the engine; it now uses correlate's numbers
+    # (stats.inference.correlation_test).  Largest change measured: 2.1e-14.
+    "correlation_design": 3e-14,
+    "correlation_design/pearson": 3e-14,
+    # meta_correlation's correlation of P_i with Q_i, and sample_size's full-data
+    # correlation, were scipy beside the engine: largest change 1.2e-16.
+    "meta_correlation": 1e-15,
+    "sample_size": 1e-15,
+    # stability's Pearson of two runs' system means was its own formula; now the engine's.
+    # The statistic moves by 1.1e-16; sem = sd sqrt(1 - r) amplifies that near r = 1: 3.2e-9.
+    "stability": 4e-9,
+}
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def snapshots():
+    return cases.load(FIXTURE), cases.run_all()
+
+
+def _allowed(key: str) -> float:
+    for prefix, tol in CHANGED.items():
+        if key == prefix or key.startswith(prefix + ".") or key.startswith(prefix + "["):
+            return tol
+    return 0.0
+
+
+def test_same_cases_and_errors(snapshots):
+    (_, _, err0), (_, _, err1) = snapshots
+    assert err1 == err0
+
+
+def test_same_labels_and_signatures(snapshots):
+    (_, s0, _), (_, s1, _) = snapshots
+    assert not set(s0) - set(s1), sorted(set(s0) - set(s1))[:10]
+    diff = {k: (s0[k], s1[k]) for k in s0 if s1[k] != s0[k]}
+    assert not diff, list(diff.items())[:5]
+
+
+def test_same_numbers_bit_for_bit(snapshots):
+    (n0, _, _), (n1, _, _) = snapshots
+    assert not set(n0) - set(n1), sorted(set(n0) - set(n1))[:10]
+    bad = []
+    for k, a in n0.items():
+        b = np.asarray(n1[k], dtype=float)
+        if a.shape != b.shape:
+            bad.append((k, "shape", a.shape, b.shape))
+            continue
+        if np.array_equal(a, b, equal_nan=True):
+            continue
+        tol = _allowed(k)
+        gap = float(np.nanmax(np.abs(a - b))) if a.size else 0.0
+        if not (tol and np.array_equal(np.isnan(a), np.isnan(b)) and gap <= tol):
+            bad.append((k, "max abs diff", gap))
+    assert not bad, bad[:10]
