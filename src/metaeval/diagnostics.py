@@ -52,6 +52,7 @@ from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from .correlation import _as_list, _check_choice
 from .data import Dataset
+from .data import _sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     DataError,
@@ -61,7 +62,7 @@ from .errors import (
 )
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
-from .stats.levels import check_level, level_values
+from .stats.levels import check_level, level_values, match_system_shapes
 from .stats.multitest import adjust_pvalues
 
 #: Correlation coefficients offered by the diagnostics.
@@ -1629,6 +1630,7 @@ def correlation_design(
     alpha: float | Mapping[str, float] = 0.05,
     correction: str = "bonferroni",
     alternative: str = "two-sided",
+    system_scores: str | None = None,
 ) -> CorrelationDesign:
     r"""System- vs sentence-level correlation matrices of human and automatic scores.
 
@@ -1657,6 +1659,13 @@ def correlation_design(
     alpha : float or mapping level -> float
     correction : {"bonferroni", "holm", "bh", "none"}
     alternative : {"two-sided", "greater", "less"}
+    system_scores : {None, "given", "mean"}
+        At the ``system`` level, a column with given system-level scores
+        (:attr:`metaeval.Dataset.system_scores`, e.g. corpus BLEU) enters
+        with them (``"given"``; None: given when present, with a note) or
+        with the means of its cells (``"mean"``); a pair of a given and a
+        mean column uses the mean over the latter's own cells.  Recorded in
+        the system level's signature (``sys:given`` / ``sys:mean``).
 
     Returns
     -------
@@ -1722,9 +1731,19 @@ def correlation_design(
         )
     kinds = tuple("human" if c in ds.human else "metric" for c in cols)
     k = len(cols)
-    arrays = [np.asarray(ds.scores(c), float) for c in cols]
+    cell_arrays = [np.asarray(ds.scores(c), float) for c in cols]
+    sys_mode = _sys.check_mode(system_scores)
+    sys_given, sys_tag = _sys.resolve_system_scores(ds, cols, cols, sys_mode)
+    if "system" in levels:
+        _sys.note_given(ds, cols, sys_mode)
+    if sys_tag is not None:
+        sys_tag = "given" if any(g is not None for g in sys_given) else "mean"
     stat_m, p_m, padj_m, n_m, n_undef = {}, {}, {}, {}, {}
     for lv in levels:
+        arrays = cell_arrays
+        if lv == "system" and any(g is not None for g in sys_given):
+            arrays = [a if g is None else np.asarray(g, float)[:, None]
+                      for a, g in zip(cell_arrays, sys_given)]
         S = np.full((k, k), np.nan)
         P = np.full((k, k), np.nan)
         Nn = np.zeros((k, k), dtype=int)
@@ -1740,7 +1759,8 @@ def correlation_design(
             for j in range(i + 1, k):
                 if done[i, j]:
                     continue
-                x, y = _arrange_pair(arrays[i], arrays[j], lv)
+                x, y = _arrange_pair(*match_system_shapes(arrays[i], arrays[j]), lv) if (
+                    lv == "system") else _arrange_pair(arrays[i], arrays[j], lv)
                 stat, p, n = _single_correlation(method, x, y, alternative)
                 S[i, j] = S[j, i] = stat
                 P[i, j] = P[j, i] = p
@@ -1777,6 +1797,7 @@ def correlation_design(
             alt=alternative,
             pvalue=("analytic", correction),
             alpha=a,
+            sys=sys_tag if "system" in lv else None,
         )
 
     return CorrelationDesign(

@@ -384,6 +384,7 @@ def dataset_from_frame(
     texts: pd.DataFrame | None,
     provenance: str | None,
     contexts: Any = None,
+    system_scores: Any = None,
 ) -> Any:
     """Implementation of :meth:`Dataset.from_frame` (see its docstring)."""
     if form not in FORMS:
@@ -563,6 +564,7 @@ def dataset_from_frame(
         texts=texts,
         provenance=provenance,
         contexts=contexts,
+        system_scores=system_scores,
     )
 
 
