@@ -11,6 +11,13 @@ import pandas as pd
 
 from metaeval.errors import DataError
 
+from ._scale import (
+    apply_missing_values,
+    check_bounds,
+    check_declared,
+    check_missing_values,
+    warn_undeclared,
+)
 from ._sysscores import check_system_scores
 from ._validate import (
     MAX_SHOWN,
@@ -274,6 +281,20 @@ class Dataset:
         :func:`metaeval.textmetrics.corpus_scores`, or a mapping of column
         to scores by system.  The ``system`` level of the analyses uses them
         (see :attr:`system_scores` and docs/data.md, "System-level scores").
+    bounds : mapping of str to (low, high), or (low, high), optional
+        Declared rating scales (a pair: every human column).  A value
+        outside its column's scale is a :class:`DataError`; undeclared
+        columns are checked for failure codes instead (see Warns).
+    missing_values : mapping of str to sequence of numbers, or a sequence, optional
+        Codes that mean "no score" (``{"judge": [-1, 0]}``; a sequence: every
+        column): those cells become missing (NaN).
+
+    Warns
+    -----
+    OutOfScaleWarning
+        When an undeclared column looks like an integer rating scale plus a
+        few codes outside it (``-1`` or ``0`` on a 1-5 scale, ``999``); the
+        values are kept (docs/data.md, "Rating scales and failure codes").
 
     Raises
     ------
@@ -311,6 +332,7 @@ class Dataset:
         "_texts_loader",
         "_contexts",
         "_system_scores",
+        "_bounds",
         "_scores_cache",
         "__weakref__",
     )
@@ -328,6 +350,9 @@ class Dataset:
         provenance: str | None = None,
         contexts: pd.DataFrame | None = None,
         system_scores: Any = None,
+        bounds: Any = None,
+        missing_values: Any = None,
+        _check_scale: bool | Sequence[str] = True,
     ) -> None:
         set_ = functools.partial(object.__setattr__, self)
         if not isinstance(ratings, Mapping):
@@ -375,8 +400,11 @@ class Dataset:
         labels_out: dict[str, tuple[str, ...]] = {}
         rater_labels = dict(rater_labels or {})
         check_unknown(rater_labels, list(ratings), what="column(s) in `rater_labels`")
+        bounds_d = check_bounds(bounds, list(ratings), human_names)
+        missing_d = check_missing_values(missing_values, list(ratings))
         for column, value in ratings.items():
             array = _array_to_float(value, column=column)
+            apply_missing_values(array, missing_d.get(column, ()))
             if array.ndim == 2:
                 array = array[np.newaxis]
             if array.shape[1:] != (n, m) or array.shape[0] < 1:
@@ -409,6 +437,10 @@ class Dataset:
             arrays[column] = _readonly(array)
             labels_out[column] = labs
 
+        check_declared(arrays, bounds_d)
+        if _check_scale:
+            scan = arrays if _check_scale is True else [c for c in _check_scale if c in arrays]
+            warn_undeclared(arrays, [c for c in scan if c not in bounds_d])
         if human_names:
             _check_human_present(arrays, human_names)
             _check_coverage(arrays, human_names, metrics, systems_t, inputs_t)
@@ -431,6 +463,7 @@ class Dataset:
             "_system_scores",
             check_system_scores(system_scores, systems_t, (*human_names, *metrics)),
         )
+        set_("_bounds", {c: bounds_d[c] for c in (*human_names, *metrics) if c in bounds_d})
         set_("_scores_cache", {})
 
     # ------------------------------------------------------------------ immutability
@@ -457,6 +490,8 @@ class Dataset:
             array.flags.writeable = False
         if not hasattr(self, "_system_scores"):  # pickled before system scores existed
             object.__setattr__(self, "_system_scores", {})
+        if not hasattr(self, "_bounds"):
+            object.__setattr__(self, "_bounds", {})
         for array in self._system_scores.values():
             array.flags.writeable = False
 
@@ -607,6 +642,11 @@ class Dataset:
         else:
             out[:, i_pos] = values[None, :]
         return out
+
+    @property
+    def bounds(self) -> dict[str, tuple[float, float]]:
+        """Declared rating scales, ``{column: (low, high)}`` (a copy; empty if none)."""
+        return dict(self._bounds)
 
     # ------------------------------------------------------------------ system scores
     @property
@@ -842,6 +882,8 @@ class Dataset:
             provenance=self._provenance,
             contexts=contexts,
             system_scores=sys_given,
+            bounds={c: b for c, b in self._bounds.items() if c in ratings} or None,
+            _check_scale=False,
         )
         if self._texts is None and self._texts_loader is not None:
             out._attach_texts_loader(
@@ -920,6 +962,8 @@ class Dataset:
             provenance=self._provenance,
             contexts=self._contexts,
             system_scores=system_scores or None,
+            bounds={c: b for c, b in self._bounds.items() if c in ratings} or None,
+            _check_scale=[c for c in ratings if ratings[c] is not self._ratings.get(c)],
         )
         if keep_texts and self._texts is None and self._texts_loader is not None:
             out._attach_texts_loader(self._texts_loader)
@@ -968,6 +1012,8 @@ class Dataset:
         provenance: str | None = None,
         contexts: pd.DataFrame | None = None,
         system_scores: Any = None,
+        bounds: Any = None,
+        missing_values: Any = None,
     ) -> Dataset:
         """Build a dataset from score matrices.
 
@@ -993,6 +1039,9 @@ class Dataset:
             Context labels with ``system`` and/or ``input`` columns.
         system_scores : DataFrame or mapping, optional
             Given system-level scores (see :class:`Dataset`).
+        bounds, missing_values : optional
+            Declared rating scales and missing-value codes (see
+            :class:`Dataset`).
 
         Returns
         -------
@@ -1035,6 +1084,8 @@ class Dataset:
             provenance=provenance,
             contexts=contexts,
             system_scores=system_scores,
+            bounds=bounds,
+            missing_values=missing_values,
         )
 
     @classmethod
@@ -1055,6 +1106,8 @@ class Dataset:
         provenance: str | None = None,
         contexts: pd.DataFrame | str | Sequence[str] | None = None,
         system_scores: Any = None,
+        bounds: Any = None,
+        missing_values: Any = None,
     ) -> Dataset:
         """Build a dataset from a long or wide table.
 
@@ -1114,6 +1167,14 @@ class Dataset:
             Given system-level scores (corpus BLEU, ``.sys.score`` files), a
             second table indexed by system with one column per score column
             (see :class:`Dataset`).
+        bounds : mapping of str to (low, high), or (low, high), optional
+            Declared rating scales (a pair: every human column); values
+            outside are an error.  Undeclared integer scales with a few codes
+            outside them (``-1``, ``0`` on 1-5, ``999``) give an
+            :class:`~metaeval.errors.OutOfScaleWarning`.
+        missing_values : mapping of str to sequence, or a sequence, optional
+            Codes that mean "no score" in a column (``{"judge": [-1]}``), made
+            missing (NaN).
 
         Returns
         -------
@@ -1179,6 +1240,8 @@ class Dataset:
             provenance=provenance,
             contexts=contexts,
             system_scores=system_scores,
+            bounds=bounds,
+            missing_values=missing_values,
         )
 
 

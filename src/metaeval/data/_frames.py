@@ -385,6 +385,8 @@ def dataset_from_frame(
     provenance: str | None,
     contexts: Any = None,
     system_scores: Any = None,
+    bounds: Any = None,
+    missing_values: Any = None,
 ) -> Any:
     """Implementation of :meth:`Dataset.from_frame` (see its docstring)."""
     if form not in FORMS:
@@ -565,6 +567,8 @@ def dataset_from_frame(
         provenance=provenance,
         contexts=contexts,
         system_scores=system_scores,
+        bounds=bounds,
+        missing_values=missing_values,
     )
 
 
