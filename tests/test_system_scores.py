@@ -352,12 +352,23 @@ def test_corpus_bleu_from_texts_against_sacrebleu():
                          "hypothesis": " ".join(keep), "human": -k + rs.normal()})
     df = pd.DataFrame(rows)
     ds = Dataset.from_frame(df, human="human", texts=["reference", "hypothesis"])
-    ds = add_scores(ds, ["bleu"])  # sentence BLEU per cell
-    cs = corpus_scores(ds, "bleu")
-    given = ds.with_system_scores(cs)
-    exp_sys = [sacrebleu.corpus_bleu(list(df[df.system == s].hypothesis),
-                                     [list(df[df.system == s].reference)]).score for s in systems]
+    ds = add_scores(ds, ["bleu", "chrf", "ter"])  # sentence scores per cell
+    given = ds
+    for name in ("bleu", "chrf", "ter"):
+        given = given.with_system_scores(corpus_scores(ds, name))
+    assert set(given.system_score_columns) == {"bleu", "chrf", "ter"}
+    hyp = {s: list(df[df.system == s].hypothesis) for s in systems}
+    ref = {s: [list(df[df.system == s].reference)] for s in systems}
+    exp_sys = [sacrebleu.corpus_bleu(hyp[s], ref[s]).score for s in systems]
     np.testing.assert_allclose(given.system_score("bleu"), exp_sys, rtol=1e-12)
+    np.testing.assert_allclose(given.system_score("chrf"),
+                               [sacrebleu.corpus_chrf(hyp[s], ref[s]).score for s in systems],
+                               rtol=1e-12)
+    np.testing.assert_allclose(given.system_score("ter"),
+                               [sacrebleu.corpus_ter(hyp[s], ref[s]).score for s in systems],
+                               rtol=1e-12)
+    # a corpus score is not the mean of the sentence scores
+    assert np.abs(given.system_score("bleu") - np.asarray(ds.scores("bleu")).mean(axis=1)).max() > 0.1
     hum = df.groupby("system", sort=False)["human"].mean().to_numpy()
     r = metaeval.correlate(given, "human", metrics="bleu", level="system", method="pearson",
                            ci="none", system_scores="given")[0]

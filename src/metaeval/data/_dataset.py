@@ -676,7 +676,7 @@ class Dataset:
         ...      "bleu": np.array([[10.0, 20.0], [30.0, 40.0]])},
         ...     human="human", systems=["A", "B"],
         ...     system_scores=pd.DataFrame({"bleu": [12.5, 36.0]}, index=["A", "B"]))
-        >>> ds.system_scores
+        >>> ds.system_scores  # doctest: +NORMALIZE_WHITESPACE
                 bleu
         system
         A       12.5
