@@ -670,7 +670,7 @@ def compare(
         mats, systag = _sys.system_level_matrices(
             dataset, [cols[0], cols[1], human], ["a", "b", "human"], sys_mode
         )
-        _refuse_input_resampling(test, systag, dataset, cols, sys_mode)
+        _refuse_input_resampling(test, systag, dataset, cols)
     xa, xb, z, n = _common(*mats)
     if n < 2:
         raise DataError(
@@ -685,7 +685,7 @@ def compare(
     return c
 
 
-def _refuse_input_resampling(test, systag, dataset, cols, mode):
+def _refuse_input_resampling(test, systag, dataset, cols):
     if test in _sys.INPUT_RESAMPLING and systag and systag.startswith("given"):
         given = [c for c in cols if dataset.system_score(c) is not None]
         raise ParameterError(_sys.input_resampling_message(given, f"test={test!r}"))
@@ -801,7 +801,7 @@ def compare_all(
     if level == "system":
         _sys.note_given(dataset, [*metrics, human], sys_mode)
         for m in metrics:
-            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset, [m], sys_mode)
+            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset, [m])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # each metric's own statistic on its cells shared with the human scores

@@ -22,10 +22,10 @@ from .data._accept import accepts_frames
 from ._signature import make_signature
 from .data import _sysscores as _sys
 from .errors import (
-    SystemScoresWarning,
     ConstantInputWarning,
     DataError,
     ParameterError,
+    SystemScoresWarning,
     TooFewPairsWarning,
     UndefinedStatisticWarning,
 )

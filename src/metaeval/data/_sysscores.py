@@ -217,7 +217,7 @@ def resolve_system_scores(
         ``"given:<roles>"`` naming the roles that use given scores (e.g.
         ``given:metric+human``).
     """
-    if not dataset.system_score_columns:
+    if not getattr(dataset, "system_score_columns", ()):
         return [None] * len(columns), None
     if mode == "mean":
         return [None] * len(columns), "mean"
@@ -282,7 +282,7 @@ def add_sys_key(signature: str, tag: str | None) -> str:
 def note_given(dataset: Any, columns: Sequence[str], mode: str | None) -> None:
     """The default's note: warn once when given system scores that differ from
     the means of the cells are used because ``system_scores`` was not chosen."""
-    if mode is not None or not dataset.system_score_columns:
+    if mode is not None or not getattr(dataset, "system_score_columns", ()):
         return
     differ = []
     for c in dict.fromkeys(columns):
