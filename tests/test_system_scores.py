@@ -401,3 +401,73 @@ def test_wmt20_system_kendall_from_corpus_scores():
                                  level="system", method="kendall_b", ci="none",
                                  system_scores="given")[0].statistic
         assert got == pytest.approx(exp, rel=1e-12)
+
+
+# ----------------------------------------------------------------------------- random shapes
+
+def _slow_system_vectors(cells, given):
+    """Reference for one unit, written with plain loops: given columns as they are; the
+    others' means over the cells where every non-given column of the unit has a value."""
+    n, m = cells[0].shape
+    mean_cols = [k for k, g in enumerate(given) if g is None]
+    out = []
+    for k, (a, g) in enumerate(zip(cells, given)):
+        if g is not None:
+            out.append([float(v) for v in g])
+            continue
+        vec = []
+        for i in range(n):
+            vals = [a[i, j] for j in range(m)
+                    if all(not math.isnan(cells[c][i, j]) for c in mean_cols)]
+            vec.append(sum(vals) / len(vals) if vals else math.nan)
+        out.append(vec)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_units_against_loops_and_scipy(seed):
+    """Random shapes, NaN cells, NaN given scores, ties: correlate and compare at system
+    level equal scipy on vectors built by plain loops (pairwise deletion of systems)."""
+    rs = np.random.default_rng(seed)
+    n, m = int(rs.integers(3, 9)), int(rs.integers(1, 6))
+    h = np.round(rs.normal(size=(n, m)), 1)
+    a = np.round(h + rs.normal(size=(n, m)), 0)  # ties
+    b = rs.normal(size=(n, m))
+    for x in (h, a, b):
+        x[rs.random((n, m)) < 0.2] = np.nan
+    h[:, 0] = np.where(np.isnan(h[:, 0]), 0.5, h[:, 0])  # every system keeps a human cell
+    given = {}
+    for c in ("h", "a", "b"):
+        if rs.random() < 0.6:
+            g = rs.normal(size=n)
+            g[rs.random(n) < 0.15] = np.nan
+            g[0] = 1.0
+            given[c] = g
+    ds = Dataset.from_arrays({"h": h, "a": a, "b": b}, human="h", system_scores=given or None)
+    cells = {"h": h, "a": a, "b": b}
+    for metric in ("a", "b"):
+        xs, ys = _slow_system_vectors([cells[metric], h], [given.get(metric), given.get("h")])
+        ok = [i for i in range(n) if not (math.isnan(xs[i]) or math.isnan(ys[i]))]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = metaeval.correlate(ds, "h", metrics=metric, level="system", method="pearson",
+                                   ci="none", system_scores="given")[0]
+            exp = (st.pearsonr([xs[i] for i in ok], [ys[i] for i in ok]).statistic
+                   if len(ok) >= 2 else math.nan)
+        assert r.n == len(ok)
+        if math.isnan(exp):
+            assert math.isnan(r.statistic)
+        else:
+            assert r.statistic == pytest.approx(exp, rel=1e-9, abs=1e-12)
+    # compare: both statistics on the systems where a, b and h all have a value
+    xa, xb, yh = _slow_system_vectors([a, b, h], [given.get("a"), given.get("b"), given.get("h")])
+    ok = [i for i in range(n) if not any(math.isnan(v[i]) for v in (xa, xb, yh))]
+    if len(ok) >= 3:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            c = metaeval.compare(ds, "h", "a", "b", method="spearman", n_resamples=20, rng=0,
+                                 system_scores="given")
+            ra = st.spearmanr([xa[i] for i in ok], [yh[i] for i in ok]).statistic
+            rb = st.spearmanr([xb[i] for i in ok], [yh[i] for i in ok]).statistic
+        if np.isfinite(ra) and np.isfinite(rb):
+            assert c.statistic == pytest.approx(ra - rb, rel=1e-9, abs=1e-12)
