@@ -201,12 +201,14 @@ def test_system_pearson_equals_mtme(layout, segments):
         got = metaeval.correlate(ds, "mqm", metrics=metric, level="system", ci="none",
                                  pvalue="none").to_frame()["statistic"].iloc[0]
         assert got == pytest.approx(exp, rel=1e-12)
-    # the 'rated' sys dataset = system level of the segment dataset
-    if segments == "rated":
-        seg = metaeval.read_mtme(root, "wmt99", "en-de", level="seg", refs="refA")
-        a = metaeval.correlate(seg, "mqm", level="system", ci="none", pvalue="none").to_frame()
-        b = metaeval.correlate(ds, "mqm", level="system", ci="none", pvalue="none").to_frame()
-        np.testing.assert_allclose(a["statistic"], b["statistic"], rtol=1e-12)
+    # the sys dataset = system level of the segment dataset read with the same
+    # convention: 'all' attaches the metrics' .sys.score files as given system scores,
+    # 'rated' keeps the means of the rated cells
+    seg = metaeval.read_mtme(root, "wmt99", "en-de", level="seg", refs="refA", segments=segments)
+    a = metaeval.correlate(seg, "mqm", level="system", ci="none", pvalue="none",
+                           system_scores="given").to_frame()
+    b = metaeval.correlate(ds, "mqm", level="system", ci="none", pvalue="none").to_frame()
+    np.testing.assert_allclose(a["statistic"], b["statistic"], rtol=1e-12)
 
 
 def test_doc_level(tmp_path):

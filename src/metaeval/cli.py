@@ -87,8 +87,10 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
         file_only = {**(file_only or {}), "--rater-col": extra_rater, "--run-col": extra_run}
     names = {d["name"] for d in list_datasets()}
     if data in names:
+        scale = _scale_values(ctx)
         file_only = {**(file_only or {}), "--where": layout["where"], "--rater-cols": layout["rater_cols"],
-                     "--text-cols": layout["text_cols"]}
+                     "--text-cols": layout["text_cols"], "--scale-bounds": scale.get("bounds"),
+                     "--missing-values": scale.get("missing_values")}
         given = [flag for flag, v in file_only.items() if v]
         if given:
             raise ParameterError(f"{', '.join(given)}: options for the columns of a data file, not the "
@@ -112,6 +114,7 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     for key, v in (("rater", rater), ("run", run)):
         if v:
             kw[key] = v
+    kw.update(_scale_values(ctx))
     with option_names(_option_flags(ctx)):
         if texts is not None:
             kw["texts"] = _read_texts(texts, system, input_)
@@ -134,7 +137,7 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
 #: Click parameter names of the layout options (see :func:`_layout_options`); their values
 #: reach :func:`_load` through the click context, so subcommands need no extra arguments.
 _LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols", "layout_rater",
-                  "layout_run")
+                  "layout_run", "scale_bounds", "missing_values")
 
 #: Text columns --text-cols can name, as the text metrics read them.
 _TEXT_KINDS = ("hypothesis", "reference", "source")
@@ -158,6 +161,12 @@ def _layout_options(texts=False, rater_col=False, run_col=False):
         click.option("--rater-cols", "rater_cols", multiple=True, metavar="HUMAN=COL,COL|PATTERN",
                      help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
                           "makes HUMAN a human column with one rater per column; repeatable."),
+        click.option("--scale-bounds", "scale_bounds", multiple=True, metavar="COL=LOW:HIGH",
+                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
+                          "error (undeclared scales are checked for failure codes); repeatable."),
+        click.option("--missing-values", "missing_values", multiple=True, metavar="COL=V[,V]",
+                     help="Codes that mean 'no score' in a column, made missing, e.g. judge=-1,0; "
+                          "repeatable."),
     ]
     if rater_col:
         opts.append(click.option("--rater-col", "layout_rater", default=None,
@@ -231,6 +240,33 @@ def _layout_values(ctx):
         texts["reference"] = [_pairs([t], "--text-cols", several=False)["reference"][0] for t in refs]
     return {"systems": _split(raw.get("sel_systems")), "exclude": _split(raw.get("sel_exclude")),
             "where": where, "rater_cols": raters, "text_cols": texts}
+
+
+def _scale_values(ctx):
+    """--scale-bounds / --missing-values as the ``bounds`` / ``missing_values`` keywords of the reader."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    out = {}
+    bounds = {}
+    for key, vals in _pairs(raw.get("scale_bounds") or (), "--scale-bounds", several=False).items():
+        lo, sep, hi = vals[0].partition(":")
+        try:
+            bounds[key] = (float(lo), float(hi))
+        except ValueError:
+            raise ParameterError(f"--scale-bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5") from None
+        if not sep:
+            raise ParameterError(f"--scale-bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5")
+    if bounds:
+        out["bounds"] = bounds
+    codes = {}
+    for key, vals in _pairs(raw.get("missing_values") or (), "--missing-values").items():
+        try:
+            codes[key] = [float(v) for v in vals]
+        except ValueError:
+            raise ParameterError(f"--missing-values {key}={','.join(vals)}: the codes must be numbers, "
+                                 "e.g. judge=-1,0") from None
+    if codes:
+        out["missing_values"] = codes
+    return out
 
 
 def _layout_axes(ctx):
@@ -336,7 +372,7 @@ def _announce_metrics(ds, data):
 _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics": "metrics",
                "rater": "rater", "run": "run", "contexts": "context_cols", "texts": "texts_path",
                "systems": "sel_systems", "exclude_systems": "sel_exclude", "where": "sel_where",
-               "raters": "rater_cols"}
+               "raters": "rater_cols", "bounds": "scale_bounds", "missing_values": "missing_values"}
 
 
 #: --rater-col/--run-col when :func:`_layout_options` adds them (subcommands without their own).

@@ -51,13 +51,14 @@ numbers do not depend on it.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from ._parallel import check_n_jobs, run_units
 from ._results import _ARR, _Result
+from .data import _sysscores as _sys
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
@@ -413,6 +414,7 @@ def compare(
     rng=None,
     memory_budget=None,
     sequential: int | None = None,
+    system_scores: str | None = None,
 ) -> Comparison:
     """Test whether metric A agrees with the human scores better than metric B.
 
@@ -456,6 +458,14 @@ def compare(
         ``alpha`` across it.  It saves draws on pairs that are far from
         significant (about ``h / p`` draws).  Recorded in the signature
         (``sequential:besag-clifford:h``).  See :mod:`metaeval.stats.sequential`.
+    system_scores : {None, "given", "mean"}
+        At ``system`` level, use the dataset's given system-level scores
+        (corpus BLEU, ``.sys.score`` files) or the means of the cells, as in
+        :func:`metaeval.correlate` (recorded as ``sys:...`` in the
+        signature).  Tests that resample or permute inputs (``boot-inputs``,
+        ``boot-both``, ``perm-inputs``, ``perm-both-rowcol``) are refused on
+        given scores; ``perm-both`` then swaps whole systems' scores, as
+        mt-metrics-eval does with ``.sys.score`` files.
 
     Returns
     -------
@@ -488,7 +498,15 @@ def compare(
                       n_resamples=n_resamples, confidence_level=confidence_level, budget=budget,
                       sequential=sequential)
     lab = _Labels(human=human, alternative=alternative, seed_tag=tag)
-    xa, xb, z, n = common_cells(dataset.scores(cols[0]), dataset.scores(cols[1]), dataset.scores(human))
+    sys_mode = _sys.check_mode(system_scores)
+    mats, systag = [dataset.scores(c) for c in (cols[0], cols[1], human)], None
+    if level == "system":
+        _sys.note_given(dataset, [cols[0], cols[1], human], sys_mode)
+        mats, systag = _sys.system_level_matrices(
+            dataset, [cols[0], cols[1], human], ["a", "b", "human"], sys_mode
+        )
+        _refuse_input_resampling(test, systag, dataset, cols)
+    xa, xb, z, n = common_cells(*mats)
     if n < 2:
         raise DataError(
             f"metrics {metric_a!r} and {metric_b!r} share fewer than 2 cells with {human!r}"
@@ -496,8 +514,16 @@ def compare(
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         c = _pair_test(xa, xb, z, opt, lab, pair_generator(ss, metric_a, metric_b), n, cols)
+    if systag is not None:
+        c = replace(c, signature=_sys.add_sys_key(c.signature, systag))
     _warn_pair(c)
     return c
+
+
+def _refuse_input_resampling(test, systag, dataset, cols):
+    if test in _sys.INPUT_RESAMPLING and systag and systag.startswith("given"):
+        given = [c for c in cols if dataset.system_score(c) is not None]
+        raise ParameterError(_sys.input_resampling_message(given, f"test={test!r}"))
 
 
 @accepts_frames(human="human")
@@ -522,6 +548,7 @@ def compare_all(
     clusters: str = "metaeval",
     memory_budget=None,
     sequential: int | None = None,
+    system_scores: str | None = None,
 ) -> Comparisons:
     """Compare every pair of metrics; p-value matrix, correction and clusters.
 
@@ -565,6 +592,10 @@ def compare_all(
     ``alpha`` is unchanged); a smaller ``h`` can move borderline pairs.  Not
     with ``clusters="mtme"`` (mt-metrics-eval's ``count / n`` needs the fixed
     ``n``).  Recorded in the signature.
+
+    ``system_scores`` (``None``, ``"given"``, ``"mean"``) chooses, at
+    ``system`` level, between the dataset's given system-level scores and
+    the means of the cells, as in :func:`compare`.
     """
     human, level, average, n_resamples = _validate(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
@@ -592,11 +623,23 @@ def compare_all(
                       n_resamples=n_resamples, confidence_level=confidence_level, budget=budget,
                       sequential=sequential)
     lab = _Labels(human=human, alternative=alternative, seed_tag=tag)
-    z = dataset.scores(human)
+    sys_mode = _sys.check_mode(system_scores)
+
+    def unit(cols, roles):
+        """The unit's score matrices (system-level scores when given) and sys tag."""
+        if level != "system":
+            return [dataset.scores(c) for c in cols], None
+        return _sys.system_level_matrices(dataset, cols, roles, sys_mode)
+
+    if level == "system":
+        _sys.note_given(dataset, [*metrics, human], sys_mode)
+        for m in metrics:
+            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset, [m])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # each metric's own statistic on its cells shared with the human scores
-        own = {m: float(statistic(dataset.scores(m), z, level, method, average)[0])
+        own = {m: float(statistic(*unit([m, human], ["metric", "human"])[0], level, method,
+                                  average)[0])
                for m in metrics}
     order = sorted(metrics, key=lambda m: (-own[m] if np.isfinite(own[m]) else np.inf, m))
     K = len(order)
@@ -605,10 +648,12 @@ def compare_all(
     def work(ij):
         i, j = ij
         a, b = order[i], order[j]
-        xa, xb, zz, n = common_cells(dataset.scores(a), dataset.scores(b), z)
+        mats, tag = unit([a, b, human], ["a", "b", "human"])
+        xa, xb, zz, n = common_cells(*mats)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _pair_test(xa, xb, zz, opt, lab, pair_generator(ss, a, b), n, (a, b))
+            c = _pair_test(xa, xb, zz, opt, lab, pair_generator(ss, a, b), n, (a, b))
+        return c if tag is None else replace(c, signature=_sys.add_sys_key(c.signature, tag))
 
     pairs = run_units(work, units, n_jobs=n_jobs, progress=progress)
     for c in pairs:
@@ -668,6 +713,11 @@ def compare_all(
         seed=tag if test != "williams" else None,
         sequential=None if sequential is None else f"besag-clifford:{sequential}",
     )
+    if level == "system":
+        tags = {unit([m, human], ["metric", "human"])[1] for m in metrics}
+        tags.discard(None)
+        if tags:  # one tag when every metric agrees, else each metric's own
+            sig = _sys.add_sys_key(sig, tags.pop() if len(tags) == 1 else "mixed")
     return Comparisons(
         metrics=tuple(order),
         statistics=np.array([own[m] for m in order]),

@@ -20,9 +20,11 @@ from ._results import _ARR, _Collection, _Result
 from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from ._signature import make_signature
+from .data import _sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     ParameterError,
+    SystemScoresWarning,
     TooFewPairsWarning,
     UndefinedStatisticWarning,
 )
@@ -182,7 +184,7 @@ def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit,
     return dist
 
 
-def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
+def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None):
     coef = get_coefficient(method)
     lv = level_values(x, y, level, method, average=opt.average)
     stat = float(lv.value[0])
@@ -221,6 +223,8 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
     n_nan = 0 if null is None else int((~np.isfinite(null)).sum())
     if opt.ci == "fisher":
         lo, hi = (float(v) for v in fisher_interval(stat, n, method, opt.confidence_level))
+    elif opt.ci in _sys.INPUT_RESAMPLING and systag and systag.startswith("given"):
+        pass  # inputs of given system scores cannot be resampled: NaN, warned in correlate()
     elif opt.ci.startswith("boot-"):
         dist = bootstrap_distribution(
             gen, x, y, level, method, opt.average, opt.n_resamples, opt.ci[5:], opt.budget
@@ -244,6 +248,7 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss):
         else "none",
         pvalue=(pmethod, opt.n_resamples) if pmethod == "permutation" else pmethod,
         seed=opt.seed_tag if (opt.ci.startswith("boot-") or pmethod == "permutation") else None,
+        sys=systag,
     )
     return Correlation(
         metric=metric,
@@ -339,6 +344,7 @@ def correlate(
     n_jobs: int = 1,
     progress=None,
     memory_budget=None,
+    system_scores: str | None = None,
 ) -> Correlations:
     """Correlate every metric with a human score column.
 
@@ -402,6 +408,19 @@ def correlate(
         Default: the environment variable ``METAEVAL_MEMORY_BUDGET``, else
         1 GiB (:func:`metaeval.stats.resampling.memory_budget`).  The numbers
         do not depend on it.
+    system_scores : {None, "given", "mean"}
+        At ``system`` level, for a dataset that carries system-level scores
+        of its own (:attr:`metaeval.Dataset.system_scores`: corpus BLEU,
+        WMT ``.sys.score`` files): ``"given"`` correlates those where a
+        column has them (the other column's means over its cells otherwise),
+        ``"mean"`` the means of the cells; None (default) is ``"given"`` with a
+        :class:`~metaeval.errors.SystemScoresWarning` note when given scores
+        differ from the means.  The signature says which (``sys:given:metric``,
+        ``sys:given:metric+human``, ``sys:mean``; no key for a dataset without
+        given scores).  Bootstrap intervals over inputs (``boot-inputs``,
+        ``boot-both``) of given scores are NaN with a warning: a corpus score
+        cannot be recomputed on resampled inputs without its sufficient
+        statistics (use ``ci="boot-systems"``).
 
     Returns
     -------
@@ -463,12 +482,29 @@ def correlate(
     )
     y = dataset.scores(human)
     units = [(m, lv, meth) for m in metrics for lv in levels for meth in methods]
+    sys_mode = _sys.check_mode(system_scores)
+    sys_inputs = {}
+    if "system" in levels:
+        _sys.note_given(dataset, [*metrics, human], sys_mode)
+        for m in metrics:
+            sys_inputs[m] = _sys.system_level_matrices(dataset, [m, human], ["metric", "human"], sys_mode)
+        given = [m for m in metrics if (sys_inputs[m][1] or "").startswith("given")]
+        if given and ci in _sys.INPUT_RESAMPLING:
+            warnings.warn(
+                _sys.input_resampling_message(given, f"ci={ci!r}")
+                + "; these system-level intervals are NaN",
+                SystemScoresWarning,
+                stacklevel=user_stacklevel(),
+            )
 
     def work(u):
         m, lv, meth = u
+        x, yy, tag = dataset.scores(m), y, None
+        if lv == "system":
+            (x, yy), tag = sys_inputs[m]
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _correlate_one(dataset.scores(m), y, m, lv, meth, opt, ss)
+            return _correlate_one(x, yy, m, lv, meth, opt, ss, tag)
 
     out = run_units(work, units, n_jobs=n_jobs, progress=progress)
     for r in out:

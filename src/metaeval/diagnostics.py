@@ -38,8 +38,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
-from typing import ClassVar
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -63,6 +62,7 @@ from ._vocab import (
     metric_columns,
 )
 from .data import Dataset
+from .data import _sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     DataError,
@@ -73,7 +73,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
 from .stats.inference import binomial_interval, correlation_test, use_kernels
-from .stats.levels import check_level, level_values
+from .stats.levels import check_level, level_values, match_system_shapes
 from .stats.multitest import adjust_pvalues
 
 #: Correlation coefficients offered by the diagnostics.
@@ -1460,6 +1460,7 @@ def correlation_design(
     alpha: float | Mapping[str, float] = 0.05,
     correction: str = "bonferroni",
     alternative: str = "two-sided",
+    system_scores: str | None = None,
 ) -> CorrelationDesign:
     r"""System- vs sentence-level correlation matrices of human and automatic scores.
 
@@ -1488,6 +1489,13 @@ def correlation_design(
     alpha : float or mapping level -> float
     correction : {"bonferroni", "holm", "bh", "none"}
     alternative : {"two-sided", "greater", "less"}
+    system_scores : {None, "given", "mean"}
+        At the ``system`` level, a column with given system-level scores
+        (:attr:`metaeval.Dataset.system_scores`, e.g. corpus BLEU) enters
+        with them (``"given"``; None: given when present, with a note) or
+        with the means of its cells (``"mean"``); a pair of a given and a
+        mean column uses the mean over the latter's own cells.  Recorded in
+        the system level's signature (``sys:given`` / ``sys:mean``).
 
     Returns
     -------
@@ -1553,16 +1561,28 @@ def correlation_design(
         )
     kinds = tuple("human" if c in ds.human else "metric" for c in cols)
     k = len(cols)
-    arrays = [np.asarray(ds.scores(c), float) for c in cols]
+    cell_arrays = [np.asarray(ds.scores(c), float) for c in cols]
+    sys_mode = _sys.check_mode(system_scores)
+    sys_given, sys_tag = _sys.resolve_system_scores(ds, cols, cols, sys_mode)
+    if "system" in levels:
+        _sys.note_given(ds, cols, sys_mode)
+    if sys_tag is not None:
+        sys_tag = "given" if any(g is not None for g in sys_given) else "mean"
     stat_m, p_m, padj_m, n_m, n_undef = {}, {}, {}, {}, {}
     for lv in levels:
+        arrays = cell_arrays
+        if lv == "system" and any(g is not None for g in sys_given):
+            arrays = [a if g is None else np.asarray(g, float)[:, None]
+                      for a, g in zip(cell_arrays, sys_given)]
         S = np.full((k, k), np.nan)
         P = np.full((k, k), np.nan)
         Nn = np.zeros((k, k), dtype=int)
         for i in range(k):
             for j in range(i + 1, k):
                 # (metric, human) order of correlate(), whose numbers these are
-                stat, p, n = correlation_test(arrays[j], arrays[i], lv, method, alternative)
+                ai, aj = (match_system_shapes(arrays[i], arrays[j]) if lv == "system"
+                          else (arrays[i], arrays[j]))
+                stat, p, n = correlation_test(aj, ai, lv, method, alternative)
                 S[i, j] = S[j, i] = stat
                 P[i, j] = P[j, i] = p
                 Nn[i, j] = Nn[j, i] = n
@@ -1595,6 +1615,7 @@ def correlation_design(
             alt=alternative,
             pvalue=("analytic", correction),
             alpha=a,
+            sys=sys_tag if "system" in lv else None,
         )
 
     return CorrelationDesign(

@@ -197,7 +197,26 @@ class MtmeWarning(MetaevalWarning):
     level (left out).  The message names the file."""
 
 
+class SystemScoresWarning(MetaevalWarning):
+    """System-level scores given with a dataset (corpus BLEU, ``.sys.score``
+    files) are used instead of the means of the cells (the default's note),
+    or cannot serve a computation: resampling inputs of a corpus-level score
+    needs its per-segment sufficient statistics, so such an interval is NaN.
+    The message names the columns and the ``system_scores`` option."""
+
+
+class OutOfScaleWarning(MetaevalWarning):
+    """A score column looks like a rating scale (integers in a small range)
+    plus a few values far outside it, such as ``-1`` failure codes on a 1-5
+    scale or ``999`` for "missing".  Nothing is changed: the message names the
+    column, the values and their counts, and how to declare the scale
+    (``bounds=``, ``--bounds``) or drop the codes (``missing=``/``na_values``,
+    ``--na-values``)."""
+
+
 __all__ = [
+    "SystemScoresWarning",
+    "OutOfScaleWarning",
     "MtmeWarning",
     "JudgeRequestError",
     "InputTypeError",

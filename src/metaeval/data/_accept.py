@@ -54,6 +54,9 @@ FRAME_KEYS = (
     "texts",
     "contexts",
     "provenance",
+    "system_scores",
+    "bounds",
+    "missing_values",
 )
 
 _FRAME_DOC = """\

@@ -11,6 +11,14 @@ import pandas as pd
 
 from metaeval.errors import DataError
 
+from ._scale import (
+    apply_missing_values,
+    check_bounds,
+    check_declared,
+    check_missing_values,
+    warn_undeclared,
+)
+from ._sysscores import check_system_scores
 from ._validate import (
     MAX_SHOWN,
     RESERVED_NAMES,
@@ -265,6 +273,28 @@ class Dataset:
     contexts : DataFrame, optional
         Categorical context labels with a ``system`` and/or ``input`` column
         (see :attr:`contexts` and :meth:`context`).
+    system_scores : DataFrame or mapping, optional
+        System-level scores that are not means of the cells (corpus BLEU,
+        chrF, TER; WMT ``.sys.score`` files; human system scores computed
+        otherwise): a table indexed by system (or with a ``system`` column)
+        with one column per score column, the long table of
+        :func:`metaeval.textmetrics.corpus_scores`, or a mapping of column
+        to scores by system.  The ``system`` level of the analyses uses them
+        (see :attr:`system_scores` and docs/data.md, "System-level scores").
+    bounds : mapping of str to (low, high), or (low, high), optional
+        Declared rating scales (a pair: every human column).  A value
+        outside its column's scale is a :class:`DataError`; undeclared
+        columns are checked for failure codes instead (see Warns).
+    missing_values : mapping of str to sequence of numbers, or a sequence, optional
+        Codes that mean "no score" (``{"judge": [-1, 0]}``; a sequence: every
+        column): those cells become missing (NaN).
+
+    Warns
+    -----
+    OutOfScaleWarning
+        When an undeclared column looks like an integer rating scale plus a
+        few codes outside it (``-1`` or ``0`` on a 1-5 scale, ``999``); the
+        values are kept (docs/data.md, "Rating scales and failure codes").
 
     Raises
     ------
@@ -301,6 +331,8 @@ class Dataset:
         "_texts",
         "_texts_loader",
         "_contexts",
+        "_system_scores",
+        "_bounds",
         "_scores_cache",
         "__weakref__",
     )
@@ -317,6 +349,10 @@ class Dataset:
         texts: pd.DataFrame | None = None,
         provenance: str | None = None,
         contexts: pd.DataFrame | None = None,
+        system_scores: Any = None,
+        bounds: Any = None,
+        missing_values: Any = None,
+        _check_scale: bool | Sequence[str] = True,
     ) -> None:
         set_ = functools.partial(object.__setattr__, self)
         if not isinstance(ratings, Mapping):
@@ -364,8 +400,11 @@ class Dataset:
         labels_out: dict[str, tuple[str, ...]] = {}
         rater_labels = dict(rater_labels or {})
         check_unknown(rater_labels, list(ratings), what="column(s) in `rater_labels`")
+        bounds_d = check_bounds(bounds, list(ratings), human_names)
+        missing_d = check_missing_values(missing_values, list(ratings))
         for column, value in ratings.items():
             array = _array_to_float(value, column=column)
+            apply_missing_values(array, missing_d.get(column, ()))
             if array.ndim == 2:
                 array = array[np.newaxis]
             if array.shape[1:] != (n, m) or array.shape[0] < 1:
@@ -398,6 +437,10 @@ class Dataset:
             arrays[column] = _readonly(array)
             labels_out[column] = labs
 
+        check_declared(arrays, bounds_d)
+        if _check_scale:
+            scan = arrays if _check_scale is True else [c for c in _check_scale if c in arrays]
+            warn_undeclared(arrays, [c for c in scan if c not in bounds_d])
         if human_names:
             _check_human_present(arrays, human_names)
             _check_coverage(arrays, human_names, metrics, systems_t, inputs_t)
@@ -416,6 +459,11 @@ class Dataset:
             "_contexts",
             None if contexts is None else check_contexts(contexts, systems_t, inputs_t),
         )
+        set_(
+            "_system_scores",
+            check_system_scores(system_scores, systems_t, (*human_names, *metrics)),
+        )
+        set_("_bounds", {c: bounds_d[c] for c in (*human_names, *metrics) if c in bounds_d})
         set_("_scores_cache", {})
 
     # ------------------------------------------------------------------ immutability
@@ -439,6 +487,12 @@ class Dataset:
             object.__setattr__(self, key, value)
         # Unpickled arrays come back writeable: freeze them again.
         for array in self._ratings.values():
+            array.flags.writeable = False
+        if not hasattr(self, "_system_scores"):  # pickled before system scores existed
+            object.__setattr__(self, "_system_scores", {})
+        if not hasattr(self, "_bounds"):
+            object.__setattr__(self, "_bounds", {})
+        for array in self._system_scores.values():
             array.flags.writeable = False
 
     def _attach_texts_loader(self, loader: Callable[[], pd.DataFrame | None]) -> Dataset:
@@ -589,6 +643,99 @@ class Dataset:
             out[:, i_pos] = values[None, :]
         return out
 
+    @property
+    def bounds(self) -> dict[str, tuple[float, float]]:
+        """Declared rating scales, ``{column: (low, high)}`` (a copy; empty if none)."""
+        return dict(self._bounds)
+
+    # ------------------------------------------------------------------ system scores
+    @property
+    def system_score_columns(self) -> tuple[str, ...]:
+        """Columns with given system-level scores (see :attr:`system_scores`)."""
+        return tuple(self._system_scores)
+
+    @property
+    def system_scores(self) -> pd.DataFrame | None:
+        """Given system-level scores, or ``None`` if the dataset has none.
+
+        A frame indexed by system (all :attr:`systems`, index name
+        ``system``) with one float column per score column that has given
+        scores, NaN for a system without one.  These are the numbers the
+        ``system`` level uses by default instead of the means of the cells
+        (``system_scores="given"|"mean"`` in :func:`metaeval.correlate`,
+        :func:`metaeval.compare`, :func:`metaeval.compare_all` and
+        :func:`metaeval.diagnostics.correlation_design`).  A new frame on
+        every access.
+
+        Examples
+        --------
+        >>> import numpy as np, pandas as pd
+        >>> from metaeval.data import Dataset
+        >>> ds = Dataset.from_arrays(
+        ...     {"human": np.array([[1.0, 2.0], [3.0, 4.0]]),
+        ...      "bleu": np.array([[10.0, 20.0], [30.0, 40.0]])},
+        ...     human="human", systems=["A", "B"],
+        ...     system_scores=pd.DataFrame({"bleu": [12.5, 36.0]}, index=["A", "B"]))
+        >>> ds.system_scores  # doctest: +NORMALIZE_WHITESPACE
+                bleu
+        system
+        A       12.5
+        B       36.0
+        >>> ds.scores("bleu").mean(axis=1)  # the means of the cells differ
+        array([15., 35.])
+        """
+        if not self._system_scores:
+            return None
+        frame = pd.DataFrame(
+            {c: np.array(v) for c, v in self._system_scores.items()},
+            index=pd.Index(list(self._systems), name="system", dtype=object),
+        )
+        return frame
+
+    def system_score(self, column: str) -> np.ndarray | None:
+        """The given system-level scores of one column, or ``None``.
+
+        Returns
+        -------
+        numpy.ndarray or None
+            Read-only float64 array of shape ``(N,)`` in :attr:`systems`
+            order (NaN for a system without a given score); ``None`` when the
+            column's system level is the mean of its cells.
+
+        Raises
+        ------
+        DataError
+            If ``column`` is unknown.
+        """
+        self._column(column)
+        return self._system_scores.get(column)
+
+    def with_system_scores(self, system_scores: Any, *, replace: bool = False) -> Dataset:
+        """A new dataset that also carries given system-level scores.
+
+        Parameters
+        ----------
+        system_scores : DataFrame or mapping
+            As the constructor's ``system_scores``, e.g. the output of
+            :func:`metaeval.textmetrics.corpus_scores` (``system, metric,
+            score``; the metric names must be columns of the dataset).
+        replace : bool
+            Drop the given scores the dataset already has (default: keep
+            them, the new ones taking precedence column by column).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from metaeval.data import Dataset
+        >>> ds = Dataset.from_arrays({"h": np.eye(3), "ter": np.ones((3, 3))}, human="h")
+        >>> ds.with_system_scores({"ter": [0.5, 0.25, 0.75]}).system_score("ter")
+        array([0.5 , 0.25, 0.75])
+        """
+        new = check_system_scores(system_scores, self._systems, self.columns)
+        merged = {} if replace else dict(self._system_scores)
+        merged.update(new)
+        return self._with(system_scores=merged)
+
     # ------------------------------------------------------------------ scores
     def _column(self, column: str) -> np.ndarray:
         try:
@@ -723,6 +870,7 @@ class Dataset:
         contexts = (
             None if self._contexts is None else _subset_texts(self._contexts, sys_keep, inp_keep)
         )
+        sys_given = self._subset_system_scores(sys_keep, inp_keep, ratings)
         out = Dataset(
             ratings,
             human=hum_keep,
@@ -733,6 +881,9 @@ class Dataset:
             texts=texts,
             provenance=self._provenance,
             contexts=contexts,
+            system_scores=sys_given,
+            bounds={c: b for c, b in self._bounds.items() if c in ratings} or None,
+            _check_scale=False,
         )
         if self._texts is None and self._texts_loader is not None:
             out._attach_texts_loader(
@@ -742,6 +893,36 @@ class Dataset:
             )
         return out
 
+    def _subset_system_scores(self, sys_keep, inp_keep, ratings) -> dict | None:
+        """Given system scores for a subset: kept for the kept systems and
+        columns; dropped (with a warning) when inputs are dropped, since a
+        corpus-level score of all inputs does not describe a subset of them."""
+        if not self._system_scores:
+            return None
+        keep_cols = [c for c in self._system_scores if c in ratings]
+        if set(inp_keep) != set(self._inputs) and keep_cols:
+            import warnings
+
+            from metaeval.errors import SystemScoresWarning
+
+            warnings.warn(
+                f"subset drops {len(self._inputs) - len(set(inp_keep))} of {len(self._inputs)} "
+                f"inputs: the given system-level scores of {fmt_items(keep_cols)} describe all "
+                "inputs, so they are dropped and the system level of these columns is the mean "
+                "of the kept cells; recompute them on the kept inputs (e.g. "
+                "metaeval.textmetrics.corpus_scores) and add them with with_system_scores",
+                SystemScoresWarning,
+                stacklevel=3,
+            )
+            return None
+        pos = [self._systems.index(s) for s in sys_keep]
+        out = {}
+        for c in keep_cols:
+            v = self._system_scores[c][pos]
+            if np.isfinite(v).any():
+                out[c] = pd.Series(v, index=list(sys_keep))
+        return out or None
+
     def _with(
         self,
         ratings: Mapping[str, Any] | None = None,
@@ -749,6 +930,7 @@ class Dataset:
         human: Sequence[str] | None = None,
         texts: Any = _KEEP,
         rater_labels: Mapping[str, Sequence[str]] | None = None,
+        system_scores: Any = _KEEP,
     ) -> Dataset:
         """A new dataset with the same labels, name, provenance and contexts.
 
@@ -765,6 +947,10 @@ class Dataset:
                   if c in self._ratings and a is self._ratings[c]}
         labels.update(rater_labels or {})
         keep_texts = texts is _KEEP
+        if system_scores is _KEEP:
+            # given system scores stay with the columns kept as the same arrays
+            system_scores = {c: v for c, v in self._system_scores.items()
+                             if c in ratings and ratings[c] is self._ratings.get(c)}
         out = Dataset(
             ratings,
             human=list(self._human) if human is None else human,
@@ -775,6 +961,9 @@ class Dataset:
             texts=self._texts if keep_texts else texts,
             provenance=self._provenance,
             contexts=self._contexts,
+            system_scores=system_scores or None,
+            bounds={c: b for c, b in self._bounds.items() if c in ratings} or None,
+            _check_scale=[c for c in ratings if ratings[c] is not self._ratings.get(c)],
         )
         if keep_texts and self._texts is None and self._texts_loader is not None:
             out._attach_texts_loader(self._texts_loader)
@@ -822,6 +1011,9 @@ class Dataset:
         texts: pd.DataFrame | None = None,
         provenance: str | None = None,
         contexts: pd.DataFrame | None = None,
+        system_scores: Any = None,
+        bounds: Any = None,
+        missing_values: Any = None,
     ) -> Dataset:
         """Build a dataset from score matrices.
 
@@ -845,6 +1037,11 @@ class Dataset:
             Citation, provenance and license text.
         contexts : DataFrame, optional
             Context labels with ``system`` and/or ``input`` columns.
+        system_scores : DataFrame or mapping, optional
+            Given system-level scores (see :class:`Dataset`).
+        bounds, missing_values : optional
+            Declared rating scales and missing-value codes (see
+            :class:`Dataset`).
 
         Returns
         -------
@@ -886,6 +1083,9 @@ class Dataset:
             texts=texts,
             provenance=provenance,
             contexts=contexts,
+            system_scores=system_scores,
+            bounds=bounds,
+            missing_values=missing_values,
         )
 
     @classmethod
@@ -905,6 +1105,9 @@ class Dataset:
         texts: pd.DataFrame | str | Sequence[str] | None = None,
         provenance: str | None = None,
         contexts: pd.DataFrame | str | Sequence[str] | None = None,
+        system_scores: Any = None,
+        bounds: Any = None,
+        missing_values: Any = None,
     ) -> Dataset:
         """Build a dataset from a long or wide table.
 
@@ -960,6 +1163,18 @@ class Dataset:
             (long form), e.g. ``contexts=["speaker", "gender"]``; such a
             column must have one value per system x input.  Context columns
             are never taken for metrics.
+        system_scores : DataFrame or mapping, optional
+            Given system-level scores (corpus BLEU, ``.sys.score`` files), a
+            second table indexed by system with one column per score column
+            (see :class:`Dataset`).
+        bounds : mapping of str to (low, high), or (low, high), optional
+            Declared rating scales (a pair: every human column); values
+            outside are an error.  Undeclared integer scales with a few codes
+            outside them (``-1``, ``0`` on 1-5, ``999``) give an
+            :class:`~metaeval.errors.OutOfScaleWarning`.
+        missing_values : mapping of str to sequence, or a sequence, optional
+            Codes that mean "no score" in a column (``{"judge": [-1]}``), made
+            missing (NaN).
 
         Returns
         -------
@@ -1024,6 +1239,9 @@ class Dataset:
             texts=texts,
             provenance=provenance,
             contexts=contexts,
+            system_scores=system_scores,
+            bounds=bounds,
+            missing_values=missing_values,
         )
 
 

@@ -384,6 +384,9 @@ def dataset_from_frame(
     texts: pd.DataFrame | None,
     provenance: str | None,
     contexts: Any = None,
+    system_scores: Any = None,
+    bounds: Any = None,
+    missing_values: Any = None,
 ) -> Any:
     """Implementation of :meth:`Dataset.from_frame` (see its docstring)."""
     if form not in FORMS:
@@ -563,6 +566,9 @@ def dataset_from_frame(
         texts=texts,
         provenance=provenance,
         contexts=contexts,
+        system_scores=system_scores,
+        bounds=bounds,
+        missing_values=missing_values,
     )
 
 

@@ -577,6 +577,8 @@ def read_mtme(
     ratings: str | None = None,
     mqm_weights=None,
     names: str = "full",
+    system_scores: bool = True,
+    system_human: str | None = None,
 ) -> Dataset:
     """Read one mt-metrics-eval (test set, language pair) into a Dataset.
 
@@ -650,6 +652,25 @@ def read_mtme(
         Attach sources, references (``reference`` for the single reference
         in ``refs``, and ``reference:<name>`` for each) and system outputs
         (``hypothesis``) as texts, when the files are there.
+    system_scores : bool
+        At ``seg`` and ``doc`` level, attach the ``.sys.score`` files as the
+        dataset's given system-level scores (:attr:`Dataset.system_scores`):
+        the human score's (always, when the file is there) and, with
+        ``segments="all"``, each metric's (corpus BLEU, chrF, TER are corpus
+        statistics, not means of segment scores).  metaeval's ``system`` level
+        then correlates the numbers of the files, as mt-metrics-eval's
+        system-level correlations do, and says so in the signature
+        (``sys:given:...``); ``correlate(..., system_scores="mean")`` uses the
+        means of the cells instead.  With ``segments="rated"`` metric system
+        scores are the means of the rated cells, so no metric file is
+        attached.  Default True; False reads only the cells (the system level
+        is then the mean of the rated cells, as before).
+    system_human : str, optional
+        The human score whose ``.sys.score`` file gives the human column's
+        system-level scores (default: ``human``).  WMT20 and WMT21 rate
+        segments with one score and rank systems with another
+        (mt-metrics-eval ``meta_info.py``: ``wmt-raw`` at ``seg``, ``wmt-z``
+        at ``sys``): ``human="wmt-raw", system_human="wmt-z"``.
 
     Returns
     -------
@@ -785,6 +806,18 @@ def read_mtme(
         columns[ratings] = np.array([rs.get(s, [math.nan] * per_sys) for s in systems], dtype=float)
         human_cols.append(ratings)
     skipped = []
+    attach_sys = bool(system_scores) and level in ("seg", "doc")
+    given_sys: dict[str, dict[str, list[float]]] = {}
+    sys_h = human if system_human is None else system_human
+    if system_human is not None and "sys" not in lay.human.get(system_human, {}):
+        raise ParameterError(
+            f"system_human={system_human!r}: no human-scores/{lp}.{system_human}.sys.score file; "
+            f"human scores with a sys file: "
+            f"{fmt_items(sorted(h for h, lv in lay.human.items() if 'sys' in lv))}"
+        )
+    if attach_sys and "sys" in lay.human[sys_h]:
+        hp_sys = lay.human[sys_h]["sys"]
+        given_sys[human] = _blocks(read_score_file(hp_sys, allow_none=True), 1, hp_sys, known)
     for name, (basename, _, paths) in sorted(lay.metrics.items()):
         if wanted is not None and name not in wanted and basename not in wanted:
             continue
@@ -822,6 +855,9 @@ def read_mtme(
             X = np.array([ms.get(s, [math.nan] * per_sys) for s in systems], dtype=float).reshape(shape)
             X[np.isnan(H)] = np.nan  # unrated items are dropped, as in mt-metrics-eval
         columns[name] = X
+        if attach_sys and segments == "all" and "sys" in paths:
+            sp = paths["sys"]
+            given_sys[name] = _blocks(read_score_file(sp, allow_none=False), 1, sp, known)
     if skipped:
         warnings.warn(
             f"metric(s) {fmt_items(skipped)} have no {file_level}-level file in "
@@ -883,6 +919,7 @@ def read_mtme(
             have = True
         if have:
             text_frame = pd.DataFrame(rows)
+    display = {c: c for c in columns}
     if names == "display":
         renamed: dict[str, np.ndarray] = {}
         for c, v in columns.items():
@@ -899,12 +936,18 @@ def read_mtme(
                     "choose one reference with refs= (option --refs)"
                 )
             renamed[disp] = v
+            display[c] = disp
         columns = renamed
     sel_inputs = [inputs[j] for j in np.flatnonzero(keep_inp)]
     prov = [
         f"mt-metrics-eval layout: {lay.dir} lp={lp} human={human} level={level} segments={segments}",
         f"refs={','.join(main_refs) if main_refs else 'any'} include_human={include_human}",
     ]
+    if given_sys:
+        prov.append(
+            "system-level scores from .sys.score files: "
+            + ", ".join(display[c] for c in given_sys if c in display)
+        )
     if prim is not None:
         flagged = sorted(c for c in columns if c not in human_cols and not c.startswith("*"))
         if names == "full":
@@ -922,6 +965,14 @@ def read_mtme(
     )
     if len(sel_inputs) < len(inputs):
         ds = ds.subset(inputs=sel_inputs)
+    if given_sys:
+        table = {}
+        for c, per_sys in given_sys.items():
+            vals = [per_sys[s][0] if s in per_sys else math.nan for s in ds.systems]
+            if any(not math.isnan(v) for v in vals):
+                table[display[c]] = vals
+        if table:
+            ds = ds.with_system_scores(table)
     return ds
 
 

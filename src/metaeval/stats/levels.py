@@ -151,6 +151,57 @@ def _sorted_sum(a):
     return np.cumsum(np.sort(a, axis=-1), axis=-1)[..., -1]
 
 
+def given_system_matrices(arrays, given):
+    """(N, 1) system-score matrices for one ``system``-level unit.
+
+    Parameters
+    ----------
+    arrays : list of ndarray, shape (N, M)
+        The cell scores of the unit's columns (metric(s), human).
+    given : list of ndarray (N,) or None
+        Each column's given system scores (corpus BLEU, a ``.sys.score``
+        file), or None.
+
+    Returns
+    -------
+    list of ndarray, shape (N, 1)
+        Given scores as they are; for the other columns the mean over the
+        cells where *all* the other columns are present (the matched-means
+        rule of the ``system`` level among the columns that have cells), NaN
+        for a system without such a cell.  The ``system`` level of an (N, 1)
+        matrix is its single column, so :func:`arrange` then correlates
+        exactly these numbers (a system is used where every column has one).
+    """
+    arrays = [np.asarray(a, float) for a in arrays]
+    out = [None] * len(arrays)
+    mean_idx = [k for k, g in enumerate(given) if g is None]
+    if mean_idx:
+        valid = np.logical_and.reduce([np.isfinite(arrays[k]) for k in mean_idx])
+        cnt = valid.sum(-1)
+        for k in mean_idx:
+            out[k] = _matched_mean(arrays[k], valid, cnt)[:, None]
+    for k, g in enumerate(given):
+        if g is not None:
+            out[k] = np.asarray(g, float).reshape(-1, 1)
+    return out
+
+
+def match_system_shapes(a, b):
+    """Two score matrices for a ``system``-level pair, one of which may already
+    be (N, 1) given system scores: the other is then reduced to the means of
+    its own cells (NaN-ignoring); two matrices of the same shape are returned
+    unchanged."""
+    a = np.asarray(a, float)
+    b = np.asarray(b, float)
+    if a.shape == b.shape:
+        return a, b
+    if a.shape[-1] != 1:
+        a = given_system_matrices([a], [None])[0]
+    if b.shape[-1] != 1:
+        b = given_system_matrices([b], [None])[0]
+    return a, b
+
+
 def arrange(x, y, level):
     """Arrange (B, N, M) score batches into (B, G, n) groups for ``level``.
 

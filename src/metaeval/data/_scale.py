@@ -1,0 +1,248 @@
+"""Rating scales: declared bounds, explicit missing-value codes, and the
+detection of out-of-scale codes nobody declared.
+
+LLM judges and annotation tools write failure codes into score columns: ``-1``
+when an answer could not be parsed, ``0`` on a 1-5 scale, ``999`` for "not
+rated".  Used as scores they bend every correlation without an error.  At
+construction a :class:`~metaeval.data.Dataset`
+
+- checks the scale of every column declared with ``bounds=`` (values outside
+  are a :class:`~metaeval.errors.DataError`);
+- makes the values listed in ``missing_values=`` missing (NaN), explicitly;
+- and, for the other columns, looks for codes where that is unambiguous
+  (:func:`scale_codes`): the column is a rating scale (integers, a small
+  range of at least two values) plus a few (at most 5%) values that are
+  negative while the scale is not, ``0`` under a scale starting at 1 (up to
+  10 points), or far above the scale (more than twice its span beyond its
+  top, e.g. ``99`` or ``999`` on 1-5).  It warns
+  (:class:`~metaeval.errors.OutOfScaleWarning`) naming the column, the values
+  and their counts, and how to declare the scale or drop the codes; it
+  never changes a value.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from metaeval._stacklevel import user_stacklevel
+from metaeval.errors import DataError, OutOfScaleWarning
+
+from ._validate import MAX_SHOWN, fmt_items, in_api, option
+
+#: Most values a column may hold to be checked for codes (a scale plus codes).
+MAX_DISTINCT = 120
+#: Fewest finite values for the detection (fewer cannot show a scale).
+MIN_VALUES = 20
+#: Largest share of the values that codes may make up.
+MAX_CODE_SHARE = 0.05
+#: Widest scale (top minus bottom) considered a rating scale (0-100 DA).
+MAX_SPAN = 100
+
+
+def scale_codes(values: np.ndarray) -> tuple[float, float, dict[float, int]] | None:
+    """Codes outside an undeclared rating scale, when unambiguous.
+
+    Parameters
+    ----------
+    values : ndarray
+        A column's ratings (any shape; NaN ignored).
+
+    Returns
+    -------
+    (low, high, codes) or None
+        The scale's observed bottom and top and ``{code: count}``; None when
+        the column is not an integer rating scale or has no such code.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.r_[np.tile([1, 2, 3, 4, 5], 20), [-1, -1, 0]].astype(float)
+    >>> scale_codes(x)
+    (1.0, 5.0, {-1.0: 2, 0.0: 1})
+    >>> scale_codes(np.r_[np.tile([1, 2, 3, 4, 5], 20), [999]].astype(float))
+    (1.0, 5.0, {999.0: 1})
+    >>> scale_codes(np.linspace(0, 1, 50)) is None  # not integers
+    True
+    """
+    x = np.asarray(values, float).ravel()
+    x = x[np.isfinite(x)]
+    n = x.size
+    if n < MIN_VALUES:
+        return None
+    probe = x[:1000]
+    if not np.array_equal(probe, np.rint(probe)) or not np.array_equal(x, np.rint(x)):
+        return None
+    vals, counts = np.unique(x, return_counts=True)
+    if vals.size < 3 or vals.size > MAX_DISTINCT:
+        return None
+    count = dict(zip(vals.tolist(), counts.tolist()))
+    codes: set[float] = set()
+    # negative codes on a scale that is otherwise non-negative
+    if counts[vals >= 0].sum() >= (1 - MAX_CODE_SHARE) * n:
+        codes |= {v for v in vals.tolist() if v < 0}
+    # values far above the scale: the first big gap above the bottom
+    rest = [v for v in vals.tolist() if v not in codes]
+    for i in range(1, len(rest)):
+        span = rest[i - 1] - rest[0]
+        above = sum(count[v] for v in rest[i:])
+        if rest[i] - rest[i - 1] > 2 * max(span, 1) and above <= MAX_CODE_SHARE * n:
+            codes |= set(rest[i:])
+            break
+    # 0 under a short scale that starts at 1 (1-3, 1-5, 1-7, 1-10)
+    rest = [v for v in vals.tolist() if v not in codes]
+    if 0.0 in rest and count[0.0] <= MAX_CODE_SHARE * n:
+        pos = [v for v in rest if v != 0.0]
+        if pos and pos[0] == 1.0 and pos[-1] <= 10 and len(pos) >= 2:
+            codes.add(0.0)
+    if not codes:
+        return None
+    core = [v for v in vals.tolist() if v not in codes]
+    if len(core) < 2 or core[-1] - core[0] > MAX_SPAN:
+        return None
+    if sum(count[v] for v in codes) > MAX_CODE_SHARE * n:
+        return None
+    return float(core[0]), float(core[-1]), {float(v): int(count[v]) for v in sorted(codes)}
+
+
+def _fmt_num(v: float) -> str:
+    return str(int(v)) if float(v).is_integer() else repr(float(v))
+
+
+def _fmt_counts(codes: Mapping[float, int]) -> str:
+    return ", ".join(f"{_fmt_num(v)} (x{c})" for v, c in codes.items())
+
+
+def check_bounds(bounds: Any, columns: Sequence[str], human: Sequence[str]) -> dict[str, tuple[float, float]]:
+    """``bounds`` as ``{column: (low, high)}``; a pair applies to every human column."""
+    if bounds is None:
+        return {}
+    if isinstance(bounds, Mapping):
+        pairs = dict(bounds)
+    else:
+        pairs = {c: bounds for c in human}
+    unknown = [c for c in pairs if c not in set(columns)]
+    if unknown:
+        raise DataError(
+            f"bounds names column(s) {fmt_items(unknown)} that are not score columns; the "
+            f"columns are {fmt_items(list(columns), limit=40)}"
+        )
+    out = {}
+    for c, b in pairs.items():
+        try:
+            lo, hi = (float(v) for v in b)
+        except (TypeError, ValueError):
+            raise DataError(f"bounds of {c!r}: give (low, high) numbers, got {b!r}") from None
+        if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
+            raise DataError(f"bounds of {c!r}: need finite low < high, got ({lo}, {hi})")
+        out[c] = (lo, hi)
+    return out
+
+
+def check_missing_values(missing: Any, columns: Sequence[str]) -> dict[str, tuple[float, ...]]:
+    """``missing_values`` as ``{column: codes}``; a list of numbers applies to every column."""
+    if missing is None:
+        return {}
+    if isinstance(missing, Mapping):
+        pairs = {c: (v if isinstance(v, (list, tuple, set, np.ndarray)) else [v])
+                 for c, v in missing.items()}
+    else:
+        pairs = {c: missing for c in columns}
+    unknown = [c for c in pairs if c not in set(columns)]
+    if unknown:
+        raise DataError(
+            f"missing_values names column(s) {fmt_items(unknown)} that are not score columns; "
+            f"the columns are {fmt_items(list(columns), limit=40)}"
+        )
+    out = {}
+    for c, vals in pairs.items():
+        try:
+            codes = tuple(float(v) for v in vals)
+        except (TypeError, ValueError):
+            raise DataError(
+                f"missing_values of {c!r}: give numbers (the codes to treat as missing), got {vals!r}"
+            ) from None
+        out[c] = codes
+    return out
+
+
+def apply_missing_values(array: np.ndarray, codes: Sequence[float]) -> int:
+    """Set the cells holding one of ``codes`` to NaN in place; returns how many."""
+    if not codes:
+        return 0
+    hit = np.isin(array, np.asarray(codes, float))
+    array[hit] = np.nan
+    return int(hit.sum())
+
+
+def _bounds_hint(column: str, lo: float, hi: float) -> str:
+    """How to declare the scale: the command line's flag inside it, else ``bounds=``."""
+    flag = None if in_api() else option("bounds")
+    if flag:
+        return f"{flag} {column}={_fmt_num(lo)}:{_fmt_num(hi)}"
+    return f"bounds={{{column!r}: ({_fmt_num(lo)}, {_fmt_num(hi)})}}"
+
+
+def _missing_hint(column: str, codes: Sequence[float]) -> str:
+    """How to make the codes missing: the command line's flag inside it, else ``missing_values=``."""
+    flag = None if in_api() else option("missing_values")
+    if flag:
+        return f"{flag} {column}={','.join(_fmt_num(v) for v in codes)}"
+    return f"missing_values={{{column!r}: [{', '.join(_fmt_num(v) for v in codes)}]}}"
+
+
+def check_declared(arrays: Mapping[str, np.ndarray], bounds: Mapping[str, tuple[float, float]]) -> None:
+    """Raise if a column has values outside its declared scale."""
+    for c, (lo, hi) in bounds.items():
+        a = arrays[c]
+        out = a[np.isfinite(a) & ((a < lo) | (a > hi))]
+        if out.size:
+            vals, counts = np.unique(out, return_counts=True)
+            codes = dict(zip(vals.tolist(), counts.tolist()))
+            raise DataError(
+                f"score column {c!r} has {out.size} value(s) outside its declared scale "
+                f"[{_fmt_num(lo)}, {_fmt_num(hi)}]: {_fmt_counts(dict(list(codes.items())[:MAX_SHOWN]))}"
+                f"{' and more' if len(codes) > MAX_SHOWN else ''}; if they are codes (failures, "
+                f"not rated) make them missing with {_missing_hint(c, list(codes)[:MAX_SHOWN])}, "
+                "else fix the bounds"
+            )
+
+
+def warn_undeclared(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) -> None:
+    """One :class:`OutOfScaleWarning` naming every column with undeclared codes."""
+    found = []
+    for c in columns:
+        hit = scale_codes(arrays[c])
+        if hit is not None:
+            found.append((c, *hit))
+    if not found:
+        return
+    parts = []
+    for c, lo, hi, codes in found[:MAX_SHOWN]:
+        parts.append(
+            f"{c!r} looks like a {_fmt_num(lo)}-{_fmt_num(hi)} scale with {sum(codes.values())} "
+            f"value(s) outside it: {_fmt_counts(codes)} (drop them: "
+            f"{_missing_hint(c, list(codes))}; or, if they are points of the scale, declare it: "
+            f"{_bounds_hint(c, min(lo, *codes), max(hi, *codes))})"
+        )
+    rest = len(found) - MAX_SHOWN
+    warnings.warn(
+        "possible failure codes in score column(s), used as scores as they are: "
+        + "; ".join(parts)
+        + (f"; and {rest} more column(s)" if rest > 0 else ""),
+        OutOfScaleWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+__all__ = [
+    "scale_codes",
+    "check_bounds",
+    "check_missing_values",
+    "apply_missing_values",
+    "check_declared",
+    "warn_undeclared",
+]
