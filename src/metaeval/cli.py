@@ -23,6 +23,7 @@ from contextlib import contextmanager
 
 import click
 
+from . import _choices
 from ._version import __version__
 from .errors import DataError, MetaevalError, ParameterError
 
@@ -39,8 +40,10 @@ def _split(v):
 # `item` names different groupings in different tools: metaeval's (seed paper 000) correlates across
 # the inputs of each system, mt-metrics-eval's correlates across the systems of each item (our `input`).
 # On the command line only unambiguous spellings are taken, so nobody gets the other one by accident.
-_CLI_LEVELS = {"system": "system", "input": "input", "global": "global", "group-by-item": "input",
-               "group-by-system": "item", "per-system": "item", "no-grouping": "global", "none": "global"}
+# The names are one table with the API's (metaeval._choices: LEVEL_ALIASES, AMBIGUOUS_LEVELS).
+_CLI_LEVELS = {**{name: lv for lv, name in _choices.CLI_LEVEL_NAMES.items()}, **_choices.LEVEL_ALIASES}
+_LEVELS_HELP = ", ".join(f"{_choices.CLI_LEVEL_NAMES[lv]} (metaeval's item level)" if lv == "item"
+                         else _choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
 
 
 def _levels_option(ctx, param, value):
@@ -50,20 +53,22 @@ def _levels_option(ctx, param, value):
     out = []
     for t in _split(value) or []:
         key = t.lower()
-        if key in ("item", "sys", "seg", "segment", "item-level"):
+        if key in _choices.CLI_AMBIGUOUS_LEVELS or key in ("sys", "seg", "segment"):
             raise ParameterError(
                 f"--level {t!r} is ambiguous: metaeval's item level (seed paper 000: per system, across its inputs; "
                 "mt-metrics-eval's 'sys' grouping, WMT's group-by-system) is spelled 'group-by-system'; "
                 "mt-metrics-eval's 'item' grouping (per input, across systems) is 'input'; WMT's "
                 "'seg'/'none' (all cells) is 'global'")
+        if key in _choices.AMBIGUOUS_LEVELS:
+            raise ParameterError(f"--level {t!r} is ambiguous: {_choices.AMBIGUOUS_LEVELS[key]}; choose from "
+                                 f"{_choices.cli_levels()}")
         if key not in _CLI_LEVELS:
-            raise ParameterError(f"--level {t!r} is not a level; choose from system, input, group-by-system "
-                                 "(metaeval's item), global")
+            raise ParameterError(f"--level {t!r} is not a level; choose from {_LEVELS_HELP}")
         out.append(_CLI_LEVELS[key])
     return ",".join(dict.fromkeys(out)) or None
 
 
-_ALL_LEVELS = "system,input,group-by-system,global"
+_ALL_LEVELS = ",".join(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
 
 
 def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False,
@@ -750,14 +755,16 @@ def _with(options):
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
-@click.option("--method", default="pearson", show_default=True, help="Comma-separated coefficients.")
-@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
-@click.option("--ci", default="boot-both", show_default=True, help="boot-both|boot-systems|boot-inputs|fisher|none")
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
+              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS)
+                   + " (the default is the one of every correlation table).")
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
+@click.option("--ci", default="boot-both", show_default=True, help="|".join(_choices.CI_METHODS))
 @click.option("--confidence-level", type=float, default=0.95, show_default=True)
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--pvalue", default="auto", show_default=True, help="auto|permutation|none")
-@click.option("--alternative", default="two-sided", show_default=True)
+@click.option("--pvalue", default="auto", show_default=True, help="|".join(_choices.PVALUE_METHODS))
+@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -807,16 +814,18 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
-              help="system, input, group-by-system (metaeval's item level) or global.")
-@click.option("--method", default="pearson", show_default=True)
+              help=_LEVELS_HELP + ".")
+@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
+              help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation table).")
 @click.option("--test", default="perm-both", show_default=True,
-              help="perm-both|perm-systems|perm-inputs|perm-both-rowcol|williams|boot-systems|boot-inputs|boot-both")
-@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+              help="|".join(_choices.TESTS))
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--alternative", default="two-sided", show_default=True)
-@click.option("--correction", default="holm", show_default=True, help="holm|bh|none: p-value matrix (all pairs)")
+@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
+@click.option("--correction", default="holm", show_default=True,
+              help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)")
 @click.option("--cluster-correction", default="none", show_default=True,
-              help="holm|bh|none: p-values used for the clusters (none, as mt-metrics-eval)")
+              help="|".join(_choices.CORRECTIONS) + ": p-values used for the clusters (none, as mt-metrics-eval)")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
@@ -909,14 +918,14 @@ def _save_figure(make, path):
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
                    "(default: the 12 of --level x --method).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
+              help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--splits", type=int, default=1000, show_default=True,
               help="Random half-splits for ranking consistency (0: skip it).")
-@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
 @click.option("--jobs", type=int, default=1, show_default=True,
               help="Worker processes (1: in-process; the kernels use all cores anyway).")
@@ -1011,10 +1020,11 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 @click.option("--target", type=float, default=0.9, show_default=True,
               help="Target reliability for runs/inputs needed (Spearman-Brown).")
 @click.option("--ci", default="boot-systems", show_default=True,
-              help="Interval of alpha: boot-systems|boot-inputs|boot-both|feldt|none")
+              help="Interval of alpha: " + "|".join(_choices.CONSISTENCY_CI))
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--sizes", default=None, help="Comma-separated input counts for the alpha-vs-size curve.")
-@click.option("--normalize", default="none", show_default=True, help="none|metriceval|blom|...: rank normalization first.")
+@click.option("--normalize", default="none", show_default=True,
+              help="|".join(_choices.NORMALIZATIONS) + ": rank normalization first.")
 @click.option("--seed", type=int, default=None)
 @click.option("--system-col", "system", default="system", show_default=True)
 @click.option("--input-col", "input_", default="input", show_default=True)
@@ -1155,7 +1165,10 @@ def _reliability_tables(results, target):
               help="Comma-separated metrics for concurrent validity (default: all).")
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
               help="system, input, group-by-system (metaeval's item level) or global.")
-@click.option("--method", default="kendall_b", show_default=True)
+@click.option("--method", default=_choices.VALIDITY_METHOD, show_default=True,
+              help="Coefficient of the MTMM table and concurrent validity. Default Kendall's tau-b, as seed "
+                   "paper 002 prescribes (Sec. 4, Fig. 4: \"Values are based on Kendall's tau\"); correlate, "
+                   "compare and the report's correlation tables default to pearson.")
 @click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
               help="Concurrent validity against the raw human means or the CFA factor scores.")
 @click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
@@ -1292,7 +1305,9 @@ def _sample_size(dg, ds, humans, **kw):
 @click.option("--ks-low", "--low", "low", type=float, default=None,
               help="KS: low-quality group is human < this (default: paper 001 Table 3).")
 @click.option("--ks-high", "--high", "high", type=float, default=None, help="KS: high-quality group is human >= this.")
-@click.option("--method", default="spearman", show_default=True, help="Coefficient of the sample-level correlations.")
+@click.option("--method", type=click.Choice(_choices.DIAGNOSTIC_METHODS), default=_choices.DIAGNOSTIC_METHOD,
+              show_default=True, help="Coefficient of the sample-level correlations (default Spearman, as seed "
+                                      "paper 001, Fig. 4 and Table 2).")
 @click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
 @click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
 @click.option("--n-resamples", type=int, default=100, show_default=True)
@@ -1403,9 +1418,8 @@ def _text_adapters(metrics, model):
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
-              help="Comma-separated text metrics (bleu, chrf, chrf++, ter, rouge, rouge1, rouge2, rougeL, "
-                   "meteor, bertscore, gptscore, bartscore).")
-@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+              help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + ").")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True),
               help="Local model folder for bertscore / gptscore / bartscore (nothing is downloaded).")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
@@ -1494,22 +1508,21 @@ def _perturbation_options(pairs, names):
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
-              help="Comma-separated perturbations (sentence_reorder, subject_verb_disagreement, drop_words, "
-                   "word_swap, negation_removal, repetition, truncation).")
+              help="Comma-separated perturbations (" + ", ".join(_choices.PERTURBATIONS) + ").")
 @click.option("--metrics", required=True, help="Comma-separated text metrics (as for `metaeval score`).")
 @click.option("--option", "options", multiple=True,
               help="KEY=VALUE option of the perturbations that have it (repeatable), e.g. fraction=0.3.")
 @click.option("--human", default=None, help="Human column of the originals (with --min-human; and for files).")
 @click.option("--min-human", type=float, default=None,
               help="Keep only originals whose human score is >= this (seed paper 001 uses 3).")
-@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True),
               help="Local model folder for bertscore / gptscore / bartscore.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Score cache folder: a re-run computes nothing it has already scored.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
-@click.option("--ci", default="wilson", show_default=True, help="wilson|clopper-pearson")
+@click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
 @click.option("--seed", type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
 @click.option("--system-col", "system", default="system", show_default=True)
 @click.option("--input-col", "input_", default="input", show_default=True)
@@ -1582,7 +1595,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="The context category: system, input, or a context column (--contexts).")
 @click.option("--perturbation", default=None,
               help="Perturbation pairs (paper 004): degrade every output with this perturbation "
-                   "(e.g. drop_words) and score both with the --metrics text metrics.")
+                   "(" + ", ".join(_choices.PERTURBATIONS) + ") and score both with the --metrics text metrics.")
 @click.option("--human", default=None,
               help="Human-ordered pairs: order the outputs of each input by this human column "
                    "(without --perturbation); also the human column(s) of a data file.")
@@ -1593,7 +1606,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="For a data file: comma-separated label columns to use as contexts (e.g. speaker,domain).")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --perturbation: JSONL with the texts.")
-@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @click.option("--pair-context", type=click.Choice(["better", "worse", "within"]), default=None,
@@ -1611,7 +1624,8 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 @click.option("--tau-resamples", type=int, default=999, show_default=True,
               help="H2: permutations of the weighted-tau test.")
 @click.option("--tau-variant", type=click.Choice(["vigna", "shieh"]), default="vigna", show_default=True)
-@click.option("--correction", default="holm", show_default=True, help="holm|bh|none, across metrics / context pairs")
+@click.option("--correction", default="holm", show_default=True,
+              help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
 @click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
               help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
@@ -1831,7 +1845,7 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 @click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
 @click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
+              help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--from-data", "from_data", default=None,
@@ -2181,10 +2195,11 @@ def _report_progress():
 @click.option("--quick", is_flag=True,
               help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
-@click.option("--method", type=click.Choice(["pearson", "spearman", "kendall_b", "kendall_c"]),
-              default="kendall_b", show_default=True, help="Coefficient of the correlation tables and clusters.")
+@click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
+              show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "
+                                      "(validity keeps Kendall's tau-b, as seed paper 002).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
+              help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--n-resamples", type=int, default=None,
               help="Bootstrap and permutation resamples (default 1000; --quick 100).")
 @click.option("--splits", type=int, default=None, help="Ranking-consistency splits (default 1000; --quick 100).")

@@ -82,7 +82,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
-from .stats.coefficients import get_coefficient
+from .stats.coefficients import DEFAULT_METHOD, get_coefficient
 from .stats.levels import (
     DUP_VARIANTS,
     _aggregate,
@@ -569,7 +569,7 @@ def compare(
     metric_b: str,
     *,
     level: str = "system",
-    method: str = "pearson",
+    method: str = DEFAULT_METHOD,
     test: str = "perm-both",
     average: str = "macro",
     n_resamples: int = 1000,
@@ -672,7 +672,7 @@ def compare_all(
     *,
     metrics=None,
     level: str = "system",
-    method: str = "pearson",
+    method: str = DEFAULT_METHOD,
     test: str = "perm-both",
     average: str = "macro",
     n_resamples: int = 1000,

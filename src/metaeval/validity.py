@@ -66,7 +66,7 @@ from .reliability import (
 )
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
-from .stats.coefficients import get_coefficient
+from .stats.coefficients import VALIDITY_METHOD, get_coefficient
 from .stats.levels import check_average, check_level, level_values
 
 
@@ -1183,7 +1183,7 @@ def concurrent_validity(
     *,
     metrics=None,
     level="system",
-    method="kendall_b",
+    method=VALIDITY_METHOD,
     average="macro",
 ) -> ConcurrentValidity:
     """Concurrent validity: each metric's correlation with a reference criterion.
@@ -1216,7 +1216,9 @@ def concurrent_validity(
         Default ``"system"`` (the paper's).
     method : str
         A coefficient of :data:`metaeval.METHODS`; default ``"kendall_b"``
-        (the paper's Kendall's tau; R's ``cor(method = "kendall")``).
+        (:data:`metaeval.stats.coefficients.VALIDITY_METHOD`): paper 002's
+        Kendall's tau (Sec. 4.2, Figures 4 and 8; R's
+        ``cor(method = "kendall")``), not correlate's Pearson.
     average : {"macro", "micro"}
 
     Returns
@@ -1582,7 +1584,7 @@ def mtmm(
     design,
     *,
     level="system",
-    method="kendall_b",
+    method=VALIDITY_METHOD,
     average="macro",
     reliability="alpha",
 ) -> MTMM:
@@ -1623,7 +1625,10 @@ def mtmm(
         SummEval gives the paper's Table 1 design).  Every method must
         measure every trait (a missing one is NaN in the table).
     level, method, average : str
-        As in :func:`metaeval.correlate`.
+        As in :func:`metaeval.correlate`, but ``method`` defaults to
+        ``"kendall_b"`` (:data:`metaeval.stats.coefficients.VALIDITY_METHOD`),
+        Kendall's tau-b as paper 002 prescribes (Sec. 4.1, Tables 1-2), not
+        correlate's Pearson.
     reliability : {"alpha", "none"}
 
     Returns

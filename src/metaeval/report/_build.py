@@ -18,14 +18,13 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._choices import DEFAULT_METHOD, REPORT_METHODS, VALIDITY_METHOD
 from .._version import __version__
 from ..errors import DataError, MetaevalError, ParameterError
 from . import _readings as rd
 from ._model import Column, Figure, Section, Table, plain
 
 LEVELS = ("system", "input", "item", "global")
-#: coefficients offered for the report's correlation tables and clusters
-REPORT_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
 #: the coefficients of seed paper 000's 12 measures (with the report's method added)
 MEASURE_METHODS = ("pearson", "spearman", "kendall_b")
 
@@ -147,7 +146,7 @@ class ReportConfig:
 
     human: tuple | None = None
     metrics: tuple | None = None
-    method: str = "kendall_b"
+    method: str = DEFAULT_METHOD  # the correlation tables; validity keeps VALIDITY_METHOD (paper 002)
     levels: tuple = LEVELS
     quick: bool = False
     seed: int | None = None
@@ -748,7 +747,7 @@ class _Builder:
 
         results = {}
         try:
-            results["mtmm"] = self._timed(s, lambda: vd.mtmm(ds, traits, level="system", method=self.cfg.method))
+            results["mtmm"] = self._timed(s, lambda: vd.mtmm(ds, traits, level="system", method=VALIDITY_METHOD))
             s.functions.append("metaeval.mtmm")
         except (ValueError, ArithmeticError) as exc:  # MetaevalError is a ValueError
             s.skip(f"MTMM skipped: {type(exc).__name__}: {str(exc).splitlines()[0]}", part=True)
@@ -765,7 +764,7 @@ class _Builder:
         if cfa_ok:
             try:
                 results["concurrent_validity"] = self._timed(s, lambda: vd.concurrent_validity(
-                    ds, results["cfa"], metrics=self.metrics, level="system", method=self.cfg.method))
+                    ds, results["cfa"], metrics=self.metrics, level="system", method=VALIDITY_METHOD))
                 s.functions.append("metaeval.concurrent_validity")
             except MetaevalError as exc:
                 s.skip(f"concurrent validity skipped: {str(exc).splitlines()[0]}", part=True)
@@ -777,7 +776,7 @@ class _Builder:
         if "mtmm" in results:
             m = results["mtmm"]
             f = m.to_frame()
-            s.tables.append(Table("val-mtmm", f"MTMM entries ({self.cfg.method} between system means; "
+            s.tables.append(Table("val-mtmm", f"MTMM entries ({VALIDITY_METHOD} between system means, as seed paper 002; "
                                   "diagonal: Cronbach's alpha)", [
                 Column("trait_a", "trait A", "text"), Column("method_a", "rater A", "text"),
                 Column("trait_b", "trait B", "text"), Column("method_b", "rater B", "text"),
@@ -813,7 +812,7 @@ class _Builder:
         if "concurrent_validity" in results:
             cv = results["concurrent_validity"]
             mat = cv.matrix()
-            s.tables.append(Table("val-concurrent", f"Concurrent validity: {self.cfg.method} at system level "
+            s.tables.append(Table("val-concurrent", f"Concurrent validity: {VALIDITY_METHOD} at system level (seed paper 002) "
                                   "against the CFA factor scores", [
                 Column("metric", "metric", "text"), *[Column(str(c), str(c), "num") for c in mat.columns]],
                 [[str(i), *row] for i, row in zip(mat.index, mat.values.tolist())], _sigs(cv.to_frame())))
