@@ -1613,8 +1613,9 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="Human pairs whose outputs have different contexts: whose label counts.")
 @click.option("--lower-is-better", "lower", default=None,
               help="Human pairs: comma-separated metric columns where lower is better (WER, TER); "
-                   "default: the columns named like a lower-is-better text metric (ter, wer, mer, wil, "
-                   "cer), said on stderr; 'none' for no column.")
+                   "default: the columns named like a lower-is-better text metric (" + ", ".join(
+                       _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
+                   "metaeval.direction); 'none' for no column.")
 @click.option("--average", type=click.Choice(["input", "pair"]), default="input", show_default=True,
               help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
 @click.option("--ties", type=click.Choice(["incorrect", "exclude"]), default="incorrect", show_default=True)
@@ -1686,18 +1687,11 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         if len(mets) < 2:
             raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
                                      param_hint="--metrics")
-        if lower is None:
-            from .textmetrics import METRICS
-
-            known = {n for n, e in METRICS.items() if not getattr(e.factory, "higher_is_better", True)}
-            lower_list = [m for m in mets if m.lower() in known]
-            if lower_list:
-                click.echo(f"metaeval: taking {', '.join(lower_list)} as lower-is-better (named like the "
-                           "text metric); set --lower-is-better to choose", err=True)
-        else:
-            lower_list = [] if lower.strip().lower() == "none" else _split(lower)
+        # one rule with the API (metaeval.direction): None -> columns named like a lower-is-better text
+        # metric, announced with an AssumedDirectionWarning (printed on stderr)
+        lower_list = None if lower is None else (() if lower.strip().lower() == "none" else tuple(_split(lower)))
         pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
-                               pair_context=pair_context, lower_is_better=lower_list or None)
+                               pair_context=pair_context, lower_is_better=lower_list)
     acc = lc.local_accuracy(pairs, average=average, ties=ties)
     chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
                           correction=correction)

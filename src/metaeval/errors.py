@@ -197,7 +197,15 @@ class MtmeWarning(MetaevalWarning):
     level (left out).  The message names the file."""
 
 
+class AssumedDirectionWarning(MetaevalWarning):
+    """A metric's direction was not given and was taken from its name: a
+    column named like a lower-is-better text metric (TER, WER, ...) is taken
+    as lower-is-better (:mod:`metaeval.direction`).  The message names the
+    columns and the option that chooses."""
+
+
 __all__ = [
+    "AssumedDirectionWarning",
     "MtmeWarning",
     "JudgeRequestError",
     "InputTypeError",

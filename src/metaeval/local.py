@@ -48,6 +48,7 @@ from ._stacklevel import user_stacklevel
 from .data._accept import accepts_frames
 from .correlation import RESAMPLING_TOL, _as_list, _check_choice
 from .data import Dataset
+from .direction import resolve_lower_is_better
 from ._results import _ARR, _Collection, _Result
 from .diagnostics import (
     BINOMIAL_CIS,
@@ -488,9 +489,12 @@ def local_pairs(
         Default: every metric of ``perturbed`` (perturbation pairs; each must
         be in ``original``) or of ``original`` (human-ordered pairs).
     lower_is_better : str or list of str, optional
-        Metrics for which a lower score is better (WER, CER, TER, ...).  The
-        text-metric adapters of :mod:`metaeval.textmetrics` say it in their
-        ``higher_is_better`` attribute.
+        Metrics for which a lower score is better (WER, CER, TER, ...); ``()``
+        or ``"none"`` for none.  Default (``None``): the rule of
+        :mod:`metaeval.direction` (columns named like a lower-is-better text
+        metric, announced with an ``AssumedDirectionWarning``), which the
+        ``local`` command applies too; a ``score_perturbed`` result brings
+        its adapters' own ``higher_is_better``.
     pair_context : {"better", "worse", "within"}, optional
         Human-ordered pairs only (default ``"better"``).
     atol : float
@@ -530,7 +534,7 @@ def local_pairs(
         and isinstance(getattr(original, "perturbed", None), Dataset)
     ):  # metaeval.perturb.PerturbedScores
         if lower_is_better is None:
-            lower_is_better = list(getattr(original, "lower_is_better", ())) or None
+            lower_is_better = tuple(getattr(original, "lower_is_better", ()))  # the adapters' own directions
         original, perturbed = original.original, original.perturbed
     if category is not None and (
         isinstance(context, str) or not isinstance(category, str)
@@ -621,7 +625,7 @@ def _perturbation_pairs(original, perturbed, context, metrics, lower_is_better, 
                 )
     ds = ods if ods is not None else pds
     category, labels = _context_labels(context, ds, shape, "original")
-    lower = _lower_names(lower_is_better, metrics)
+    lower = _lower_names(resolve_lower_is_better(metrics, lower_is_better), metrics)
     O = np.stack([orig[m] for m in metrics])
     Pt = np.stack([pert[m] for m in metrics])
     with np.errstate(invalid="ignore"):
@@ -722,7 +726,7 @@ def _human_pairs(
             f"data have {N} system(s)"
         )
     category, labels = _context_labels(context, ds, shape, "the data")
-    lower = _lower_names(lower_is_better, metrics)
+    lower = _lower_names(resolve_lower_is_better(metrics, lower_is_better), metrics)
     X = np.stack([(-S[m] if m in lower else S[m]) for m in metrics])  # (K, N, M)
     known = np.vectorize(lambda v: v is not None, otypes=[bool])(labels)
     # context codes over the whole label array; pairs keep the used ones below
