@@ -54,9 +54,7 @@ from .diagnostics import (
     BINOMIAL_CIS,
     _confidence,
     _fmt_num,
-    _heatmap,
     _number,
-    _pyplot,
     binomial_interval,
 )
 from .errors import (
@@ -2266,100 +2264,21 @@ def context_tau(
 
 
 # --------------------------------------------------------------------------
-# plots
+# plots: views in metaeval.report.figures; these names stay for the documented API
 
 
-def plot_local_accuracy(
-    acc: LocalAccuracy,
-    *,
-    metrics=None,
-    contexts=None,
-    groups: Mapping[str, str] | None = None,
-    ci: bool = False,
-    title: str | None = None,
-):
-    """Line plot of local accuracy per metric across contexts (paper 004, Figures 1a-3a).
+def plot_local_accuracy(acc, *, metrics=None, contexts=None, groups=None, ci=False, title=None):
+    """Line plot of local accuracy per metric across contexts (paper 004, Figures 1a-3a) (a view: drawn by :func:`metaeval.report.figures.plot_local_accuracy`)."""
+    from .report.figures import plot_local_accuracy as _draw
 
-    One line per metric over the contexts (x axis, in ``contexts`` order,
-    default the result's), y = ``acc.statistic``; ``ci=True`` adds the
-    confidence bands.  ``groups`` maps contexts to a group label (e.g.
-    speaker -> CLEAN/OTHER, Figure 2a): contexts are then sorted by group
-    (stable) and grey lines separate the groups.  The y data of line i is
-    ``fig.axes[0].lines[i].get_ydata()``.
-    """
-    plt = _pyplot()
-    mets = list(acc.metrics) if metrics is None else _as_list(metrics, "metrics")
-    unknown = [m for m in mets if m not in acc.metrics]
-    if unknown:
-        raise DataError(
-            f"metrics {unknown} not in the result; it has {list(acc.metrics)}"
-        )
-    ctx = list(acc.contexts) if contexts is None else _as_list(contexts, "contexts")
-    unknown = [c for c in ctx if c not in acc.contexts]
-    if unknown:
-        raise DataError(f"contexts {unknown[:10]} not in the result")
-    if groups is not None:
-        missing = [c for c in ctx if c not in groups]
-        if missing:
-            raise DataError(f"groups has no group for context(s) {missing[:10]}")
-        gorder = list(dict.fromkeys(groups[c] for c in ctx))
-        ctx = sorted(ctx, key=lambda c: gorder.index(groups[c]))
-    ci_idx = [acc.contexts.index(c) for c in ctx]
-    x = np.arange(len(ctx))
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.0 + 0.35 * len(ctx)), 4.5))
-    for m in mets:
-        k = acc.metrics.index(m)
-        (line,) = ax.plot(
-            x, acc.statistic[k, ci_idx], marker="o", markersize=3, label=m
-        )
-        if ci:
-            ax.fill_between(x, acc.ci_low[k, ci_idx], acc.ci_high[k, ci_idx],
-                            color=line.get_color(), alpha=0.15, linewidth=0)  # fmt: skip
-    if groups is not None:
-        labels = [groups[c] for c in ctx]
-        for i in range(1, len(ctx)):
-            if labels[i] != labels[i - 1]:
-                ax.axvline(i - 0.5, color="grey", linewidth=1.5)
-    ax.set_xticks(x, labels=ctx, rotation=90, fontsize=7)
-    ax.set_xlabel(acc.category)
-    ax.set_ylabel("local accuracy" + (" (Eq. 2)" if acc.average == "input" else ""))
-    ax.legend(fontsize=7, ncol=max(1, len(mets) // 12 + 1), loc="best")
-    ax.set_title(title or f"local metric accuracy across {acc.category} contexts")
-    fig.tight_layout()
-    return fig
+    return _draw(acc, metrics=metrics, contexts=contexts, groups=groups, ci=ci, title=title)
 
 
-def plot_context_tau(
-    tau: ContextTau, *, ordered: bool = True, title: str | None = None
-):
-    """Heatmap of the weighted tau between contexts (paper 004, Figures 1b-3b).
+def plot_context_tau(tau, *, ordered=True, title=None):
+    """Heatmap of the weighted tau between contexts (paper 004, Figures 1b-3b) (a view: drawn by :func:`metaeval.report.figures.plot_context_tau`)."""
+    from .report.figures import plot_context_tau as _draw
 
-    ``ordered=True`` (default) shows the contexts in dendrogram order with
-    lines between clusters.  The image data
-    (``fig.axes[0].images[0].get_array()``) is
-    ``tau.matrix("tau", ordered=ordered).to_numpy()``.
-    """
-    plt = _pyplot()
-    mat = tau.matrix("tau", ordered=ordered)
-    n = mat.shape[0]
-    side = min(14.0, 0.3 * n)  # many contexts (speakers): a capped image, labels thinned
-    fig, ax = plt.subplots(figsize=(max(5.5, 2.0 + side), max(4.5, 1.5 + side)))
-    im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=-1, vmax=1,
-                  cmap="viridis")  # fmt: skip
-    if ordered:
-        cl = tau.clusters[tau.order]
-        for i in range(1, n):
-            if cl[i] != cl[i - 1]:
-                ax.axhline(i - 0.5, color="white", linewidth=1.5)
-                ax.axvline(i - 0.5, color="white", linewidth=1.5)
-    if n > 60:
-        step = int(np.ceil(n / 60))
-        ax.set_xticks(range(0, n, step), labels=list(mat.columns[::step]), rotation=90, fontsize=5)
-        ax.set_yticks(range(0, n, step), labels=list(mat.index[::step]), fontsize=5)
-    fig.colorbar(im, ax=ax, label=f"weighted tau ({tau.variant})")
-    ax.set_title(title or f"weighted Kendall tau of metric rankings ({tau.category})", fontsize=9)
-    fig.tight_layout()
-    return fig
+    return _draw(tau, ordered=ordered, title=title)
 
 
 __all__ = [

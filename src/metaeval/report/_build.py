@@ -22,6 +22,7 @@ from .._choices import DEFAULT_METHOD, REPORT_METHODS, VALIDITY_METHOD
 from .._version import __version__
 from ..errors import DataError, MetaevalError, ParameterError
 from . import _readings as rd
+from . import figures as fg
 from ._model import Column, Figure, Section, Table, plain
 
 LEVELS = ("system", "input", "item", "global")
@@ -866,7 +867,7 @@ class _Builder:
                 _sigs(f), note="The p-value is the two-sample KS test, which treats the texts as independent; "
                                "texts of one system or one input are not, so it overstates significance. No "
                                "reading uses it."))
-            s.figures.append(Figure("fig-ks", "KS scores", lambda: dg.plot_ks(results["ks"]),
+            s.figures.append(Figure("fig-ks", "KS scores", lambda: fg.plot_ks(results["ks"]),
                                     alt="Heatmap of KS scores, metrics by human column"))
         if "meta_correlation" in results:
             f = rd.with_holm(results["meta_correlation"].to_frame())
@@ -881,7 +882,7 @@ class _Builder:
                 note="Each p-value tests one metric's meta-correlation over the systems; the readings use the "
                      "Holm-corrected p-values (one family: every metric x human column of the table)."))
             s.figures.append(Figure("fig-meta", "Meta-correlations",
-                                    lambda: dg.plot_meta_correlation(results["meta_correlation"]),
+                                    lambda: fg.plot_meta_correlation(results["meta_correlation"]),
                                     alt="Bars of meta-correlation per metric and human column"))
         if "sample_size" in results:
             f = results["sample_size"].to_frame()
@@ -924,7 +925,7 @@ class _Builder:
                        f"({', '.join(focus)}); each level's {len(focus) + len(humans)} columns give one family of "
                        f"tests." if len(focus) < len(mets) else ""))))
             s.figures.append(Figure("fig-design", "Correlation design",
-                                    lambda: dg.plot_correlation_design(cd),
+                                    lambda: fg.plot_correlation_design(cd),
                                     alt="Heatmaps of system- and sentence-level correlations"))
         s.readings += rd.diagnostic_readings(results, self.state["corr"])
 
@@ -949,7 +950,6 @@ class _Builder:
             s.skip(f"text metrics unavailable ({str(exc).splitlines()[0]}): text diagnostics skipped; "
                    "pip install 'metaeval[text]'")
             return
-        from ..diagnostics import plot_detection
         from ..perturb import score_perturbed
 
         results, scored = {}, {}
@@ -992,7 +992,7 @@ class _Builder:
             rows, sigs, note="The sign test treats the (original, perturbed) pairs as independent; pairs of one "
                              "system or one input are not, so its p-value overstates significance. No reading "
                              "uses it."))
-        s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: plot_detection(results),
+        s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: fg.plot_detection(results),
                                 alt="Bars of detection accuracy per metric and perturbation"))
         s.readings += rd.text_readings(results)
 
@@ -1037,9 +1037,9 @@ class _Builder:
                               [[str(i), *row] for i, row in zip(tm_.index, tm_.values.tolist())], [tau.signature],
                               group=h))
         s.figures.append(Figure("fig-local-accuracy", f"Local accuracy by {ctx}",
-                                lambda: lc.plot_local_accuracy(acc), alt="Local accuracy per metric and context"))
+                                lambda: fg.plot_local_accuracy(acc), alt="Local accuracy per metric and context"))
         s.figures.append(Figure("fig-local-tau", f"Weighted tau between {ctx} contexts",
-                                lambda: lc.plot_context_tau(tau), alt="Heatmap of weighted tau between contexts"))
+                                lambda: fg.plot_context_tau(tau), alt="Heatmap of weighted tau between contexts"))
         s.readings += rd.local_readings(results, ctx)
 
     def _pairwise_set(self, h):
