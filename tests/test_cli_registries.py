@@ -19,7 +19,7 @@ from metaeval.errors import ParameterError
 
 def _registries():
     from metaeval import compare as _cmp  # noqa: F401  (the module, for TESTS/CORRECTIONS)
-    from metaeval import correlation, diagnostics, local, reliability
+    from metaeval import correlation, diagnostics, local, reliability, simulation
     from metaeval.perturb import PERTURBATIONS
     from metaeval.report._build import REPORT_METHODS
     from metaeval.stats import coefficients, levels, multitest
@@ -49,6 +49,7 @@ def _registries():
         "NORMALIZATIONS": tuple(reliability.NORMALIZATIONS),
         "CONSISTENCY_CI": tuple(reliability.CONSISTENCY_CI),
         "REPORT_METHODS": REPORT_METHODS,
+        "MEASURE_METHODS": simulation.DEFAULT_METHODS,
         # the analysis modules' own copies of the corrections must be the registry's too
         "compare.CORRECTIONS": compare_mod.CORRECTIONS,
         "local.CORRECTIONS": local.CORRECTIONS,
@@ -118,6 +119,11 @@ CHOICES = [
     ("report", "--method", "REPORT_METHODS"),
     ("diagnose", "--method", "DIAGNOSTIC_METHODS"),
 ]
+
+
+@pytest.mark.parametrize("command", ["measures", "simulate"])
+def test_measure_set_default_is_seed_paper_000s(command):
+    assert _option(command, "--method").default == ",".join(_choices.MEASURE_METHODS)
 
 
 @pytest.mark.parametrize("command,flag,name", CHOICES)

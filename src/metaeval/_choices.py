@@ -25,6 +25,10 @@ DEFAULT_METHOD = "pearson"
 #: :data:`metaeval.stats.coefficients.VALIDITY_METHOD`).
 VALIDITY_METHOD = "kendall_b"
 
+#: Seed paper 000's coefficients: with the four levels, its 12 correlation measures (the
+#: default measure set of ``measures`` and ``simulate``, :data:`metaeval.simulation.DEFAULT_METHODS`).
+MEASURE_METHODS = ("pearson", "spearman", "kendall_b")
+
 #: The coefficients offered for the report's correlation tables and clusters.
 REPORT_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
 

@@ -860,7 +860,7 @@ def _save_figure(make, path):
                    "(default: the 12 of --level x --method).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
+@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
@@ -1301,7 +1301,8 @@ def _text_adapters(metrics, model):
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
-              help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + ").")
+              help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
+                   "configured by `metaeval judge`).")
 @click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True),
               help="Local model folder for bertscore / gptscore / bartscore (nothing is downloaded).")
@@ -1686,7 +1687,7 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 @click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
+@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--from-data", "from_data", default=None,
               help="Simulate at the parameters estimated from this dataset (file or bundled name).")

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .._choices import DEFAULT_METHOD, REPORT_METHODS, VALIDITY_METHOD
+from .._choices import DEFAULT_METHOD, MEASURE_METHODS, REPORT_METHODS, VALIDITY_METHOD
 from .._version import __version__
 from ..errors import DataError, MetaevalError, ParameterError
 from . import _readings as rd
@@ -26,8 +26,7 @@ from . import figures as fg
 from ._model import Column, Figure, Section, Table, plain
 
 LEVELS = ("system", "input", "item", "global")
-#: the coefficients of seed paper 000's 12 measures (with the report's method added)
-MEASURE_METHODS = ("pearson", "spearman", "kendall_b")
+# MEASURE_METHODS: the coefficients of seed paper 000's 12 measures (the report adds its method)
 
 #: the two modes; every value is recorded in results.json and in the signatures
 MODES = {
