@@ -19,7 +19,8 @@ from metaeval.errors import ParameterError
 
 def _registries():
     from metaeval import compare as _cmp  # noqa: F401  (the module, for TESTS/CORRECTIONS)
-    from metaeval import correlation, diagnostics, local, reliability, simulation
+    from metaeval import correlation, diagnostics, local, preferences, reliability, simulation, wmt
+    from metaeval.textmetrics import _judge, _judge_backends
     from metaeval.perturb import PERTURBATIONS
     from metaeval.report._build import REPORT_METHODS
     from metaeval.stats import coefficients, levels, multitest
@@ -50,6 +51,22 @@ def _registries():
         "CONSISTENCY_CI": tuple(reliability.CONSISTENCY_CI),
         "REPORT_METHODS": REPORT_METHODS,
         "MEASURE_METHODS": simulation.DEFAULT_METHODS,
+        "PAPER_GRIDS": tuple(simulation.PAPER_GRIDS),
+        "SCALE_RESTRICTIONS": simulation.SCALE_RESTRICTIONS,
+        "PAIR_CONTEXTS": local.PAIR_CONTEXTS,
+        "LOCAL_AVERAGES": local.AVERAGES,
+        "LOCAL_TIES": local.TIES,
+        "CHI2_TESTS": local.CHI2_TESTS,
+        "WTAU_VARIANTS": tuple(local.WTAU_VARIANTS),
+        "JUDGE_AGGREGATES": tuple(_judge.AGGREGATES),
+        "JUDGE_BACKENDS": tuple(_judge_backends.BACKENDS),
+        "JUDGE_DECODINGS": tuple(_judge_backends.DECODINGS),
+        "JUDGE_ON_FAILURE": tuple(_judge.ON_FAILURE),
+        "JUDGE_ON_ERROR": tuple(_judge.ON_ERROR),
+        "PREFERENCE_FORMATS": preferences.FORMATS,
+        "PREFERENCE_COMPARE_MEASURES": preferences._CMP_MEASURES,
+        "WMT_PRESETS": wmt.PRESETS,
+        "WMT_CLUSTER_RULES": wmt.CLUSTER_RULES,
         # the analysis modules' own copies of the corrections must be the registry's too
         "compare.CORRECTIONS": compare_mod.CORRECTIONS,
         "local.CORRECTIONS": local.CORRECTIONS,
@@ -103,6 +120,9 @@ HELP_LISTS = [
     ("perturb", "--perturbation", "PERTURBATIONS"),
     ("local", "--perturbation", "PERTURBATIONS"),
     ("local", "--lower-is-better", "LOWER_IS_BETTER"),
+    ("simulate", "--grid", "PAPER_GRIDS"),
+    ("preferences", "--input-format", "PREFERENCE_FORMATS"),
+    ("preferences", "--measure", "PREFERENCE_COMPARE_MEASURES"),
 ]
 
 
@@ -118,6 +138,19 @@ CHOICES = [
     ("measures", "--average", "AVERAGES"),
     ("report", "--method", "REPORT_METHODS"),
     ("diagnose", "--method", "DIAGNOSTIC_METHODS"),
+    ("simulate", "--scale", "SCALE_RESTRICTIONS"),
+    ("judge", "--aggregate", "JUDGE_AGGREGATES"),
+    ("judge", "--backend", "JUDGE_BACKENDS"),
+    ("judge", "--decoding", "JUDGE_DECODINGS"),
+    ("judge", "--on-failure", "JUDGE_ON_FAILURE"),
+    ("judge", "--on-error", "JUDGE_ON_ERROR"),
+    ("wmt", "--preset", "WMT_PRESETS"),
+    ("wmt", "--clusters", "WMT_CLUSTER_RULES"),
+    ("local", "--pair-context", "PAIR_CONTEXTS"),
+    ("local", "--average", "LOCAL_AVERAGES"),
+    ("local", "--ties", "LOCAL_TIES"),
+    ("local", "--chi2-test", "CHI2_TESTS"),
+    ("local", "--tau-variant", "WTAU_VARIANTS"),
 ]
 
 

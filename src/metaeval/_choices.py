@@ -105,6 +105,33 @@ PERTURBATIONS = ("sentence_reorder", "subject_verb_disagreement", "drop_words", 
 NORMALIZATIONS = ("none", "blom", "tukey", "rankit", "van_der_waerden", "metriceval")
 CONSISTENCY_CI = ("boot-systems", "boot-inputs", "boot-both", "feldt", "none")
 
+#: :data:`metaeval.simulation.PAPER_GRIDS` and :data:`metaeval.simulation.SCALE_RESTRICTIONS`.
+PAPER_GRIDS = ("levels", "scale-equal", "scale-ge")
+SCALE_RESTRICTIONS = ("all", "equal", "metric_ge_human")
+
+#: :mod:`metaeval.local`: ``PAIR_CONTEXTS``, ``AVERAGES``, ``TIES``, ``CHI2_TESTS``, ``WTAU_VARIANTS``.
+PAIR_CONTEXTS = ("better", "worse", "within")
+LOCAL_AVERAGES = ("input", "pair")
+LOCAL_TIES = ("incorrect", "exclude")
+CHI2_TESTS = ("auto", "asymptotic", "permutation")
+WTAU_VARIANTS = ("vigna", "shieh")
+
+#: The LLM judge's registries (:mod:`metaeval.textmetrics`): aggregates, backends, decodings and
+#: what to do with answers without a rating or failed requests.
+JUDGE_AGGREGATES = ("mean", "median", "geval")
+JUDGE_BACKENDS = ("openai", "local")
+JUDGE_DECODINGS = ("generate", "rating")
+JUDGE_ON_FAILURE = ("nan", "random")
+JUDGE_ON_ERROR = ("raise", "nan")
+
+#: :data:`metaeval.preferences.FORMATS` and the statistics of ``compare_judges``.
+PREFERENCE_FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
+PREFERENCE_COMPARE_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority")
+
+#: :data:`metaeval.wmt.PRESETS` and :data:`metaeval.wmt.CLUSTER_RULES`.
+WMT_PRESETS = ("wmt23", "wmt24")
+WMT_CLUSTER_RULES = ("mtme", "metaeval")
+
 
 def cli_levels() -> str:
     """The level choices as the command line spells them, comma-separated."""

@@ -1474,22 +1474,22 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 @click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--pair-context", type=click.Choice(["better", "worse", "within"]), default=None,
+@click.option("--pair-context", type=click.Choice(_choices.PAIR_CONTEXTS), default=None,
               help="Human pairs whose outputs have different contexts: whose label counts.")
 @click.option("--lower-is-better", "lower", default=None,
               help="Human pairs: comma-separated metric columns where lower is better (WER, TER); "
                    "default: the columns named like a lower-is-better text metric (" + ", ".join(
                        _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
                    "metaeval.direction); 'none' for no column.")
-@click.option("--average", type=click.Choice(["input", "pair"]), default="input", show_default=True,
+@click.option("--average", type=click.Choice(_choices.LOCAL_AVERAGES), default="input", show_default=True,
               help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
-@click.option("--ties", type=click.Choice(["incorrect", "exclude"]), default="incorrect", show_default=True)
-@click.option("--chi2-test", type=click.Choice(["auto", "asymptotic", "permutation"]), default="auto",
+@click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
+@click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
               show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
 @click.option("--chi2-resamples", type=int, default=9999, show_default=True)
 @click.option("--tau-resamples", type=int, default=999, show_default=True,
               help="H2: permutations of the weighted-tau test.")
-@click.option("--tau-variant", type=click.Choice(["vigna", "shieh"]), default="vigna", show_default=True)
+@click.option("--tau-variant", type=click.Choice(_choices.WTAU_VARIANTS), default="vigna", show_default=True)
 @click.option("--correction", default="holm", show_default=True,
               help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
 @click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
@@ -1674,13 +1674,13 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 
 
 @main.command()
-@click.option("--grid", default=None, help="A paper grid: levels|scale-equal|scale-ge (options override it).")
+@click.option("--grid", default=None, help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (options override it).")
 @click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
 @click.option("--mu-rho-item", default=None)
 @click.option("--sigma-rho-item", default=None)
 @click.option("--c-m", default=None, help="Metric scale sizes (comma-separated; 'none' = continuous).")
 @click.option("--c-h", default=None, help="Human scale sizes (comma-separated; 'none' = continuous).")
-@click.option("--scale", type=click.Choice(["all", "equal", "metric_ge_human"]), default=None,
+@click.option("--scale", type=click.Choice(_choices.SCALE_RESTRICTIONS), default=None,
               help="Which (c_m, c_h) combinations to run.")
 @click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
 @click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
@@ -1786,9 +1786,9 @@ def _judge_log():
 @click.option("--samples", type=int, default=1, show_default=True,
               help="Answers per output; each is a run of the metric (stability across samples).")
 @click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--aggregate", type=click.Choice(["mean", "median", "geval"]), default="mean",
+@click.option("--aggregate", type=click.Choice(_choices.JUDGE_AGGREGATES), default="mean",
               show_default=True, help="Aggregation of the samples (geval: probability-weighted, needs logprobs).")
-@click.option("--backend", type=click.Choice(["openai", "local"]), required=True,
+@click.option("--backend", type=click.Choice(_choices.JUDGE_BACKENDS), required=True,
               help="openai: any OpenAI-compatible chat-completions endpoint; local: a causal LM folder.")
 @click.option("--model", required=True, help="Model name (openai) or local model folder (local).")
 @click.option("--base-url", default=None,
@@ -1805,7 +1805,7 @@ def _judge_log():
               help="openai: longest wait between attempts; a longer Retry-After stops the request.")
 @click.option("--max-response-bytes", type=int, default=16 * 2**20, show_default=True,
               help="openai: largest response body accepted.")
-@click.option("--decoding", type=click.Choice(["generate", "rating"]), default="generate", show_default=True,
+@click.option("--decoding", type=click.Choice(_choices.JUDGE_DECODINGS), default="generate", show_default=True,
               help="local: free answer then parse, or the rating drawn from the scale values' probabilities.")
 @click.option("--task", default="the target text", show_default=True, help="{task} of the prompt.")
 @click.option("--source-des", default="Source text", show_default=True, help="{source_des} of the prompt.")
@@ -1815,9 +1815,9 @@ def _judge_log():
 @click.option("--context", type=click.Choice(["source", "references"]), default="source", show_default=True,
               help="What fills {source}.")
 @click.option("--pattern", default=None, help="Rating regex with one group (default: the number after 'Rating:').")
-@click.option("--on-failure", type=click.Choice(["nan", "random"]), default="nan", show_default=True,
+@click.option("--on-failure", type=click.Choice(_choices.JUDGE_ON_FAILURE), default="nan", show_default=True,
               help="Answers without a rating: NaN, or paper 000's random rating (replication only).")
-@click.option("--on-error", type=click.Choice(["raise", "nan"]), default="raise", show_default=True,
+@click.option("--on-error", type=click.Choice(_choices.JUDGE_ON_ERROR), default="raise", show_default=True,
               help="A request failing after its retries: stop (resumable), or NaN and go on.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base of the per-request seeds.")
 @click.option("--max-tokens", type=int, default=512, show_default=True)
@@ -2156,7 +2156,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
 @main.command()
 @click.argument("data")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="auto|csv|jsonl|mt-bench|alpacaeval (files only).")
+              help="|".join(("auto", *_choices.PREFERENCE_FORMATS)) + " (files only).")
 @click.option("--judges", default=None,
               help="Comma-separated judges (default: all). mt-bench/alpacaeval files: the annotators that are "
                    "judges (the others are human raters). Bundled datasets: metric columns.")
@@ -2168,7 +2168,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
               help="Fixed tie threshold of judge margins (default: tie-calibrated, acc_eq).")
 @click.option("--compare", "compare_", default=None, help="Two judges 'A,B': paired test of their agreement.")
 @click.option("--measure", default="acc_eq", show_default=True,
-              help="--compare statistic: acc_23|acc_eq|kappa_raters|kappa_majority.")
+              help="--compare statistic: " + "|".join(_choices.PREFERENCE_COMPARE_MEASURES) + ".")
 @click.option("--no-ceiling", is_flag=True, help="Leave out the human-human ceiling rows.")
 @click.option("--length-per", type=float, default=100.0, show_default=True,
               help="Length-bias slope per this many words of length difference.")
@@ -2261,7 +2261,7 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.option("--lps", required=True, help="Comma-separated language pairs, e.g. en-de,zh-en.")
-@click.option("--preset", type=click.Choice(["wmt23", "wmt24"]), default="wmt24", show_default=True,
+@click.option("--preset", type=click.Choice(_choices.WMT_PRESETS), default="wmt24", show_default=True,
               help="wmt24: per lp system SPA + segment acc_eq; wmt23: pooled accuracy + system/segment "
               "Pearson + segment acc_eq.")
 @click.option("--human", default="mqm", show_default=True)
@@ -2272,7 +2272,7 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
 @click.option("--n-resamples", type=int, default=1000, show_default=True,
               help="Perm-Both draws per metric pair (0: no clusters).")
 @click.option("--n-permutations", type=int, default=1000, show_default=True, help="SPA sign draws.")
-@click.option("--clusters", type=click.Choice(["mtme", "metaeval"]), default="mtme", show_default=True,
+@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="mtme", show_default=True,
               help="p-values of the clusters: count/n (mt-metrics-eval) or (count+1)/(n+1).")
 @click.option("--seed", type=int, default=None)
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
