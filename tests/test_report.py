@@ -29,6 +29,7 @@ from click.testing import CliRunner
 import metaeval
 from metaeval.cli import main
 from metaeval.report import ReportConfig, build, pairwise_subset, write
+from metaeval.stats.coefficients import DEFAULT_METHOD
 from metaeval.report._model import fmt
 from metaeval.report._readings import RULES
 
@@ -196,7 +197,7 @@ def test_bundled_numbers_equal_library(summeval_report):
     out, doc = summeval_report
     ds = metaeval.load_dataset("summeval")
     levels = ["system", "input", "item", "global"]
-    res = metaeval.correlate(ds, "coherence", metrics=SUBSET, level=levels, method="kendall_b",
+    res = metaeval.correlate(ds, "coherence", metrics=SUBSET, level=levels, method=DEFAULT_METHOD,
                              ci="boot-both", n_resamples=50, rng=0)
     t = _table(doc, "corr-coherence")
     keys = [c["key"] for c in t["columns"]]
@@ -206,7 +207,7 @@ def test_bundled_numbers_equal_library(summeval_report):
             assert row[keys.index(lv)] == r.statistic
             assert row[keys.index(f"{lv}_ci")] == [r.ci_low, r.ci_high]
     subset = pairwise_subset(res.to_frame(), levels, 4)
-    c = metaeval.compare_all(ds, "coherence", metrics=subset, level="input", method="kendall_b",
+    c = metaeval.compare_all(ds, "coherence", metrics=subset, level="input", method=DEFAULT_METHOD,
                              n_resamples=50, rng=0, cluster_correction="holm")
     t = _table(doc, "clusters-coherence")
     got = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("input_cluster")] for r in t["rows"]}
@@ -600,7 +601,7 @@ def test_summary_does_not_trust_uncorrected_clusters_when_holm_cannot_reach_alph
 def test_clusters_agree_with_holm_pvalues(tmp_path):
     ds = small_dataset(metrics=("a", "b", "c", "d"), n_systems=8)
     doc = write(build(ds, ReportConfig(**{**SMALL, "n_resamples": 199})), str(tmp_path))
-    c = metaeval.compare_all(ds, "h", metrics=["a", "b", "c", "d"], level="global", method="kendall_b",
+    c = metaeval.compare_all(ds, "h", metrics=["a", "b", "c", "d"], level="global", method=DEFAULT_METHOD,
                              n_resamples=199, rng=0, cluster_correction="holm")
     t = _table(doc, "clusters-h")
     k = [c_["key"] for c_ in t["columns"]].index("global_cluster")
@@ -741,7 +742,7 @@ def test_figures_with_many_long_metric_names_are_readable(wide):
                            "ci_high": stat[i, j] + 0.2}
                           for i, m in enumerate(names) for j, lv in enumerate(["system", "input", "item", "global"])])
     figs = {
-        "correlation intervals": fg.correlation_intervals(frame, title=f"kendall_b with {h}"),
+        "correlation intervals": fg.correlation_intervals(frame, title=f"{DEFAULT_METHOD} with {h}"),
         "KS": dg.plot_ks(dg.ks_score(ds, [h], low=3, high=4)),
         "meta-correlation": dg.plot_meta_correlation(dg.meta_correlation(ds, [h])),
         "reliability": fg.reliability_bars(None, metaeval.consistency(ds, [h, *names])),
@@ -876,7 +877,7 @@ def test_quick_rule_caps_bootstrap_intervals(tmp_path):
     subset = _table(doc, f"clusters-{ds.human[0]}")["rows"]
     assert {r[0] for r in subset} <= set(with_ci)
     assert any(r["rule"] == "corr-quick" for r in _section(doc, "correlations")["readings"])
-    c = metaeval.correlate(ds, ds.human[0], metrics=names, level=["system", "global"], method="kendall_b", ci="none")
+    c = metaeval.correlate(ds, ds.human[0], metrics=names, level=["system", "global"], method=DEFAULT_METHOD, ci="none")
     stat = {r[0]: r[[c_["key"] for c_ in t["columns"]].index("global")] for r in t["rows"]}
     assert stat == {m: c.get(m, level="global").statistic for m in names}  # every statistic is still there
 
@@ -973,7 +974,7 @@ def test_preferences_section_equals_library(summeval_report):
     assert {"metaeval.preference_agreement", "metaeval.bradley_terry"} <= set(s["functions"])
     ds = metaeval.load_dataset("summeval")
     levels = ["system", "input", "item", "global"]
-    corr = metaeval.correlate(ds, "coherence", metrics=SUBSET, level=levels, method="kendall_b",
+    corr = metaeval.correlate(ds, "coherence", metrics=SUBSET, level=levels, method=DEFAULT_METHOD,
                               ci="boot-both", n_resamples=50, rng=0)
     subset = pairwise_subset(corr.to_frame(), levels, 4)
     data = pf.PreferenceData.from_dataset(ds, "coherence", metrics=subset, lengths=False)

@@ -23,16 +23,12 @@ from .errors import DataError, ParameterError
 from .stats.levels import AVERAGES, LEVELS
 from .stats.multitest import ADJUSTMENTS
 
-#: ``alternative``: the direction of a test.
-ALTERNATIVES = ("two-sided", "greater", "less")
+# The names (light lists that the CLI's help also reads) live in metaeval._choices;
+# this module adds their checks.
+from ._choices import ALTERNATIVES, BINOMIAL_CIS, CI_METHODS, PVALUE_METHODS  # noqa: E402
+
 #: ``correction``: multiple-testing adjustments (the registry of stats.multitest).
 CORRECTIONS = tuple(ADJUSTMENTS)
-#: ``ci`` of correlate: how the confidence interval is computed.
-CI_METHODS = ("none", "fisher", "boot-systems", "boot-inputs", "boot-both")
-#: ``pvalue`` of correlate: how the p-value is computed.
-PVALUE_METHODS = ("auto", "permutation", "none")
-#: ``ci`` of proportions (accuracies, detection rates).
-BINOMIAL_CIS = ("wilson", "clopper-pearson")
 
 __all__ = [
     "ALTERNATIVES",

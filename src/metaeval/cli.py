@@ -23,7 +23,10 @@ from contextlib import contextmanager
 
 import click
 
+from . import _choices
 from ._version import __version__
+from .report import tables as _tables
+from .report.tables import literal as _literal
 from .errors import DataError, MetaevalError, ParameterError
 
 FORMATS = ("table", "json", "csv")
@@ -39,8 +42,10 @@ def _split(v):
 # `item` names different groupings in different tools: metaeval's (seed paper 000) correlates across
 # the inputs of each system, mt-metrics-eval's correlates across the systems of each item (our `input`).
 # On the command line only unambiguous spellings are taken, so nobody gets the other one by accident.
-_CLI_LEVELS = {"system": "system", "input": "input", "global": "global", "group-by-item": "input",
-               "group-by-system": "item", "per-system": "item", "no-grouping": "global", "none": "global"}
+# The names are one table with the API's (metaeval._choices: LEVEL_ALIASES, AMBIGUOUS_LEVELS).
+_CLI_LEVELS = {**{name: lv for lv, name in _choices.CLI_LEVEL_NAMES.items()}, **_choices.LEVEL_ALIASES}
+_LEVELS_HELP = ", ".join(f"{_choices.CLI_LEVEL_NAMES[lv]} (metaeval's item level)" if lv == "item"
+                         else _choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
 
 
 def _levels_option(ctx, param, value):
@@ -50,20 +55,22 @@ def _levels_option(ctx, param, value):
     out = []
     for t in _split(value) or []:
         key = t.lower()
-        if key in ("item", "sys", "seg", "segment", "item-level"):
+        if key in _choices.CLI_AMBIGUOUS_LEVELS or key in ("sys", "seg", "segment"):
             raise ParameterError(
                 f"--level {t!r} is ambiguous: metaeval's item level (seed paper 000: per system, across its inputs; "
                 "mt-metrics-eval's 'sys' grouping, WMT's group-by-system) is spelled 'group-by-system'; "
                 "mt-metrics-eval's 'item' grouping (per input, across systems) is 'input'; WMT's "
                 "'seg'/'none' (all cells) is 'global'")
+        if key in _choices.AMBIGUOUS_LEVELS:
+            raise ParameterError(f"--level {t!r} is ambiguous: {_choices.AMBIGUOUS_LEVELS[key]}; choose from "
+                                 f"{_choices.cli_levels()}")
         if key not in _CLI_LEVELS:
-            raise ParameterError(f"--level {t!r} is not a level; choose from system, input, group-by-system "
-                                 "(metaeval's item), global")
+            raise ParameterError(f"--level {t!r} is not a level; choose from {_LEVELS_HELP}")
         out.append(_CLI_LEVELS[key])
     return ",".join(dict.fromkeys(out)) or None
 
 
-_ALL_LEVELS = "system,input,group-by-system,global"
+_ALL_LEVELS = ",".join(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
 
 
 def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False,
@@ -442,24 +449,6 @@ def _progress(total, label, enabled=True):
         yield _Bar(p, task)
 
 
-def _num(v, digits=4):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float):
-        if v != 0 and abs(v) < 10 ** (-digits):
-            return f"{v:.1e}"
-        return f"{v:.{digits}f}"
-    return str(v)
-
-
-def _int(v):
-    if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
-    if isinstance(v, float) and math.isinf(v):  # e.g. inputs_needed when alpha <= 0
-        return "inf" if v > 0 else "-inf"
-    return str(int(v))
-
-
 def _json_default(o):
     if isinstance(o, float) and math.isnan(o):
         return None
@@ -524,36 +513,10 @@ def _emit_json(obj):
     click.echo(json.dumps(_nan_to_none(obj), indent=2, default=_json_default, allow_nan=False))
 
 
-def _table(title, columns, rows, caption=None):
-    """Print a rich table; signatures (``caption``) follow as plain lines."""
-    from rich.console import Console
-    from rich.table import Table
-
-    from rich.text import Text
-
-    # Text objects: names are shown literally (no rich markup), control characters escaped
-    t = Table(title=Text(_literal(title)), show_lines=False)
-    for c in columns:
-        left = c in ("metric", "metric_a", "metric_b", "level", "method", "name", "column", "measure",
-                     "factor", "trait", "methods")
-        t.add_column(Text(_literal(c)), justify="left" if left else "right", no_wrap=left)
-    for r in rows:
-        t.add_row(*(Text(_literal(v)) for v in r))
-    console = Console(width=None if sys.stdout.isatty() else 200)
-    console.print(t)
-    if caption:
-        for line in caption.splitlines():
-            click.echo(_literal(line))
-
-
-def _literal(text):
-    """``text`` safe to print on a terminal: control and format characters (ESC, CR,
-    bidi overrides, ...) as Python escapes, so ``"\\x1b[31m"`` shows as ``\\x1b[31m``."""
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
-                   for c in text)
+def _show(*tables):
+    """Print the terminal views (metaeval.report.tables) of a command's results."""
+    for t in tables:
+        _tables.render(t, echo=click.echo)
 
 
 def _markup_safe(text):
@@ -722,8 +685,7 @@ def datasets(fmt):
 
         _emit_csv(pd.DataFrame(ds))
     else:
-        cols = list(ds[0].keys()) if ds else ["name"]
-        _table("bundled datasets", cols, [[str(d[c]) for c in cols] for d in ds])
+        _show(_tables.datasets_table(ds))
 
 
 def _agreement_registry():
@@ -786,14 +748,16 @@ def _with(options):
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
-@click.option("--method", default="pearson", show_default=True, help="Comma-separated coefficients.")
-@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
-@click.option("--ci", default="boot-both", show_default=True, help="boot-both|boot-systems|boot-inputs|fisher|none")
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
+              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS)
+                   + " (the default is the one of every correlation table).")
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
+@click.option("--ci", default="boot-both", show_default=True, help="|".join(_choices.CI_METHODS))
 @click.option("--confidence-level", type=float, default=0.95, show_default=True)
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--pvalue", default="auto", show_default=True, help="auto|permutation|none")
-@click.option("--alternative", default="two-sided", show_default=True)
+@click.option("--pvalue", default="auto", show_default=True, help="|".join(_choices.PVALUE_METHODS))
+@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
 @click.option("--jobs", type=int, default=1, show_default=True)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -817,42 +781,25 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
-        cols = ["metric", "level", "method", "statistic", "CI", "p", "n", "dropped"]
-        rows = []
-        for r in res:
-            ci_txt = "-" if math.isnan(r.ci_low) else f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]"
-            stat = _num(r.statistic)
-            if r.method == "acc_eq":
-                stat += f" (eps={_num(r.epsilon, 3)})"
-            rows.append([r.metric, r.level, r.method, stat, ci_txt, _num(r.pvalue),
-                         str(r.n), f"{r.n_groups_dropped}/{r.n_groups}"])
-        # a column that is the same on every row goes into the title
-        title = f"correlation with {human}"
-        for name in ("method", "level"):
-            k = cols.index(name)
-            values = {row[k] for row in rows}
-            if len(values) == 1:
-                title += f", {name} {values.pop()}"
-                cols.pop(k)
-                rows = [row[:k] + row[k + 1 :] for row in rows]
-        sigs = sorted({r.signature for r in res})
-        _table(title, cols, rows, caption="\n".join(sigs))
+        _show(_tables.correlations_table(res, human))
 
 
 @main.command()
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
-              help="system, input, group-by-system (metaeval's item level) or global.")
-@click.option("--method", default="pearson", show_default=True)
+              help=_LEVELS_HELP + ".")
+@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
+              help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation table).")
 @click.option("--test", default="perm-both", show_default=True,
-              help="perm-both|perm-systems|perm-inputs|perm-both-rowcol|williams|boot-systems|boot-inputs|boot-both")
-@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+              help="|".join(_choices.TESTS))
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--alternative", default="two-sided", show_default=True)
-@click.option("--correction", default="holm", show_default=True, help="holm|bh|none: p-value matrix (all pairs)")
+@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
+@click.option("--correction", default="holm", show_default=True,
+              help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)")
 @click.option("--cluster-correction", default="none", show_default=True,
-              help="holm|bh|none: p-values used for the clusters (none, as mt-metrics-eval)")
+              help="|".join(_choices.CORRECTIONS) + ": p-values used for the clusters (none, as mt-metrics-eval)")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
@@ -884,10 +831,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
 
             _emit_csv(pd.DataFrame([c.to_dict()]))
         else:
-            _table(f"{c.metric_a} vs {c.metric_b} ({human})",
-                   ["metric_a", "metric_b", "stat A", "stat B", "delta", "p", "n"],
-                   [[c.metric_a, c.metric_b, _num(c.statistic_a), _num(c.statistic_b),
-                     _num(c.statistic), _num(c.pvalue), str(c.n)]], caption=c.signature)
+            _show(_tables.comparison_table(c, human))
         return
     k = len(mets)
     with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
@@ -902,9 +846,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
-        rows = [[m, _num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
-        _table(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: {cluster_correction})",
-               ["metric", "statistic", "cluster"], rows, caption=res.signature)
+        _show(_tables.clusters_table(res, human, level=level, method=method, test=test,
+                                     cluster_correction=cluster_correction))
 
 
 def _run_seed(seed, out):
@@ -927,6 +870,13 @@ def _run_seed(seed, out):
     return seed
 
 
+def _figures():
+    """The figure views (metaeval.report.figures; matplotlib is imported when one is drawn)."""
+    from .report import figures
+
+    return figures
+
+
 def _save_figure(make, path):
     try:
         from .report.figures import save
@@ -945,14 +895,14 @@ def _save_figure(make, path):
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
                    "(default: the 12 of --level x --method).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
-@click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--splits", type=int, default=1000, show_default=True,
               help="Random half-splits for ranking consistency (0: skip it).")
-@click.option("--average", type=click.Choice(["macro", "micro"]), default="macro", show_default=True)
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
 @click.option("--jobs", type=int, default=1, show_default=True,
               help="Worker processes (1: in-process; the kernels use all cores anyway).")
@@ -1025,16 +975,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     elif fmt == "csv":
         _emit_csv(table)
     else:
-        cols = ["level", "method", "DP (rank)"] + (["RC ± se (rank)"] if rc is not None else [])
-        rows = []
-        for r in table.itertuples():
-            row = [r.level, r.method, f"{_num(r.dp, 3)} ({_num(r.dp_rank, 0)})"]
-            if rc is not None:
-                row.append(f"{_num(r.rc, 3)} ± {_num(r.rc_se, 3)} ({_num(r.rc_rank, 0)})")
-            rows.append(row)
-        caption = dp.signature + ("\n" + rc.signature if rc is not None else "")
-        _table(f"correlation measures on {human}: {len(mets)} metrics, {len(dp.pairs)} pairs, "
-               f"DP lower is better, RC higher is better", cols, rows, caption=caption)
+        _show(_tables.measures_table(table, dp, rc, human, len(mets)))
 
 
 @main.command()
@@ -1047,10 +988,11 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
 @click.option("--target", type=float, default=0.9, show_default=True,
               help="Target reliability for runs/inputs needed (Spearman-Brown).")
 @click.option("--ci", default="boot-systems", show_default=True,
-              help="Interval of alpha: boot-systems|boot-inputs|boot-both|feldt|none")
+              help="Interval of alpha: " + "|".join(_choices.CONSISTENCY_CI))
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--sizes", default=None, help="Comma-separated input counts for the alpha-vs-size curve.")
-@click.option("--normalize", default="none", show_default=True, help="none|metriceval|blom|...: rank normalization first.")
+@click.option("--normalize", default="none", show_default=True,
+              help="|".join(_choices.NORMALIZATIONS) + ": rank normalization first.")
 @click.option("--seed", type=int, default=None)
 @click.option("--system-col", "system", default="system", show_default=True)
 @click.option("--input-col", "input_", default="input", show_default=True)
@@ -1159,26 +1101,7 @@ def _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, 
 
 
 def _reliability_tables(results, target):
-    if "stability" in results:
-        f = results["stability"].to_frame()
-        _table(f"stability (test-retest over {int(f.n_runs.max())} runs, system means)",
-               ["metric", "method", "statistic", "runs needed", "SEM"],
-               [[r.column, r.method, _num(r.statistic), _int(r.runs_needed), _num(r.sem)]
-                for r in f.itertuples()],
-               caption="\n".join(sorted(set(f.signature))))
-    if "consistency" in results:
-        f = results["consistency"].to_frame()
-        _table("consistency (Cronbach's alpha: systems x inputs)",
-               ["metric", "alpha", "CI", "SEM", f"inputs for {target}"],
-               [[r.column, _num(r.statistic), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]", _num(r.sem),
-                 _int(r.inputs_needed)] for r in f.itertuples()],
-               caption="\n".join(sorted(set(f.signature))))
-    if "agreement" in results:
-        f = results["agreement"].to_frame()
-        _table("rater agreement", ["column", "method", "statistic", "CI", "raters", "units"],
-               [[r.column, r.method, _num(r.statistic),
-                 "-" if math.isnan(r.ci_low) else f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
-                 str(r.n_raters), str(r.n_units)] for r in f.itertuples()])
+    _show(*_tables.reliability_tables(results, target))
 
 
 @main.command()
@@ -1190,8 +1113,11 @@ def _reliability_tables(results, target):
 @click.option("--metrics", default=None,
               help="Comma-separated metrics for concurrent validity (default: all).")
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
-              help="system, input, group-by-system (metaeval's item level) or global.")
-@click.option("--method", default="kendall_b", show_default=True)
+              help=_LEVELS_HELP + ".")
+@click.option("--method", default=_choices.VALIDITY_METHOD, show_default=True,
+              help="Coefficient of the MTMM table and concurrent validity. Default Kendall's tau-b, as seed "
+                   "paper 002 prescribes (Sec. 4, Fig. 4: \"Values are based on Kendall's tau\"); correlate, "
+                   "compare and the report's correlation tables default to pearson.")
 @click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
               help="Concurrent validity against the raw human means or the CFA factor scores.")
 @click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
@@ -1249,7 +1175,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         _write_csv(res_mtmm.to_frame(), os.path.join(out, "mtmm.csv"))
         _write_csv(res_mtmm.campbell_fiske(), os.path.join(out, "campbell_fiske.csv"))
         with open(os.path.join(out, "mtmm.html"), "w") as f:
-            f.write(res_mtmm.to_html())
+            f.write(_tables.mtmm_html(res_mtmm))
         if cv is not None:
             _write_csv(cv.to_frame(), os.path.join(out, "concurrent_validity.csv"))
         if fa is not None:
@@ -1273,43 +1199,18 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         else:
             _emit_csv(cv.to_frame())
         return
-    from rich.console import Console
-
-    console = Console(width=None if sys.stdout.isatty() else 200)
-    console.print(res_mtmm.to_rich())
+    _tables.render_rich(_tables.mtmm_table(res_mtmm))
     click.echo(res_mtmm.signature)
-    cf = res_mtmm.campbell_fiske()
-    _table("Campbell-Fiske: convergent (same trait, two raters) vs heterotrait blocks",
-           ["trait", "methods", "convergent", "> HTHM", "> HTMM"],
-           [[r.trait, f"{r.method_a}/{r.method_b}", _num(r.convergent, 3),
-             f"{r.n_hthm_exceeded}/{r.n_hthm}", f"{r.n_htmm_exceeded}/{r.n_htmm}"]
-            for r in cf.itertuples()],
-           caption=(f"mean convergent {_num(res_mtmm.mean_convergent, 3)}, heterotrait-monomethod "
-                    f"{_num(res_mtmm.mean_htmm, 3)}, heterotrait-heteromethod {_num(res_mtmm.mean_hthm, 3)}; "
-                    f"convergent above HTHM in {_num(100 * res_mtmm.share_convergent_above_hthm, 0)}% "
-                    f"and above HTMM in {_num(100 * res_mtmm.share_convergent_above_htmm, 0)}% of comparisons"))
+    _show(_tables.campbell_fiske_table(res_mtmm))
     if fa is not None and not fa.interpretable:
         # a non-converged or inadmissible fit: no estimates shown (its numbers mean nothing)
-        click.echo(f"confirmatory factor analysis: NOT INTERPRETABLE: {fa.problem} "
-                   "(its fit measures and factor correlations are withheld; the CSV/JSON carry them "
-                   "with converged/admissible flags)")
-        click.echo(fa.signature)
+        for line in _tables.cfa_withheld(fa):
+            click.echo(line)
     elif fa is not None:
-        fit = fa.fit_frame().set_index("measure")["value"]
-        keys = ["chi2", "df", "chi2_scaled", "cfi", "tli", "rmsea", "rmsea_ci_low", "rmsea_ci_high",
-                "cfi_scaled", "tli_scaled", "rmsea_scaled", "srmr"]
-        _table("confirmatory factor analysis: fit", ["measure", "value"],
-               [[k, _num(float(fit[k]), 4)] for k in keys if k in fit.index])
-        fc = fa.correlation_matrix()
-        _table("factor correlations", ["factor", *fc.columns],
-               [[i, *[_num(float(v), 3) for v in row]] for i, row in zip(fc.index, fc.values)],
-               caption=fa.signature)
+        _show(*_tables.cfa_tables(fa))
     if cv is None:
         return
-    mat = cv.matrix()
-    _table(f"concurrent validity ({method}, {level} level, criterion: {criterion})",
-           ["metric", *map(str, mat.columns)],
-           [[str(i), *[_num(float(v), 3) for v in row]] for i, row in zip(mat.index, mat.values)])
+    _show(_tables.concurrent_validity_table(cv, method=method, level=level, criterion=criterion))
 
 
 def _sample_size(dg, ds, humans, **kw):
@@ -1328,7 +1229,9 @@ def _sample_size(dg, ds, humans, **kw):
 @click.option("--ks-low", "--low", "low", type=float, default=None,
               help="KS: low-quality group is human < this (default: paper 001 Table 3).")
 @click.option("--ks-high", "--high", "high", type=float, default=None, help="KS: high-quality group is human >= this.")
-@click.option("--method", default="spearman", show_default=True, help="Coefficient of the sample-level correlations.")
+@click.option("--method", type=click.Choice(_choices.DIAGNOSTIC_METHODS), default=_choices.DIAGNOSTIC_METHOD,
+              show_default=True, help="Coefficient of the sample-level correlations (default Spearman, as seed "
+                                      "paper 001, Fig. 4 and Table 2).")
 @click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
 @click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
 @click.option("--n-resamples", type=int, default=100, show_default=True)
@@ -1392,13 +1295,13 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         for name, res in results.items():
             _write_csv(res.to_frame(), os.path.join(out, f"{name}.csv"))
         _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "diagnostics.json"))
-        _save_figure(lambda: dg.plot_ks(results["ks"]), os.path.join(out, "ks.png"))
-        _save_figure(lambda: dg.plot_meta_correlation(results["meta_correlation"]),
+        _save_figure(lambda: _figures().plot_ks(results["ks"]), os.path.join(out, "ks.png"))
+        _save_figure(lambda: _figures().plot_meta_correlation(results["meta_correlation"]),
                      os.path.join(out, "meta_correlation.png"))
-        _save_figure(lambda: dg.plot_correlation_design(results["correlation_design"]),
+        _save_figure(lambda: _figures().plot_correlation_design(results["correlation_design"]),
                      os.path.join(out, "correlation_design.png"))
         if "reference_sensitivity" in results:
-            _save_figure(lambda: dg.plot_reference_sensitivity(results["reference_sensitivity"]),
+            _save_figure(lambda: _figures().plot_reference_sensitivity(results["reference_sensitivity"]),
                          os.path.join(out, "reference_sensitivity.png"))
     if fmt == "json":
         _emit_json({k: _clean(v.to_frame().drop(columns=["signature"], errors="ignore").to_dict(orient="records"))
@@ -1407,15 +1310,10 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
     if fmt == "csv":
         _emit_csv_by_analysis(results)
         return
-    for name, res in results.items():
-        f = res.to_frame()
-        cols = [c for c in f.columns if c != "signature"]
-        rows = [[_num(v, 3) if isinstance(v, float) else str(v) for v in r] for r in f[cols].itertuples(index=False)]
-        caption = "\n".join(sorted(set(f["signature"]))) if "signature" in f else None
-        _table(name.replace("_", " "), cols, rows, caption=caption)
+    _show(*(_tables.frame_table(name, res) for name, res in results.items()))
 
 
-_MODEL_METRICS = ("bertscore", "gptscore", "bartscore")
+_MODEL_METRICS = _choices.MODEL_METRICS
 
 
 def _text_adapters(metrics, model):
@@ -1439,9 +1337,9 @@ def _text_adapters(metrics, model):
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
-              help="Comma-separated text metrics (bleu, chrf, chrf++, ter, rouge, rouge1, rouge2, rougeL, "
-                   "meteor, bertscore, gptscore, bartscore).")
-@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+              help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
+                   "configured by `metaeval judge`).")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True),
               help="Local model folder for bertscore / gptscore / bartscore (nothing is downloaded).")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
@@ -1457,8 +1355,6 @@ def _text_adapters(metrics, model):
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def score(data, metrics, multi_ref, model, cache, texts_path, human, system, input_, jobs, out, fmt):
     """Score a dataset's texts with text metrics (sacreBLEU, rouge-score, METEOR, local models)."""
-    import pandas as pd
-
     from . import textmetrics as tm
 
     adapters = _text_adapters(metrics, model)
@@ -1477,15 +1373,7 @@ def score(data, metrics, multi_ref, model, cache, texts_path, human, system, inp
     elif fmt == "csv":
         _emit_csv(frame)
     else:
-        rows = []
-        for col, grp in frame.groupby("metric", sort=False):
-            v = grp["score"].to_numpy(float)
-            ok = v[~pd.isna(v)]
-            rows.append([col, str(ok.size), str(v.size - ok.size), _num(float(ok.mean()) if ok.size else float("nan")),
-                         _num(float(ok.std()) if ok.size else float("nan"))])
-        _table(f"text metric scores ({res.n_computed} computed, {res.n_cached} from the cache)",
-               ["metric", "scored", "missing", "mean", "sd"], rows,
-               caption="\n".join(sorted(set(frame.signature))))
+        _show(_tables.score_table(res, frame))
 
 
 def _perturbation_options(pairs, names):
@@ -1530,22 +1418,21 @@ def _perturbation_options(pairs, names):
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
-              help="Comma-separated perturbations (sentence_reorder, subject_verb_disagreement, drop_words, "
-                   "word_swap, negation_removal, repetition, truncation).")
+              help="Comma-separated perturbations (" + ", ".join(_choices.PERTURBATIONS) + ").")
 @click.option("--metrics", required=True, help="Comma-separated text metrics (as for `metaeval score`).")
 @click.option("--option", "options", multiple=True,
               help="KEY=VALUE option of the perturbations that have it (repeatable), e.g. fraction=0.3.")
 @click.option("--human", default=None, help="Human column of the originals (with --min-human; and for files).")
 @click.option("--min-human", type=float, default=None,
               help="Keep only originals whose human score is >= this (seed paper 001 uses 3).")
-@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True),
               help="Local model folder for bertscore / gptscore / bartscore.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Score cache folder: a re-run computes nothing it has already scored.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
-@click.option("--ci", default="wilson", show_default=True, help="wilson|clopper-pearson")
+@click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
 @click.option("--seed", type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
 @click.option("--system-col", "system", default="system", show_default=True)
 @click.option("--input-col", "input_", default="input", show_default=True)
@@ -1563,7 +1450,6 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
     """
     import pandas as pd
 
-    from . import diagnostics as dg
     from .perturb import score_perturbed
 
     names = _split(perturbations) or []
@@ -1593,22 +1479,14 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
         for n, ps in scored.items():
             ps.perturbation.to_frame().to_json(os.path.join(out, f"perturbed_{n}.jsonl"), orient="records",
                                                lines=True, force_ascii=False)
-        _save_figure(lambda: dg.plot_detection(results), os.path.join(out, "detection.png"))
+        _save_figure(lambda: _figures().plot_detection(results), os.path.join(out, "detection.png"))
     if fmt == "json":
         _emit_json(_clean(frame.to_dict(orient="records")))
         return
     if fmt == "csv":
         _emit_csv(frame)
         return
-    for n, det in results.items():
-        pr = scored[n].perturbation
-        skipped = ", ".join(f"{k}: {v}" for k, v in pr.skipped.items()) or "none"
-        _table(f"perturbation detection: {n} ({pr.n_applied} of {pr.n} texts perturbed; skipped: {skipped})",
-               ["metric", "accuracy", "ties", "prefers perturbed", "CI", "n", "missing", "excluded", "p (sign)"],
-               [[r.metric, _num(r.statistic, 3), _num(r.tie_share, 3), _num(r.less_share, 3),
-                 f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]", str(r.n), str(r.n_missing), str(r.n_excluded),
-                 _num(r.pvalue, 3)] for r in det],
-               caption=f"{pr.signature}\n" + "\n".join(sorted({r.signature for r in det})))
+    _show(*(_tables.detection_table(n, det, scored[n].perturbation) for n, det in results.items()))
 
 
 @main.command()
@@ -1618,7 +1496,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="The context category: system, input, or a context column (--contexts).")
 @click.option("--perturbation", default=None,
               help="Perturbation pairs (paper 004): degrade every output with this perturbation "
-                   "(e.g. drop_words) and score both with the --metrics text metrics.")
+                   "(" + ", ".join(_choices.PERTURBATIONS) + ") and score both with the --metrics text metrics.")
 @click.option("--human", default=None,
               help="Human-ordered pairs: order the outputs of each input by this human column "
                    "(without --perturbation); also the human column(s) of a data file.")
@@ -1629,25 +1507,27 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="For a data file: comma-separated label columns to use as contexts (e.g. speaker,domain).")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --perturbation: JSONL with the texts.")
-@click.option("--multi-ref", default="best", show_default=True, help="best|max|min|mean|native")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--pair-context", type=click.Choice(["better", "worse", "within"]), default=None,
+@click.option("--pair-context", type=click.Choice(_choices.PAIR_CONTEXTS), default=None,
               help="Human pairs whose outputs have different contexts: whose label counts.")
 @click.option("--lower-is-better", "lower", default=None,
               help="Human pairs: comma-separated metric columns where lower is better (WER, TER); "
-                   "default: the columns named like a lower-is-better text metric (ter, wer, mer, wil, "
-                   "cer), said on stderr; 'none' for no column.")
-@click.option("--average", type=click.Choice(["input", "pair"]), default="input", show_default=True,
+                   "default: the columns named like a lower-is-better text metric (" + ", ".join(
+                       _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
+                   "metaeval.direction); 'none' for no column.")
+@click.option("--average", type=click.Choice(_choices.LOCAL_AVERAGES), default="input", show_default=True,
               help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
-@click.option("--ties", type=click.Choice(["incorrect", "exclude"]), default="incorrect", show_default=True)
-@click.option("--chi2-test", type=click.Choice(["auto", "asymptotic", "permutation"]), default="auto",
+@click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
+@click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
               show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
 @click.option("--chi2-resamples", type=int, default=9999, show_default=True)
 @click.option("--tau-resamples", type=int, default=999, show_default=True,
               help="H2: permutations of the weighted-tau test.")
-@click.option("--tau-variant", type=click.Choice(["vigna", "shieh"]), default="vigna", show_default=True)
-@click.option("--correction", default="holm", show_default=True, help="holm|bh|none, across metrics / context pairs")
+@click.option("--tau-variant", type=click.Choice(_choices.WTAU_VARIANTS), default="vigna", show_default=True)
+@click.option("--correction", default="holm", show_default=True,
+              help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
 @click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
               help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
@@ -1708,18 +1588,11 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         if len(mets) < 2:
             raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
                                      param_hint="--metrics")
-        if lower is None:
-            from .textmetrics import METRICS
-
-            known = {n for n, e in METRICS.items() if not getattr(e.factory, "higher_is_better", True)}
-            lower_list = [m for m in mets if m.lower() in known]
-            if lower_list:
-                click.echo(f"metaeval: taking {', '.join(lower_list)} as lower-is-better (named like the "
-                           "text metric); set --lower-is-better to choose", err=True)
-        else:
-            lower_list = [] if lower.strip().lower() == "none" else _split(lower)
+        # one rule with the API (metaeval.direction): None -> columns named like a lower-is-better text
+        # metric, announced with an AssumedDirectionWarning (printed on stderr)
+        lower_list = None if lower is None else (() if lower.strip().lower() == "none" else tuple(_split(lower)))
         pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
-                               pair_context=pair_context, lower_is_better=lower_list or None)
+                               pair_context=pair_context, lower_is_better=lower_list)
     acc = lc.local_accuracy(pairs, average=average, ties=ties)
     chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
                           correction=correction)
@@ -1739,8 +1612,8 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         if scoring is not None:
             doc["scoring"] = scoring.to_dict()
         _write_json(doc, os.path.join(out, "local.json"))
-        _save_figure(lambda: lc.plot_local_accuracy(acc), os.path.join(out, "accuracy.png"))
-        _save_figure(lambda: lc.plot_context_tau(tau), os.path.join(out, "tau.png"))
+        _save_figure(lambda: _figures().plot_local_accuracy(acc), os.path.join(out, "accuracy.png"))
+        _save_figure(lambda: _figures().plot_context_tau(tau), os.path.join(out, "tau.png"))
     if fmt == "json":
         _emit_json({"accuracy": _clean(acc.to_frame().to_dict(orient="records")),
                     "overall": _clean(acc.overall_frame().to_dict(orient="records")),
@@ -1751,25 +1624,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if fmt == "csv":
         _emit_csv_by_analysis({"accuracy": acc, "chi2": chi, "tau": tau})
         return
-    mat = acc.matrix("statistic")
-    overall = acc.overall_frame().set_index("metric")["statistic"]
-    _table(f"local accuracy by {context} ({pairs.source} pairs; average over {average}s, ties {ties})",
-           ["metric", "all", *map(str, mat.columns)],
-           [[str(m), _num(float(overall[m]), 3), *[_num(float(v), 3) for v in row]]
-            for m, row in zip(mat.index, mat.values)],
-           caption=acc.signature)
-    cf = chi.to_frame()
-    _table(f"H1: does accuracy change with {context}? (chi-square per metric)",
-           ["metric", "chi2", "df", "p", "p adj.", "test", "Cramer's V", "n"],
-           [[r.metric, _num(r.statistic, 2), str(r.df), _num(r.pvalue, 3), _num(r.pvalue_adjusted, 3),
-             r.test, _num(r.cramers_v, 3), str(r.n)] for r in cf.itertuples()],
-           caption="\n".join(sorted(set(cf.signature))))
-    tm_ = tau.matrix("tau", ordered=True)
-    _table(f"H2: weighted Kendall tau between the metric rankings of {context} contexts "
-           f"(mean {_num(tau.statistic, 3)}, p = {_num(tau.pvalue, 3)}; {tau.n_clusters} cluster(s))",
-           [context, *map(str, tm_.columns)],
-           [[str(i), *[_num(float(v), 2) for v in row]] for i, row in zip(tm_.index, tm_.values)],
-           caption=tau.signature)
+    _show(*_tables.local_tables(acc, chi, tau, context=context, source=pairs.source, average=average, ties=ties))
 
 
 def _floats(v, name):
@@ -1855,20 +1710,20 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 
 
 @main.command()
-@click.option("--grid", default=None, help="A paper grid: levels|scale-equal|scale-ge (options override it).")
+@click.option("--grid", default=None, help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (options override it).")
 @click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
 @click.option("--mu-rho-item", default=None)
 @click.option("--sigma-rho-item", default=None)
 @click.option("--c-m", default=None, help="Metric scale sizes (comma-separated; 'none' = continuous).")
 @click.option("--c-h", default=None, help="Human scale sizes (comma-separated; 'none' = continuous).")
-@click.option("--scale", type=click.Choice(["all", "equal", "metric_ge_human"]), default=None,
+@click.option("--scale", type=click.Choice(_choices.SCALE_RESTRICTIONS), default=None,
               help="Which (c_m, c_h) combinations to run.")
 @click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
 @click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
 @click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
-@click.option("--method", "--methods", "methods", default="pearson,spearman,kendall_b", show_default=True,
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--from-data", "from_data", default=None,
               help="Simulate at the parameters estimated from this dataset (file or bundled name).")
@@ -1930,35 +1785,8 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
         _emit_csv(frame)
         return
     if estimates is not None:
-        ef = estimates.to_frame()
-        _table(f"parameters estimated from the data (normalized to [0, 1]; human {human})",
-               ["column", "mu", "sigma", "unique", "tie ratio", "rho_sys", "mu_rho_item", "sigma_rho_item"],
-               [[r.column, _num(r.mu, 3), _num(r.sigma, 3), str(r.n_unique), _num(r.tie_ratio, 3),
-                 _num(r.rho_sys, 3), _num(r.mu_rho_item, 3), _num(r.sigma_rho_item, 3)]
-                for r in ef.itertuples()])
-    import pandas as pd
-
-    varying = ("metric",) if estimates is not None else (
-        "n_systems", "n_inputs", "rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h")
-    params = [c for c in varying if c in frame and frame[c].astype(str).nunique() > 1]
-    measures = list(dict.fromkeys(zip(frame.level, frame.method)))
-    short = {"pearson": "r", "spearman": "rho", "kendall_b": "tau_b"}
-    label = {f"{lv}:{m}": f"{lv[:3]} {short.get(m, m)}" for lv, m in measures}
-    keyed = frame.assign(_m=frame.level + ":" + frame.method)
-    cols = [*params, *label.values()]
-    rows = []
-    if not params:
-        vals = dict(zip(keyed._m, keyed.statistic))
-        rows.append([_num(vals[k], 3) for k in label])
-    else:
-        # grid order (as run), one row per grid point
-        for idx, grp in keyed.groupby(params, sort=False, dropna=False):
-            idx = idx if isinstance(idx, tuple) else (idx,)
-            vals = dict(zip(grp._m, grp.statistic))
-            shown = ["-" if pd.isna(v) else _num(v, 3) if isinstance(v, float) else str(v) for v in idx]
-            rows.append(shown + [_num(float(vals[k]), 3) for k in label])
-    _table("simulated values of the measures (mean over iterations)", cols, rows,
-           caption=res.signature)
+        _show(_tables.estimates_table(estimates, human))
+    _show(_tables.simulation_table(frame, res.signature, from_data=estimates is not None))
 
 
 
@@ -1994,9 +1822,9 @@ def _judge_log():
 @click.option("--samples", type=int, default=1, show_default=True,
               help="Answers per output; each is a run of the metric (stability across samples).")
 @click.option("--temperature", type=float, default=0.0, show_default=True)
-@click.option("--aggregate", type=click.Choice(["mean", "median", "geval"]), default="mean",
+@click.option("--aggregate", type=click.Choice(_choices.JUDGE_AGGREGATES), default="mean",
               show_default=True, help="Aggregation of the samples (geval: probability-weighted, needs logprobs).")
-@click.option("--backend", type=click.Choice(["openai", "local"]), required=True,
+@click.option("--backend", type=click.Choice(_choices.JUDGE_BACKENDS), required=True,
               help="openai: any OpenAI-compatible chat-completions endpoint; local: a causal LM folder.")
 @click.option("--model", required=True, help="Model name (openai) or local model folder (local).")
 @click.option("--base-url", default=None,
@@ -2013,7 +1841,7 @@ def _judge_log():
               help="openai: longest wait between attempts; a longer Retry-After stops the request.")
 @click.option("--max-response-bytes", type=int, default=16 * 2**20, show_default=True,
               help="openai: largest response body accepted.")
-@click.option("--decoding", type=click.Choice(["generate", "rating"]), default="generate", show_default=True,
+@click.option("--decoding", type=click.Choice(_choices.JUDGE_DECODINGS), default="generate", show_default=True,
               help="local: free answer then parse, or the rating drawn from the scale values' probabilities.")
 @click.option("--task", default="the target text", show_default=True, help="{task} of the prompt.")
 @click.option("--source-des", default="Source text", show_default=True, help="{source_des} of the prompt.")
@@ -2023,9 +1851,9 @@ def _judge_log():
 @click.option("--context", type=click.Choice(["source", "references"]), default="source", show_default=True,
               help="What fills {source}.")
 @click.option("--pattern", default=None, help="Rating regex with one group (default: the number after 'Rating:').")
-@click.option("--on-failure", type=click.Choice(["nan", "random"]), default="nan", show_default=True,
+@click.option("--on-failure", type=click.Choice(_choices.JUDGE_ON_FAILURE), default="nan", show_default=True,
               help="Answers without a rating: NaN, or paper 000's random rating (replication only).")
-@click.option("--on-error", type=click.Choice(["raise", "nan"]), default="raise", show_default=True,
+@click.option("--on-error", type=click.Choice(_choices.JUDGE_ON_ERROR), default="raise", show_default=True,
               help="A request failing after its retries: stop (resumable), or NaN and go on.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base of the per-request seeds.")
 @click.option("--max-tokens", type=int, default=512, show_default=True)
@@ -2121,23 +1949,7 @@ def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, 
     if fmt == "csv":
         _emit_csv(frame)
         return
-    import numpy as np
-
-    v = res.scores[~np.isnan(res.scores)]
-    s_count, n, m = res.samples.shape
-    _table(f"LLM judge scores ({n} systems x {m} inputs x {s_count} samples)",
-           ["metric", "cells", "scored", "NaN", "mean", "sd"],
-           [[res.name, str(n * m), str(v.size), str(res.n_nan_cells),
-             _num(float(v.mean()) if v.size else float("nan")),
-             _num(float(v.std()) if v.size else float("nan"))]])
-    c = res.counts
-    _table("requests and answers",
-           ["requests", "cached", "requested", "failed", "retries", "unparseable", "out of scale",
-            "no logprobs", "filled", "no texts"],
-           [[str(c[k]) for k in ("n_requests", "n_cached", "n_requested", "n_failed", "n_retries",
-                                 "n_unparseable", "n_out_of_scale", "n_no_logprobs", "n_filled",
-                                 "n_missing")]],
-           caption=res.signature)
+    _show(*_tables.judge_tables(res))
 
 def _judge_pairwise_output(frame, out, fmt):
     """Write and print the long table of ``judge --pairwise``."""
@@ -2154,14 +1966,7 @@ def _judge_pairwise_output(frame, out, fmt):
     if fmt == "csv":
         _emit_csv(frame)
         return
-    _table(f"pairwise judgments ({frame['input'].nunique()} inputs x "
-           f"{len(frame[['system_a', 'system_b']].drop_duplicates())} pairs x 2 orders)",
-           ["rows", "requests", "cached", "requested", "failed", "retries", "unparseable",
-            "no texts"],
-           [[str(len(frame))] + [str(counts[k]) for k in (
-               "n_requests", "n_cached", "n_requested", "n_failed", "n_retries", "n_unparseable",
-               "n_missing")]],
-           caption=frame.attrs["signature"])
+    _show(_tables.judge_pairs_table(frame))
 
 
 # ----------------------------------------------------------------------------- report
@@ -2217,10 +2022,11 @@ def _report_progress():
 @click.option("--quick", is_flag=True,
               help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
-@click.option("--method", type=click.Choice(["pearson", "spearman", "kendall_b", "kendall_c"]),
-              default="kendall_b", show_default=True, help="Coefficient of the correlation tables and clusters.")
+@click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
+              show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "
+                                      "(validity keeps Kendall's tau-b, as seed paper 002).")
 @click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: system, input, group-by-system (metaeval's item level), global.")
+              help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--n-resamples", type=int, default=None,
               help="Bootstrap and permutation resamples (default 1000; --quick 100).")
 @click.option("--splits", type=int, default=None, help="Ranking-consistency splits (default 1000; --quick 100).")
@@ -2386,7 +2192,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
 @main.command()
 @click.argument("data")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="auto|csv|jsonl|mt-bench|alpacaeval (files only).")
+              help="|".join(("auto", *_choices.PREFERENCE_FORMATS)) + " (files only).")
 @click.option("--judges", default=None,
               help="Comma-separated judges (default: all). mt-bench/alpacaeval files: the annotators that are "
                    "judges (the others are human raters). Bundled datasets: metric columns.")
@@ -2398,7 +2204,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
               help="Fixed tie threshold of judge margins (default: tie-calibrated, acc_eq).")
 @click.option("--compare", "compare_", default=None, help="Two judges 'A,B': paired test of their agreement.")
 @click.option("--measure", default="acc_eq", show_default=True,
-              help="--compare statistic: acc_23|acc_eq|kappa_raters|kappa_majority.")
+              help="--compare statistic: " + "|".join(_choices.PREFERENCE_COMPARE_MEASURES) + ".")
 @click.option("--no-ceiling", is_flag=True, help="Leave out the human-human ceiling rows.")
 @click.option("--length-per", type=float, default=100.0, show_default=True,
               help="Length-bias slope per this many words of length difference.")
@@ -2484,54 +2290,14 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
         _emit_csv_by_analysis(results)
         return
     click.echo(repr(prefs))
-    ag = results["agreement"]
-    f = ag.to_frame()
-    who = list(dict.fromkeys(f["judge"]))
-    rows = []
-    for w in who:
-        row = [w]
-        for m in pf.MEASURES:
-            r = ag.get(w, measure=m)
-            row.append(f"{_num(r.statistic, 3)} [{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]"
-                       if not math.isnan(r.ci_low) else _num(r.statistic, 3))
-        row.append(_num(ag.get(w, measure="acc_eq").epsilon, 3))
-        row.append(str(ag.get(w, measure="acc_23").n))
-        rows.append(row)
-    _table("agreement with the human raters (human = the human-human ceiling, leave-one-rater-out)",
-           ["judge", *pf.MEASURES, "epsilon", "pairs"], rows, caption="\n".join(dict.fromkeys(f["signature"])))
-    if "compare" in results:
-        c = results["compare"]
-        _table(f"paired comparison: {c.judge_a} - {c.judge_b}", ["measure", "difference", "CI", "p", "pairs"],
-               [[c.measure, _num(c.statistic, 4), f"[{_num(c.ci_low, 4)}, {_num(c.ci_high, 4)}]",
-                 _num(c.pvalue, 4), str(c.n)]], caption=c.signature)
-    if "position" in results and len(results["position"]):
-        pc = results["position"]
-        _table("position-swap consistency (A/B vs B/A)",
-               ["judge", "pairs", "consistent", "CI", "first won both", "second won both"],
-               [[r.judge, str(r.n), _num(r.consistency, 3), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
-                 _num(r.first_position, 3), _num(r.second_position, 3)] for r in pc],
-               caption=pc[0].signature)
-    if "length" in results:
-        lb = results["length"]
-        unit = "words" if prefs.length_unit == "words" else "length units"
-        _table(f"length bias: log-odds of preferring A per {length_per:g} {unit} of length difference (A - B)",
-               ["judge", "labels", "slope", "CI (Wald)", "odds ratio", "p"],
-               [[r.judge, str(r.n), _num(r.slope, 3), f"[{_num(r.ci_low, 3)}, {_num(r.ci_high, 3)}]",
-                 _num(r.odds_ratio, 3), _num(r.pvalue, 3)] for r in lb], caption=lb[0].signature)
-    bt = results["bradley_terry"]
-    rk = bt.ranking()
-    _table("Bradley-Terry log-strengths (MM; ties as half wins); tau_b vs human in the last row",
-           ["system", *map(str, rk.columns)],
-           [[str(s), *[_num(float(v), 3) for v in row]] for s, row in zip(rk.index, rk.values)]
-           + [["tau_b", *[_num(r.tau_b, 3) for r in bt]]],
-           caption=bt[0].signature)
+    _show(*_tables.preference_tables(results, length_unit=prefs.length_unit, length_per=length_per))
 
 
 @main.command("wmt")
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.option("--lps", required=True, help="Comma-separated language pairs, e.g. en-de,zh-en.")
-@click.option("--preset", type=click.Choice(["wmt23", "wmt24"]), default="wmt24", show_default=True,
+@click.option("--preset", type=click.Choice(_choices.WMT_PRESETS), default="wmt24", show_default=True,
               help="wmt24: per lp system SPA + segment acc_eq; wmt23: pooled accuracy + system/segment "
               "Pearson + segment acc_eq.")
 @click.option("--human", default="mqm", show_default=True)
@@ -2542,7 +2308,7 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
 @click.option("--n-resamples", type=int, default=1000, show_default=True,
               help="Perm-Both draws per metric pair (0: no clusters).")
 @click.option("--n-permutations", type=int, default=1000, show_default=True, help="SPA sign draws.")
-@click.option("--clusters", type=click.Choice(["mtme", "metaeval"]), default="mtme", show_default=True,
+@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="mtme", show_default=True,
               help="p-values of the clusters: count/n (mt-metrics-eval) or (count+1)/(n+1).")
 @click.option("--seed", type=int, default=None)
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
@@ -2563,7 +2329,7 @@ def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, incl
                            primary=_split(primary), primary_only=primary_only, include_human=include_human,
                            n_resamples=n_resamples, n_permutations=n_permutations, clusters=clusters,
                            rng=seed)
-    click.echo(res.table(weights, fmt=fmt), nl=False)
+    click.echo(_tables.wmt_table(res, weights, fmt=fmt), nl=False)
 
 
 @main.command("span-agreement")
@@ -2590,11 +2356,7 @@ def span_agreement_cmd(files, match, severity, fmt):
     elif fmt == "csv":
         _emit_csv(frame)
     else:
-        rows = [[r.rater_a, r.rater_b, str(r.n_segments), _num(r.precision), _num(r.recall), _num(r.f1)]
-                for r in res]
-        sig = res[0].signature if len(res) else ""
-        _table(f"span agreement ({match}{', severity' if severity else ''}): mean F1 {_num(res.mean_f1)}",
-               ["rater_a", "rater_b", "segments", "precision", "recall", "F1"], rows, caption=sig)
+        _show(_tables.span_agreement_table(res, match=match, severity=severity))
 
 
 if __name__ == "__main__":  # pragma: no cover

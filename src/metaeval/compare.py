@@ -83,6 +83,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
+from .stats.coefficients import DEFAULT_METHOD
 from .stats.inference import statistic
 from .stats.levels import check_average, check_level
 from .stats.multitest import adjust_pairwise_matrix
@@ -405,7 +406,7 @@ def compare(
     metric_b: str,
     *,
     level: str = "system",
-    method: str = "pearson",
+    method: str = DEFAULT_METHOD,
     test: str = "perm-both",
     average: str = "macro",
     n_resamples: int = 1000,
@@ -533,7 +534,7 @@ def compare_all(
     *,
     metrics=None,
     level: str = "system",
-    method: str = "pearson",
+    method: str = DEFAULT_METHOD,
     test: str = "perm-both",
     average: str = "macro",
     n_resamples: int = 1000,

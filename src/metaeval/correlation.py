@@ -42,7 +42,7 @@ from ._vocab import (
 )
 from .stats import resampling as _rs
 from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue
-from .stats.coefficients import fisher_interval, get_coefficient
+from .stats.coefficients import DEFAULT_METHOD, fisher_interval, get_coefficient
 from .stats.levels import (
     DUP_VARIANTS,
     arrange,
@@ -333,7 +333,7 @@ def correlate(
     *,
     metrics=None,
     level="system",
-    method="pearson",
+    method=DEFAULT_METHOD,
     average: str = "macro",
     ci: str = "boot-both",
     confidence_level: float = 0.95,
@@ -363,7 +363,8 @@ def correlate(
     method : str or list of str
         ``pearson``, ``spearman``, ``kendall_b``, ``kendall_c``,
         ``kendall_23``, ``acc_23``, ``acc_eq``, ``pairwise_accuracy``
-        (system level only).
+        (system level only).  Default ``pearson``, the one default of every
+        correlation table (:data:`metaeval.stats.coefficients.DEFAULT_METHOD`).
     average : {"macro", "micro"}
         How ``input`` and ``item`` levels average their groups (see
         :mod:`metaeval.stats.levels`).

@@ -1637,201 +1637,42 @@ def correlation_design(
 
 
 # --------------------------------------------------------------------------
-# plots
+# plots: views in metaeval.report.figures; these names stay for the documented API
 
 
-def _pyplot():
-    try:
-        import matplotlib
+def plot_ks(ks, *, title=None):
+    """Heatmap of KS scores, metrics x human dimensions (seed paper 001, Figure 2) (a view: drawn by :func:`metaeval.report.figures.plot_ks`)."""
+    from .report.figures import plot_ks as _draw
 
-        matplotlib.use("Agg", force=False)
-        import matplotlib.pyplot as plt
-    except ImportError:  # pragma: no cover - depends on the environment
-        raise ParameterError("plots need matplotlib: pip install matplotlib (a dependency of metaeval: reinstall it)") from None
-    return plt
+    return _draw(ks, title=title)
 
 
-def _short(label, n: int = 40) -> str:
-    """A tick label of at most ``n`` characters (long column names end with an ellipsis)."""
-    s = str(label)
-    return s if len(s) <= n else s[: n - 1] + "\u2026"
+def plot_detection(detections, *, title=None):
+    """Bars of perturbation-detection accuracy per metric (seed paper 001, Figure 3) (a view: drawn by :func:`metaeval.report.figures.plot_detection`)."""
+    from .report.figures import plot_detection as _draw
+
+    return _draw(detections, title=title)
 
 
-def _label_inches(labels, fontsize: float = 7) -> float:
-    """A generous width, in inches, of the longest (shortened) label at ``fontsize`` points."""
-    return max((len(_short(x)) for x in labels), default=0) * fontsize * 0.6 / 72
+def plot_meta_correlation(mc, *, title=None):
+    """Bars of meta-correlation per metric, one panel per human dimension (001, Figure 4) (a view: drawn by :func:`metaeval.report.figures.plot_meta_correlation`)."""
+    from .report.figures import plot_meta_correlation as _draw
+
+    return _draw(mc, title=title)
 
 
-def _heatmap(ax, values, rows, cols, *, vmin, vmax, cmap, fmt="{:.2f}", crosses=None):
-    im = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
-    ax.set_xticks(range(len(cols)), labels=[_short(c) for c in cols], rotation=90, fontsize=7)
-    ax.set_yticks(range(len(rows)), labels=[_short(r) for r in rows], fontsize=7)
-    if len(rows) * len(cols) <= 400:
-        for i in range(len(rows)):
-            for j in range(len(cols)):
-                v = values[i, j]
-                if np.isfinite(v):
-                    dark = cmap == "viridis" and (v - vmin) / (vmax - vmin) < 0.55
-                    ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=6,
-                            color="white" if dark else "black")  # fmt: skip
-    if crosses is not None:
-        ii, jj = np.nonzero(crosses)
-        ax.scatter(jj, ii, marker="x", color="dimgrey", alpha=0.7, s=60, linewidths=1)
-    return im
+def plot_reference_sensitivity(rs, *, bins=30, title=None):
+    """Histograms of the correlation over random reference draws (001, Figure 5) (a view: drawn by :func:`metaeval.report.figures.plot_reference_sensitivity`)."""
+    from .report.figures import plot_reference_sensitivity as _draw
+
+    return _draw(rs, bins=bins, title=title)
 
 
-def plot_ks(ks: KSScores, *, title: str | None = None):
-    """Heatmap of KS scores, metrics x human dimensions (seed paper 001, Figure 2).
+def plot_correlation_design(cd, *, title=None):
+    """Correlation matrices, one heatmap per level, crosses where not significant (003, Fig. 1) (a view: drawn by :func:`metaeval.report.figures.plot_correlation_design`)."""
+    from .report.figures import plot_correlation_design as _draw
 
-    The image data (``fig.axes[0].images[0].get_array()``) is
-    ``ks.matrix().to_numpy()``.
-    """
-    plt = _pyplot()
-    mat = ks.matrix()
-    # constrained layout keeps the title and the colorbar outside the cells, the size follows the labels
-    width = max(4.8, 1.6 + _label_inches(mat.index) + 0.7 * mat.shape[1])
-    height = 1.4 + _label_inches(mat.columns) + 0.2 * mat.shape[0]
-    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
-    im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=0, vmax=1, cmap="viridis")
-    fig.colorbar(im, ax=ax, label="KS score", shrink=min(1.0, 4.0 / height) if height > 4 else 1.0)
-    ax.set_title(title or "KS score: low- vs high-quality texts", fontsize=9)
-    return fig
-
-
-def plot_detection(detections, *, title: str | None = None):
-    """Bars of perturbation-detection accuracy per metric (seed paper 001, Figure 3).
-
-    ``detections`` is a :class:`Detections` or a mapping of label (e.g. the
-    perturbation) to :class:`Detections`, drawn as grouped bars with their
-    confidence intervals; the dashed line is the 50% of a coin flip.  Bar
-    heights are the ``statistic`` values, in metric order, group by group.
-    """
-    plt = _pyplot()
-    groups = dict(detections) if isinstance(detections, Mapping) else {"": detections}
-    metrics = list(dict.fromkeys(r.metric for d in groups.values() for r in d))
-    fig, ax = plt.subplots(figsize=(1.5 + 0.45 * len(metrics) * len(groups), 4))
-    width = 0.8 / len(groups)
-    x = np.arange(len(metrics))
-    for g, (label, det) in enumerate(groups.items()):
-        by = {r.metric: r for r in det}
-        h = np.array([by[m].statistic if m in by else np.nan for m in metrics])
-        lo = np.array([by[m].ci_low if m in by else np.nan for m in metrics])
-        hi = np.array([by[m].ci_high if m in by else np.nan for m in metrics])
-        yerr = np.vstack([h - lo, hi - h])
-        ax.bar(x + (g - (len(groups) - 1) / 2) * width, h, width, yerr=yerr, capsize=2,
-               label=label or None)  # fmt: skip
-    ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
-    ax.set_xticks(x, labels=metrics, rotation=90, fontsize=7)
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy (share of pairs: original scored better)")
-    if len(groups) > 1:
-        ax.legend(fontsize=7)
-    ax.set_title(title or "perturbation detection")
-    fig.tight_layout()
-    return fig
-
-
-def plot_meta_correlation(mc: MetaCorrelations, *, title: str | None = None):
-    """Bars of meta-correlation per metric, one panel per human dimension (001, Figure 4).
-
-    Red markers show each metric's sample-level correlation (the paper's red
-    line).  Bar heights are the ``statistic`` values in metric order.  With
-    more than 24 metrics the bars are horizontal (one labelled row per
-    metric; bar widths are the statistics, top to bottom); labels longer
-    than 40 characters end with an ellipsis.
-    """
-    plt = _pyplot()
-    f = mc.to_frame()
-    humans = list(dict.fromkeys(f.human))
-    n = f.metric.nunique()
-    label = f"meta-correlation ({f.meta_method.iloc[0]})"
-    if n > 24:  # many metrics: horizontal bars, one readable row per metric, panels side by side
-        fig, axes = plt.subplots(
-            1, len(humans), figsize=(1.0 + _label_inches(f.metric) + 2.6 * len(humans), 1.6 + 0.17 * n),
-            squeeze=False, sharey=True, layout="constrained",
-        )  # fmt: skip
-        for k, (ax, hname) in enumerate(zip(axes[0], humans)):
-            d = f[f.human == hname]
-            y = np.arange(len(d))[::-1]
-            ax.barh(y, d.statistic.to_numpy(float), color="C0")
-            ax.scatter(d.sample_correlation.to_numpy(float), y, color="red", marker="|", s=60, zorder=3)
-            ax.axvline(0, color="black", linewidth=0.8)
-            if k == 0:
-                ax.set_yticks(y, labels=[_short(m) for m in d.metric], fontsize=7)
-            ax.set_ylim(-0.7, len(d) - 0.3)
-            ax.set_xlim(-1, 1)
-            ax.set_xlabel(label, fontsize=8)
-            ax.set_title(_short(hname), fontsize=9)
-        fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)", fontsize=10)
-        return fig
-    fig, axes = plt.subplots(
-        1, len(humans), figsize=(max(5.0, 1.5 + (0.4 * n + 0.6) * len(humans)), 2.6 + _label_inches(f.metric)),
-        squeeze=False, layout="constrained",
-    )  # fmt: skip
-    for ax, hname in zip(axes[0], humans):
-        d = f[f.human == hname]
-        x = np.arange(len(d))
-        ax.bar(x, d.statistic.to_numpy(float), color="C0")
-        ax.scatter(
-            x, d.sample_correlation.to_numpy(float), color="red", marker="_", s=200, zorder=3
-        )
-        ax.axhline(0, color="black", linewidth=0.8)
-        ax.set_xticks(x, labels=[_short(m) for m in d.metric], rotation=90, fontsize=7)
-        ax.set_ylim(-1, 1)
-        ax.set_title(_short(hname), fontsize=9)
-    axes[0][0].set_ylabel(label)
-    fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)", fontsize=10)
-    return fig
-
-
-def plot_reference_sensitivity(rs: ReferenceSensitivities, *, bins: int = 30, title=None):
-    """Histograms of the correlation over random reference draws (001, Figure 5).
-
-    One histogram per result, overlaid; the histogram counts are
-    ``numpy.histogram(distribution, bins)`` on a shared bin grid.
-    """
-    plt = _pyplot()
-    fin = [r.distribution[np.isfinite(r.distribution)] for r in rs]
-    allv = np.concatenate(fin) if fin else np.array([])
-    edges = np.histogram_bin_edges(allv, bins=bins) if allv.size else bins
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for r, d in zip(rs, fin):
-        ax.hist(d, bins=edges, alpha=0.6, label=f"{r.metric} ({r.human})")
-    ax.set_xlabel(f"{rs[0].method} correlation at level {rs[0].level}" if len(rs) else "")
-    ax.set_ylabel("draws")
-    ax.legend(fontsize=7)
-    ax.set_title(title or "correlation with one random reference per input")
-    fig.tight_layout()
-    return fig
-
-
-def plot_correlation_design(cd: CorrelationDesign, *, title: str | None = None):
-    """Correlation matrices, one heatmap per level, crosses where not significant (003, Fig. 1).
-
-    Image data: ``cd.matrix(level).to_numpy()``; crosses mark the pairs with
-    an adjusted p-value above alpha (the diagonal is never crossed).
-    """
-    plt = _pyplot()
-    k = len(cd.columns)
-    lab = _label_inches(cd.columns)
-    fig, axes = plt.subplots(
-        1, len(cd.levels), figsize=(1.5 + lab + max(0.3 * k + 1.0, 2.6) * len(cd.levels), 1.8 + lab + 0.3 * k),
-        squeeze=False, layout="constrained",
-    )  # fmt: skip
-    for n_ax, (ax, lv) in enumerate(zip(axes[0], cd.levels)):
-        S = cd.statistic[lv]
-        crosses = ~(cd.pvalue_adjusted[lv] <= cd.alpha[lv])
-        np.fill_diagonal(crosses, False)
-        im = _heatmap(ax, S, cd.columns, cd.columns, vmin=-1, vmax=1, cmap="RdBu_r",
-                      crosses=crosses)  # fmt: skip
-        if n_ax:
-            ax.tick_params(labelleft=False)
-        name = "sentence level (global)" if lv == "global" else "system level"
-        ax.set_title(f"{name}\nalpha {cd.alpha[lv]:g} ({cd.correction})", fontsize=8)
-    fig.colorbar(im, ax=list(axes[0]), label=cd.method)
-    if title:
-        fig.suptitle(title)
-    return fig
+    return _draw(cd, title=title)
 
 
 __all__ = [

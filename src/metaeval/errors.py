@@ -210,11 +210,19 @@ class OutOfScaleWarning(MetaevalWarning):
     plus a few values far outside it, such as ``-1`` failure codes on a 1-5
     scale or ``999`` for "missing".  Nothing is changed: the message names the
     column, the values and their counts, and how to declare the scale
-    (``bounds=``, ``--bounds``) or drop the codes (``missing=``/``na_values``,
-    ``--na-values``)."""
+    (``bounds=``, ``--scale-bounds``) or drop the codes (``missing_values=``,
+    ``--missing-values``)."""
+
+
+class AssumedDirectionWarning(MetaevalWarning):
+    """A metric's direction was not given and was taken from its name: a
+    column named like a lower-is-better text metric (TER, WER, ...) is taken
+    as lower-is-better (:mod:`metaeval.direction`).  The message names the
+    columns and the option that chooses."""
 
 
 __all__ = [
+    "AssumedDirectionWarning",
     "SystemScoresWarning",
     "OutOfScaleWarning",
     "MtmeWarning",

@@ -60,7 +60,7 @@ from ._vocab import (
 )
 from .data import Dataset
 from ._results import _ARR, _Collection, _Result, _Table
-from .diagnostics import _heatmap, _pyplot  # views: moving to report/ (issue 13 item 4)
+from .direction import resolve_lower_is_better
 from .errors import (
     ConstantInputWarning,
     DataError,
@@ -473,9 +473,12 @@ def local_pairs(
         Default: every metric of ``perturbed`` (perturbation pairs; each must
         be in ``original``) or of ``original`` (human-ordered pairs).
     lower_is_better : str or list of str, optional
-        Metrics for which a lower score is better (WER, CER, TER, ...).  The
-        text-metric adapters of :mod:`metaeval.textmetrics` say it in their
-        ``higher_is_better`` attribute.
+        Metrics for which a lower score is better (WER, CER, TER, ...); ``()``
+        or ``"none"`` for none.  Default (``None``): the rule of
+        :mod:`metaeval.direction` (columns named like a lower-is-better text
+        metric, announced with an ``AssumedDirectionWarning``), which the
+        ``local`` command applies too; a ``score_perturbed`` result brings
+        its adapters' own ``higher_is_better``.
     pair_context : {"better", "worse", "within"}, optional
         Human-ordered pairs only (default ``"better"``).
     atol : float
@@ -515,7 +518,7 @@ def local_pairs(
         and isinstance(getattr(original, "perturbed", None), Dataset)
     ):  # metaeval.perturb.PerturbedScores
         if lower_is_better is None:
-            lower_is_better = list(getattr(original, "lower_is_better", ())) or None
+            lower_is_better = tuple(getattr(original, "lower_is_better", ()))  # the adapters' own directions
         original, perturbed = original.original, original.perturbed
     if category is not None and (
         isinstance(context, str) or not isinstance(category, str)
@@ -605,7 +608,7 @@ def _perturbation_pairs(original, perturbed, context, metrics, lower_is_better, 
                 )
     ds = ods if ods is not None else pds
     category, labels = _context_labels(context, ds, shape, "original")
-    lower = _lower_names(lower_is_better, metrics)
+    lower = _lower_names(resolve_lower_is_better(metrics, lower_is_better), metrics)
     O = np.stack([orig[m] for m in metrics])
     Pt = np.stack([pert[m] for m in metrics])
     with np.errstate(invalid="ignore"):
@@ -708,7 +711,7 @@ def _human_pairs(
             f"data have {N} system(s)"
         )
     category, labels = _context_labels(context, ds, shape, "the data")
-    lower = _lower_names(lower_is_better, metrics)
+    lower = _lower_names(resolve_lower_is_better(metrics, lower_is_better), metrics)
     X = np.stack([(-S[m] if m in lower else S[m]) for m in metrics])  # (K, N, M)
     known = np.vectorize(lambda v: v is not None, otypes=[bool])(labels)
     # context codes over the whole label array; pairs keep the used ones below
@@ -2225,100 +2228,21 @@ def context_tau(
 
 
 # --------------------------------------------------------------------------
-# plots
+# plots: views in metaeval.report.figures; these names stay for the documented API
 
 
-def plot_local_accuracy(
-    acc: LocalAccuracy,
-    *,
-    metrics=None,
-    contexts=None,
-    groups: Mapping[str, str] | None = None,
-    ci: bool = False,
-    title: str | None = None,
-):
-    """Line plot of local accuracy per metric across contexts (paper 004, Figures 1a-3a).
+def plot_local_accuracy(acc, *, metrics=None, contexts=None, groups=None, ci=False, title=None):
+    """Line plot of local accuracy per metric across contexts (paper 004, Figures 1a-3a) (a view: drawn by :func:`metaeval.report.figures.plot_local_accuracy`)."""
+    from .report.figures import plot_local_accuracy as _draw
 
-    One line per metric over the contexts (x axis, in ``contexts`` order,
-    default the result's), y = ``acc.statistic``; ``ci=True`` adds the
-    confidence bands.  ``groups`` maps contexts to a group label (e.g.
-    speaker -> CLEAN/OTHER, Figure 2a): contexts are then sorted by group
-    (stable) and grey lines separate the groups.  The y data of line i is
-    ``fig.axes[0].lines[i].get_ydata()``.
-    """
-    plt = _pyplot()
-    mets = list(acc.metrics) if metrics is None else as_list(metrics, "metrics")
-    unknown = [m for m in mets if m not in acc.metrics]
-    if unknown:
-        raise DataError(
-            f"metrics {unknown} not in the result; it has {list(acc.metrics)}"
-        )
-    ctx = list(acc.contexts) if contexts is None else as_list(contexts, "contexts")
-    unknown = [c for c in ctx if c not in acc.contexts]
-    if unknown:
-        raise DataError(f"contexts {unknown[:10]} not in the result")
-    if groups is not None:
-        missing = [c for c in ctx if c not in groups]
-        if missing:
-            raise DataError(f"groups has no group for context(s) {missing[:10]}")
-        gorder = list(dict.fromkeys(groups[c] for c in ctx))
-        ctx = sorted(ctx, key=lambda c: gorder.index(groups[c]))
-    ci_idx = [acc.contexts.index(c) for c in ctx]
-    x = np.arange(len(ctx))
-    fig, ax = plt.subplots(figsize=(max(5.0, 1.0 + 0.35 * len(ctx)), 4.5))
-    for m in mets:
-        k = acc.metrics.index(m)
-        (line,) = ax.plot(
-            x, acc.statistic[k, ci_idx], marker="o", markersize=3, label=m
-        )
-        if ci:
-            ax.fill_between(x, acc.ci_low[k, ci_idx], acc.ci_high[k, ci_idx],
-                            color=line.get_color(), alpha=0.15, linewidth=0)  # fmt: skip
-    if groups is not None:
-        labels = [groups[c] for c in ctx]
-        for i in range(1, len(ctx)):
-            if labels[i] != labels[i - 1]:
-                ax.axvline(i - 0.5, color="grey", linewidth=1.5)
-    ax.set_xticks(x, labels=ctx, rotation=90, fontsize=7)
-    ax.set_xlabel(acc.category)
-    ax.set_ylabel("local accuracy" + (" (Eq. 2)" if acc.average == "input" else ""))
-    ax.legend(fontsize=7, ncol=max(1, len(mets) // 12 + 1), loc="best")
-    ax.set_title(title or f"local metric accuracy across {acc.category} contexts")
-    fig.tight_layout()
-    return fig
+    return _draw(acc, metrics=metrics, contexts=contexts, groups=groups, ci=ci, title=title)
 
 
-def plot_context_tau(
-    tau: ContextTau, *, ordered: bool = True, title: str | None = None
-):
-    """Heatmap of the weighted tau between contexts (paper 004, Figures 1b-3b).
+def plot_context_tau(tau, *, ordered=True, title=None):
+    """Heatmap of the weighted tau between contexts (paper 004, Figures 1b-3b) (a view: drawn by :func:`metaeval.report.figures.plot_context_tau`)."""
+    from .report.figures import plot_context_tau as _draw
 
-    ``ordered=True`` (default) shows the contexts in dendrogram order with
-    lines between clusters.  The image data
-    (``fig.axes[0].images[0].get_array()``) is
-    ``tau.matrix("tau", ordered=ordered).to_numpy()``.
-    """
-    plt = _pyplot()
-    mat = tau.matrix("tau", ordered=ordered)
-    n = mat.shape[0]
-    side = min(14.0, 0.3 * n)  # many contexts (speakers): a capped image, labels thinned
-    fig, ax = plt.subplots(figsize=(max(5.5, 2.0 + side), max(4.5, 1.5 + side)))
-    im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=-1, vmax=1,
-                  cmap="viridis")  # fmt: skip
-    if ordered:
-        cl = tau.clusters[tau.order]
-        for i in range(1, n):
-            if cl[i] != cl[i - 1]:
-                ax.axhline(i - 0.5, color="white", linewidth=1.5)
-                ax.axvline(i - 0.5, color="white", linewidth=1.5)
-    if n > 60:
-        step = int(np.ceil(n / 60))
-        ax.set_xticks(range(0, n, step), labels=list(mat.columns[::step]), rotation=90, fontsize=5)
-        ax.set_yticks(range(0, n, step), labels=list(mat.index[::step]), fontsize=5)
-    fig.colorbar(im, ax=ax, label=f"weighted tau ({tau.variant})")
-    ax.set_title(title or f"weighted Kendall tau of metric rankings ({tau.category})", fontsize=9)
-    fig.tight_layout()
-    return fig
+    return _draw(tau, ordered=ordered, title=title)
 
 
 __all__ = [

@@ -33,7 +33,6 @@ table whose columns its docstring lists), ``to_dict()`` and a ``signature``.
 from __future__ import annotations
 
 import hashlib
-import html as _html
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -59,6 +58,7 @@ from ._vocab import as_list, check_choice, check_dataset, check_int, check_metho
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
 from .stats.alpha import alpha_batch, listwise_complete
+from .stats.coefficients import VALIDITY_METHOD
 from .stats.inference import analytic_pvalue
 from .stats.levels import arrange, check_average, check_level, level_values
 
@@ -1163,7 +1163,7 @@ def concurrent_validity(
     *,
     metrics=None,
     level="system",
-    method="kendall_b",
+    method=VALIDITY_METHOD,
     average="macro",
 ) -> ConcurrentValidity:
     """Concurrent validity: each metric's correlation with a reference criterion.
@@ -1196,7 +1196,9 @@ def concurrent_validity(
         Default ``"system"`` (the paper's).
     method : str
         A coefficient of :data:`metaeval.METHODS`; default ``"kendall_b"``
-        (the paper's Kendall's tau; R's ``cor(method = "kendall")``).
+        (:data:`metaeval.stats.coefficients.VALIDITY_METHOD`): paper 002's
+        Kendall's tau (Sec. 4.2, Figures 4 and 8; R's
+        ``cor(method = "kendall")``), not correlate's Pearson.
     average : {"macro", "micro"}
 
     Returns
@@ -1434,53 +1436,12 @@ class MTMM(_Result):
     def to_html(self, *, order: str = "method", digits: int = 2) -> str:
         """An HTML table with the blocks marked (plain string; no dependency).
 
-        Cells carry a CSS class per block (``mtmm-reliability``,
-        ``mtmm-convergent``, ``mtmm-htmm``, ``mtmm-hthm``); a ``<style>``
-        element before the table renders reliabilities grey, convergent
-        values bold and heterotrait-monomethod values italic (the paper's
-        conventions).  Values are rounded to ``digits`` here only.
+        A view: :func:`metaeval.report.tables.mtmm_html` (cells carry a CSS
+        class per block; values are rounded to ``digits`` there only).
         """
-        m = self.matrix(order=order)
-        idx = self._order(order)
-        cls = {"reliability": "mtmm-reliability", "convergent": "mtmm-convergent",
-               "heterotrait_monomethod": "mtmm-htmm", "heterotrait_heteromethod": "mtmm-hthm"}
-        e = _html.escape
-        out = [
-            (
-                "<style>.mtmm td{text-align:right;padding:2px 6px}"
-                ".mtmm .mtmm-reliability{color:#555;background:#eee}"
-                ".mtmm .mtmm-convergent{font-weight:bold;background:#e6f0ff}"
-                ".mtmm .mtmm-htmm{font-style:italic;background:#fff4e0}</style>"
-            ),
-            "<table class=\"mtmm\">",
-            (
-                f"<caption>MTMM ({e(self.method)}, level {e(self.level)}; diagonal: "
-                f"{e(self.reliability)})</caption>"
-            ),
-            (
-                "<thead><tr><th></th><th></th>"
-                + "".join(f"<th>{e(str(a))}</th>" for a, _ in m.columns)
-                + "</tr>"
-            ),
-            (
-                "<tr><th></th><th></th>"
-                + "".join(f"<th>{e(str(b))}</th>" for _, b in m.columns)
-                + "</tr></thead><tbody>"
-            ),
-        ]
-        for r, (a, b) in enumerate(m.index):
-            cells = []
-            for c in range(len(idx)):
-                if c < r:
-                    cells.append("<td></td>")
-                    continue
-                blk = self._block(idx[r], idx[c])
-                val = m.iat[r, c]
-                txt = "" if not np.isfinite(val) else f"{val:.{digits}f}"
-                cells.append(f"<td class=\"{cls[blk]}\">{txt}</td>")
-            out.append(f"<tr><th>{e(str(a))}</th><th>{e(str(b))}</th>{''.join(cells)}</tr>")
-        out.append("</tbody></table>")
-        return "\n".join(out)
+        from .report.tables import mtmm_html
+
+        return mtmm_html(self, order=order, digits=digits)
 
     def to_rich(self, *, order: str = "method", digits: int = 2):
         """A :class:`rich.table.Table` with the blocks styled (see :func:`mtmm_table`)."""
@@ -1509,51 +1470,12 @@ def _cf_rows(res):
     return rows
 
 
-_MTMM_MARK = {
-    "reliability": "({})",
-    "convergent": "[{}]",
-    "heterotrait_monomethod": "{}*",
-    "heterotrait_heteromethod": "{}",
-}
-
-
 def mtmm_table(result: MTMM, *, order: str = "method", digits: int = 2):
-    """A rich (terminal) table of an :class:`MTMM` result.
+    """A rich (terminal) table of an :class:`MTMM` result (a view: drawn by
+    :func:`metaeval.report.tables.mtmm_table`; ``rich`` is imported there)."""
+    from .report.tables import mtmm_table as _table
 
-    The blocks are marked so that they read without colour too:
-    reliabilities in parentheses and dim, convergent values in brackets and
-    bold, heterotrait-monomethod values with an asterisk and italic (the
-    paper's convention), heterotrait-heteromethod values plain.  ``rich`` is
-    imported here.
-    """
-    from rich.markup import escape
-    from rich.table import Table
-
-    m = result.matrix(order=order)
-    idx = result._order(order)
-    t = Table(title=f"MTMM ({result.method}, level {result.level}; diagonal: "
-                    f"{result.reliability})",
-              caption=escape("(reliability)  [convergent]  heterotrait-monomethod*  "
-                             "heterotrait-heteromethod"))
-    t.add_column(m.index.names[0])
-    t.add_column(m.index.names[1])
-    for a, b in m.columns:
-        t.add_column(f"{a}\n{b}", justify="right")
-    style = {"reliability": "dim", "convergent": "bold", "heterotrait_monomethod": "italic",
-             "heterotrait_heteromethod": ""}
-    for r, (a, b) in enumerate(m.index):
-        cells = []
-        for c in range(len(idx)):
-            val = m.iat[r, c]
-            if c < r or not np.isfinite(val):
-                cells.append("")
-                continue
-            block = result._block(idx[r], idx[c])
-            s = style[block]
-            txt = escape(_MTMM_MARK[block].format(f"{val:.{digits}f}"))
-            cells.append(f"[{s}]{txt}[/{s}]" if s else txt)
-        t.add_row(str(a), str(b), *cells)
-    return t
+    return _table(result, order=order, digits=digits)
 
 
 @accepts_frames(human="design")
@@ -1562,7 +1484,7 @@ def mtmm(
     design,
     *,
     level="system",
-    method="kendall_b",
+    method=VALIDITY_METHOD,
     average="macro",
     reliability="alpha",
 ) -> MTMM:
@@ -1603,7 +1525,10 @@ def mtmm(
         SummEval gives the paper's Table 1 design).  Every method must
         measure every trait (a missing one is NaN in the table).
     level, method, average : str
-        As in :func:`metaeval.correlate`.
+        As in :func:`metaeval.correlate`, but ``method`` defaults to
+        ``"kendall_b"`` (:data:`metaeval.stats.coefficients.VALIDITY_METHOD`),
+        Kendall's tau-b as paper 002 prescribes (Sec. 4.1, Tables 1-2), not
+        correlate's Pearson.
     reliability : {"alpha", "none"}
 
     Returns
@@ -1835,43 +1760,11 @@ def residual_pca(
     )
 
 
-def plot_residual_pca(
-    result: ResidualPCA, *, kind="loadings", components=(1, 2), ax=None
-):
-    """Scatter of the metrics on two components; returns a matplotlib Figure.
+def plot_residual_pca(result, *, kind="loadings", components=(1, 2), ax=None):
+    """Scatter of the metrics on two components; returns a matplotlib Figure (a view: drawn by :func:`metaeval.report.figures.plot_residual_pca`)."""
+    from .report.figures import plot_residual_pca as _draw
 
-    ``kind="loadings"`` plots :attr:`ResidualPCA.loadings`;
-    ``kind="coordinates"`` the paper's Figure 7 coordinates.  matplotlib is
-    imported here (a dependency of metaeval).
-    """
-    check_choice(kind, "kind", ("loadings", "coordinates"))
-    try:
-        a, b = (int(c) - 1 for c in components)
-    except (TypeError, ValueError):
-        raise ParameterError(f"components={components!r} must be two 1-based indices") from None
-    if not (0 <= a < result.n_components and 0 <= b < result.n_components):
-        raise ParameterError(
-            f"components={components!r}: the result has {result.n_components} components"
-        )
-    import matplotlib.pyplot as plt
-
-    A = result.loadings if kind == "loadings" else result.metric_coordinates
-    if ax is None:
-        fig, ax = plt.subplots(figsize=(7, 5))
-    else:
-        fig = ax.figure
-    ax.scatter(A[:, a], A[:, b], color="tab:red", s=14)
-    for i, m in enumerate(result.metrics):
-        ax.annotate(m, (A[i, a], A[i, b]), fontsize=7, xytext=(3, 2), textcoords="offset points")
-    ax.axhline(0, color="grey", lw=0.5)
-    ax.axvline(0, color="grey", lw=0.5)
-    lab = "PC" if kind == "loadings" else "coordinate "
-    ev = result.explained_variance_ratio
-    ax.set_xlabel(f"{lab}{a + 1}" + (f" ({ev[a]:.0%})" if kind == "loadings" else ""))
-    ax.set_ylabel(f"{lab}{b + 1}" + (f" ({ev[b]:.0%})" if kind == "loadings" else ""))
-    ax.set_title("Residual PCA of metrics after the factor scores")
-    return fig
-
+    return _draw(result, kind=kind, components=components, ax=ax)
 
 __all__ = [
     "ESTIMATORS",

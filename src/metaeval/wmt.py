@@ -668,41 +668,9 @@ class TaskSetResults(_Collection):
         task attributes (lp, level, method) as header rows.
         """
         check_choice(fmt, "fmt", TABLE_FORMATS)
-        fr = self.table_frame(weights)
-        if fmt == "csv":
-            from ._export import to_csv
+        from .report.tables import wmt_table  # the view
 
-            return to_csv(fr)  # spreadsheet-formula safe (metaeval._export)
-        heads = [
-            ["", "", ""] + [r.task.attr("lp") for r in self.results],
-            ["", "", ""] + [f"{r.task.level}" for r in self.results],
-            ["metric", "avg corr", "avg rank"] + [r.task.method for r in self.results],
-        ]
-        body = []
-        for _, row in fr.iterrows():
-            cells = [str(row["metric"]), f"{row['avg_corr']:.{digits}f}", f"{row['avg_rank']:.2f}"]
-            for k in range(1, len(self.results) + 1):
-                cells.append(f"{int(row[f'task{k}_rank'])} {row[f'task{k}']:.{digits}f}")
-            body.append(cells)
-        if fmt == "latex":
-            def esc(x):
-                return x.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
-            lines = ["\\begin{tabular}{l" + "r" * (len(heads[0]) - 1) + "}", "\\toprule"]
-            for h in heads:
-                lines.append(" & ".join(esc(c) for c in h) + " \\\\")
-            lines.append("\\midrule")
-            for c in body:
-                lines.append(" & ".join(esc(x) for x in c) + " \\\\")
-            lines += ["\\bottomrule", "\\end{tabular}"]
-            return "\n".join(lines) + "\n"
-        widths = [max(len(r[k]) for r in heads + body) for k in range(len(heads[0]))]
-        out = []
-        for r in heads + [None] + body:
-            if r is None:
-                out.append("  ".join("-" * w for w in widths))
-                continue
-            out.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
-        return "\n".join(out) + "\n"
+        return wmt_table(self, weights, fmt=fmt, digits=digits)
 
 
 # --------------------------------------------------------------------------

@@ -18,16 +18,15 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._choices import DEFAULT_METHOD, MEASURE_METHODS, REPORT_METHODS, VALIDITY_METHOD
 from .._version import __version__
 from ..errors import DataError, MetaevalError, ParameterError
 from . import _readings as rd
+from . import figures as fg
 from ._model import Column, Figure, Section, Table, plain
 
 LEVELS = ("system", "input", "item", "global")
-#: coefficients offered for the report's correlation tables and clusters
-REPORT_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
-#: the coefficients of seed paper 000's 12 measures (with the report's method added)
-MEASURE_METHODS = ("pearson", "spearman", "kendall_b")
+# MEASURE_METHODS: the coefficients of seed paper 000's 12 measures (the report adds its method)
 
 #: the two modes; every value is recorded in results.json and in the signatures
 MODES = {
@@ -147,7 +146,7 @@ class ReportConfig:
 
     human: tuple | None = None
     metrics: tuple | None = None
-    method: str = "kendall_b"
+    method: str = DEFAULT_METHOD  # the correlation tables; validity keeps VALIDITY_METHOD (paper 002)
     levels: tuple = LEVELS
     quick: bool = False
     seed: int | None = None
@@ -748,7 +747,7 @@ class _Builder:
 
         results = {}
         try:
-            results["mtmm"] = self._timed(s, lambda: vd.mtmm(ds, traits, level="system", method=self.cfg.method))
+            results["mtmm"] = self._timed(s, lambda: vd.mtmm(ds, traits, level="system", method=VALIDITY_METHOD))
             s.functions.append("metaeval.mtmm")
         except (ValueError, ArithmeticError) as exc:  # MetaevalError is a ValueError
             s.skip(f"MTMM skipped: {type(exc).__name__}: {str(exc).splitlines()[0]}", part=True)
@@ -765,7 +764,7 @@ class _Builder:
         if cfa_ok:
             try:
                 results["concurrent_validity"] = self._timed(s, lambda: vd.concurrent_validity(
-                    ds, results["cfa"], metrics=self.metrics, level="system", method=self.cfg.method))
+                    ds, results["cfa"], metrics=self.metrics, level="system", method=VALIDITY_METHOD))
                 s.functions.append("metaeval.concurrent_validity")
             except MetaevalError as exc:
                 s.skip(f"concurrent validity skipped: {str(exc).splitlines()[0]}", part=True)
@@ -777,7 +776,7 @@ class _Builder:
         if "mtmm" in results:
             m = results["mtmm"]
             f = m.to_frame()
-            s.tables.append(Table("val-mtmm", f"MTMM entries ({self.cfg.method} between system means; "
+            s.tables.append(Table("val-mtmm", f"MTMM entries ({VALIDITY_METHOD} between system means, as seed paper 002; "
                                   "diagonal: Cronbach's alpha)", [
                 Column("trait_a", "trait A", "text"), Column("method_a", "rater A", "text"),
                 Column("trait_b", "trait B", "text"), Column("method_b", "rater B", "text"),
@@ -813,7 +812,7 @@ class _Builder:
         if "concurrent_validity" in results:
             cv = results["concurrent_validity"]
             mat = cv.matrix()
-            s.tables.append(Table("val-concurrent", f"Concurrent validity: {self.cfg.method} at system level "
+            s.tables.append(Table("val-concurrent", f"Concurrent validity: {VALIDITY_METHOD} at system level (seed paper 002) "
                                   "against the CFA factor scores", [
                 Column("metric", "metric", "text"), *[Column(str(c), str(c), "num") for c in mat.columns]],
                 [[str(i), *row] for i, row in zip(mat.index, mat.values.tolist())], _sigs(cv.to_frame())))
@@ -867,7 +866,7 @@ class _Builder:
                 _sigs(f), note="The p-value is the two-sample KS test, which treats the texts as independent; "
                                "texts of one system or one input are not, so it overstates significance. No "
                                "reading uses it."))
-            s.figures.append(Figure("fig-ks", "KS scores", lambda: dg.plot_ks(results["ks"]),
+            s.figures.append(Figure("fig-ks", "KS scores", lambda: fg.plot_ks(results["ks"]),
                                     alt="Heatmap of KS scores, metrics by human column"))
         if "meta_correlation" in results:
             f = rd.with_holm(results["meta_correlation"].to_frame())
@@ -882,7 +881,7 @@ class _Builder:
                 note="Each p-value tests one metric's meta-correlation over the systems; the readings use the "
                      "Holm-corrected p-values (one family: every metric x human column of the table)."))
             s.figures.append(Figure("fig-meta", "Meta-correlations",
-                                    lambda: dg.plot_meta_correlation(results["meta_correlation"]),
+                                    lambda: fg.plot_meta_correlation(results["meta_correlation"]),
                                     alt="Bars of meta-correlation per metric and human column"))
         if "sample_size" in results:
             f = results["sample_size"].to_frame()
@@ -925,7 +924,7 @@ class _Builder:
                        f"({', '.join(focus)}); each level's {len(focus) + len(humans)} columns give one family of "
                        f"tests." if len(focus) < len(mets) else ""))))
             s.figures.append(Figure("fig-design", "Correlation design",
-                                    lambda: dg.plot_correlation_design(cd),
+                                    lambda: fg.plot_correlation_design(cd),
                                     alt="Heatmaps of system- and sentence-level correlations"))
         s.readings += rd.diagnostic_readings(results, self.state["corr"])
 
@@ -950,7 +949,6 @@ class _Builder:
             s.skip(f"text metrics unavailable ({str(exc).splitlines()[0]}): text diagnostics skipped; "
                    "pip install 'metaeval[text]'")
             return
-        from ..diagnostics import plot_detection
         from ..perturb import score_perturbed
 
         results, scored = {}, {}
@@ -993,7 +991,7 @@ class _Builder:
             rows, sigs, note="The sign test treats the (original, perturbed) pairs as independent; pairs of one "
                              "system or one input are not, so its p-value overstates significance. No reading "
                              "uses it."))
-        s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: plot_detection(results),
+        s.figures.append(Figure("fig-detection", "Perturbation detection", lambda: fg.plot_detection(results),
                                 alt="Bars of detection accuracy per metric and perturbation"))
         s.readings += rd.text_readings(results)
 
@@ -1038,9 +1036,9 @@ class _Builder:
                               [[str(i), *row] for i, row in zip(tm_.index, tm_.values.tolist())], [tau.signature],
                               group=h))
         s.figures.append(Figure("fig-local-accuracy", f"Local accuracy by {ctx}",
-                                lambda: lc.plot_local_accuracy(acc), alt="Local accuracy per metric and context"))
+                                lambda: fg.plot_local_accuracy(acc), alt="Local accuracy per metric and context"))
         s.figures.append(Figure("fig-local-tau", f"Weighted tau between {ctx} contexts",
-                                lambda: lc.plot_context_tau(tau), alt="Heatmap of weighted tau between contexts"))
+                                lambda: fg.plot_context_tau(tau), alt="Heatmap of weighted tau between contexts"))
         s.readings += rd.local_readings(results, ctx)
 
     def _pairwise_set(self, h):

@@ -11,7 +11,11 @@ Each function returns a :class:`matplotlib.figure.Figure` and never shows it;
 
 from __future__ import annotations
 
-from ..errors import ParameterError
+from collections.abc import Mapping
+
+import numpy as np
+
+from ..errors import DataError, ParameterError
 
 _LEVEL_STYLE = {"system": "-", "input": "--", "item": ":", "global": "-."}
 _METHOD_COLOR = {"pearson": "C0", "spearman": "C1", "kendall_b": "C2"}
@@ -325,4 +329,322 @@ def mtmm_heatmap(res, *, title=None):
     ax.set_yticks(range(n), labels, fontsize=7)
     fig.colorbar(im, ax=ax, shrink=0.7)
     ax.set_title(title or f"MTMM ({res.method}, {res.level} level)", fontsize=9)
+    return fig
+
+
+# ----------------------------------------------------------------------------- analysis figures
+# The figures of the text-level diagnostics (seed papers 001, 003), local accuracy (004) and
+# residual PCA (002).  They lived beside the analyses; the analysis modules keep thin aliases
+# (metaeval.diagnostics.plot_ks, ...) that import these on first use.
+
+
+def _names(v, name):
+    """A str or a sequence of str as a list (figure options ``metrics=``, ``contexts=``)."""
+    from .._vocab import as_list
+
+    return as_list(v, name)
+
+
+def _heatmap(ax, values, rows, cols, *, vmin, vmax, cmap, fmt="{:.2f}", crosses=None):
+    im = ax.imshow(values, vmin=vmin, vmax=vmax, cmap=cmap, aspect="auto")
+    ax.set_xticks(range(len(cols)), labels=[_short(c) for c in cols], rotation=90, fontsize=7)
+    ax.set_yticks(range(len(rows)), labels=[_short(r) for r in rows], fontsize=7)
+    if len(rows) * len(cols) <= 400:
+        for i in range(len(rows)):
+            for j in range(len(cols)):
+                v = values[i, j]
+                if np.isfinite(v):
+                    dark = cmap == "viridis" and (v - vmin) / (vmax - vmin) < 0.55
+                    ax.text(j, i, fmt.format(v), ha="center", va="center", fontsize=6,
+                            color="white" if dark else "black")  # fmt: skip
+    if crosses is not None:
+        ii, jj = np.nonzero(crosses)
+        ax.scatter(jj, ii, marker="x", color="dimgrey", alpha=0.7, s=60, linewidths=1)
+    return im
+
+
+
+def plot_ks(ks, *, title=None):
+    """Heatmap of KS scores, metrics x human dimensions (seed paper 001, Figure 2).
+
+    The image data (``fig.axes[0].images[0].get_array()``) is
+    ``ks.matrix().to_numpy()``.
+    """
+    plt = _pyplot()
+    mat = ks.matrix()
+    # constrained layout keeps the title and the colorbar outside the cells, the size follows the labels
+    width = max(4.8, 1.6 + _label_inches(mat.index) + 0.7 * mat.shape[1])
+    height = 1.4 + _label_inches(mat.columns) + 0.2 * mat.shape[0]
+    fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
+    im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=0, vmax=1, cmap="viridis")
+    fig.colorbar(im, ax=ax, label="KS score", shrink=min(1.0, 4.0 / height) if height > 4 else 1.0)
+    ax.set_title(title or "KS score: low- vs high-quality texts", fontsize=9)
+    return fig
+
+
+def plot_detection(detections, *, title=None):
+    """Bars of perturbation-detection accuracy per metric (seed paper 001, Figure 3).
+
+    ``detections`` is a :class:`Detections` or a mapping of label (e.g. the
+    perturbation) to :class:`Detections`, drawn as grouped bars with their
+    confidence intervals; the dashed line is the 50% of a coin flip.  Bar
+    heights are the ``statistic`` values, in metric order, group by group.
+    """
+    plt = _pyplot()
+    groups = dict(detections) if isinstance(detections, Mapping) else {"": detections}
+    metrics = list(dict.fromkeys(r.metric for d in groups.values() for r in d))
+    fig, ax = plt.subplots(figsize=(1.5 + 0.45 * len(metrics) * len(groups), 4))
+    width = 0.8 / len(groups)
+    x = np.arange(len(metrics))
+    for g, (label, det) in enumerate(groups.items()):
+        by = {r.metric: r for r in det}
+        h = np.array([by[m].statistic if m in by else np.nan for m in metrics])
+        lo = np.array([by[m].ci_low if m in by else np.nan for m in metrics])
+        hi = np.array([by[m].ci_high if m in by else np.nan for m in metrics])
+        yerr = np.vstack([h - lo, hi - h])
+        ax.bar(x + (g - (len(groups) - 1) / 2) * width, h, width, yerr=yerr, capsize=2,
+               label=label or None)  # fmt: skip
+    ax.axhline(0.5, color="grey", linestyle="--", linewidth=1)
+    ax.set_xticks(x, labels=metrics, rotation=90, fontsize=7)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("accuracy (share of pairs: original scored better)")
+    if len(groups) > 1:
+        ax.legend(fontsize=7)
+    ax.set_title(title or "perturbation detection")
+    fig.tight_layout()
+    return fig
+
+
+def plot_meta_correlation(mc, *, title=None):
+    """Bars of meta-correlation per metric, one panel per human dimension (001, Figure 4).
+
+    Red markers show each metric's sample-level correlation (the paper's red
+    line).  Bar heights are the ``statistic`` values in metric order.  With
+    more than 24 metrics the bars are horizontal (one labelled row per
+    metric; bar widths are the statistics, top to bottom); labels longer
+    than 40 characters end with an ellipsis.
+    """
+    plt = _pyplot()
+    f = mc.to_frame()
+    humans = list(dict.fromkeys(f.human))
+    n = f.metric.nunique()
+    label = f"meta-correlation ({f.meta_method.iloc[0]})"
+    if n > 24:  # many metrics: horizontal bars, one readable row per metric, panels side by side
+        fig, axes = plt.subplots(
+            1, len(humans), figsize=(1.0 + _label_inches(f.metric) + 2.6 * len(humans), 1.6 + 0.17 * n),
+            squeeze=False, sharey=True, layout="constrained",
+        )  # fmt: skip
+        for k, (ax, hname) in enumerate(zip(axes[0], humans)):
+            d = f[f.human == hname]
+            y = np.arange(len(d))[::-1]
+            ax.barh(y, d.statistic.to_numpy(float), color="C0")
+            ax.scatter(d.sample_correlation.to_numpy(float), y, color="red", marker="|", s=60, zorder=3)
+            ax.axvline(0, color="black", linewidth=0.8)
+            if k == 0:
+                ax.set_yticks(y, labels=[_short(m) for m in d.metric], fontsize=7)
+            ax.set_ylim(-0.7, len(d) - 0.3)
+            ax.set_xlim(-1, 1)
+            ax.set_xlabel(label, fontsize=8)
+            ax.set_title(_short(hname), fontsize=9)
+        fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)", fontsize=10)
+        return fig
+    fig, axes = plt.subplots(
+        1, len(humans), figsize=(max(5.0, 1.5 + (0.4 * n + 0.6) * len(humans)), 2.6 + _label_inches(f.metric)),
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
+    for ax, hname in zip(axes[0], humans):
+        d = f[f.human == hname]
+        x = np.arange(len(d))
+        ax.bar(x, d.statistic.to_numpy(float), color="C0")
+        ax.scatter(
+            x, d.sample_correlation.to_numpy(float), color="red", marker="_", s=200, zorder=3
+        )
+        ax.axhline(0, color="black", linewidth=0.8)
+        ax.set_xticks(x, labels=[_short(m) for m in d.metric], rotation=90, fontsize=7)
+        ax.set_ylim(-1, 1)
+        ax.set_title(_short(hname), fontsize=9)
+    axes[0][0].set_ylabel(label)
+    fig.suptitle(title or "meta-correlation (bars) and sample-level correlation (red)", fontsize=10)
+    return fig
+
+
+def plot_reference_sensitivity(rs, *, bins: int = 30, title=None):
+    """Histograms of the correlation over random reference draws (001, Figure 5).
+
+    One histogram per result, overlaid; the histogram counts are
+    ``numpy.histogram(distribution, bins)`` on a shared bin grid.
+    """
+    plt = _pyplot()
+    fin = [r.distribution[np.isfinite(r.distribution)] for r in rs]
+    allv = np.concatenate(fin) if fin else np.array([])
+    edges = np.histogram_bin_edges(allv, bins=bins) if allv.size else bins
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for r, d in zip(rs, fin):
+        ax.hist(d, bins=edges, alpha=0.6, label=f"{r.metric} ({r.human})")
+    ax.set_xlabel(f"{rs[0].method} correlation at level {rs[0].level}" if len(rs) else "")
+    ax.set_ylabel("draws")
+    ax.legend(fontsize=7)
+    ax.set_title(title or "correlation with one random reference per input")
+    fig.tight_layout()
+    return fig
+
+
+def plot_correlation_design(cd, *, title=None):
+    """Correlation matrices, one heatmap per level, crosses where not significant (003, Fig. 1).
+
+    Image data: ``cd.matrix(level).to_numpy()``; crosses mark the pairs with
+    an adjusted p-value above alpha (the diagonal is never crossed).
+    """
+    plt = _pyplot()
+    k = len(cd.columns)
+    lab = _label_inches(cd.columns)
+    fig, axes = plt.subplots(
+        1, len(cd.levels), figsize=(1.5 + lab + max(0.3 * k + 1.0, 2.6) * len(cd.levels), 1.8 + lab + 0.3 * k),
+        squeeze=False, layout="constrained",
+    )  # fmt: skip
+    for n_ax, (ax, lv) in enumerate(zip(axes[0], cd.levels)):
+        S = cd.statistic[lv]
+        crosses = ~(cd.pvalue_adjusted[lv] <= cd.alpha[lv])
+        np.fill_diagonal(crosses, False)
+        im = _heatmap(ax, S, cd.columns, cd.columns, vmin=-1, vmax=1, cmap="RdBu_r",
+                      crosses=crosses)  # fmt: skip
+        if n_ax:
+            ax.tick_params(labelleft=False)
+        name = "sentence level (global)" if lv == "global" else "system level"
+        ax.set_title(f"{name}\nalpha {cd.alpha[lv]:g} ({cd.correction})", fontsize=8)
+    fig.colorbar(im, ax=list(axes[0]), label=cd.method)
+    if title:
+        fig.suptitle(title)
+    return fig
+
+
+def plot_local_accuracy(
+    acc,
+    *,
+    metrics=None,
+    contexts=None,
+    groups=None,
+    ci=False,
+    title=None,
+):
+    """Line plot of local accuracy per metric across contexts (paper 004, Figures 1a-3a).
+
+    One line per metric over the contexts (x axis, in ``contexts`` order,
+    default the result's), y = ``acc.statistic``; ``ci=True`` adds the
+    confidence bands.  ``groups`` maps contexts to a group label (e.g.
+    speaker -> CLEAN/OTHER, Figure 2a): contexts are then sorted by group
+    (stable) and grey lines separate the groups.  The y data of line i is
+    ``fig.axes[0].lines[i].get_ydata()``.
+    """
+    plt = _pyplot()
+    mets = list(acc.metrics) if metrics is None else _names(metrics, "metrics")
+    unknown = [m for m in mets if m not in acc.metrics]
+    if unknown:
+        raise DataError(
+            f"metrics {unknown} not in the result; it has {list(acc.metrics)}"
+        )
+    ctx = list(acc.contexts) if contexts is None else _names(contexts, "contexts")
+    unknown = [c for c in ctx if c not in acc.contexts]
+    if unknown:
+        raise DataError(f"contexts {unknown[:10]} not in the result")
+    if groups is not None:
+        missing = [c for c in ctx if c not in groups]
+        if missing:
+            raise DataError(f"groups has no group for context(s) {missing[:10]}")
+        gorder = list(dict.fromkeys(groups[c] for c in ctx))
+        ctx = sorted(ctx, key=lambda c: gorder.index(groups[c]))
+    ci_idx = [acc.contexts.index(c) for c in ctx]
+    x = np.arange(len(ctx))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.0 + 0.35 * len(ctx)), 4.5))
+    for m in mets:
+        k = acc.metrics.index(m)
+        (line,) = ax.plot(
+            x, acc.statistic[k, ci_idx], marker="o", markersize=3, label=m
+        )
+        if ci:
+            ax.fill_between(x, acc.ci_low[k, ci_idx], acc.ci_high[k, ci_idx],
+                            color=line.get_color(), alpha=0.15, linewidth=0)  # fmt: skip
+    if groups is not None:
+        labels = [groups[c] for c in ctx]
+        for i in range(1, len(ctx)):
+            if labels[i] != labels[i - 1]:
+                ax.axvline(i - 0.5, color="grey", linewidth=1.5)
+    ax.set_xticks(x, labels=ctx, rotation=90, fontsize=7)
+    ax.set_xlabel(acc.category)
+    ax.set_ylabel("local accuracy" + (" (Eq. 2)" if acc.average == "input" else ""))
+    ax.legend(fontsize=7, ncol=max(1, len(mets) // 12 + 1), loc="best")
+    ax.set_title(title or f"local metric accuracy across {acc.category} contexts")
+    fig.tight_layout()
+    return fig
+
+
+def plot_context_tau(
+    tau, *, ordered=True, title=None
+):
+    """Heatmap of the weighted tau between contexts (paper 004, Figures 1b-3b).
+
+    ``ordered=True`` (default) shows the contexts in dendrogram order with
+    lines between clusters.  The image data
+    (``fig.axes[0].images[0].get_array()``) is
+    ``tau.matrix("tau", ordered=ordered).to_numpy()``.
+    """
+    plt = _pyplot()
+    mat = tau.matrix("tau", ordered=ordered)
+    n = mat.shape[0]
+    side = min(14.0, 0.3 * n)  # many contexts (speakers): a capped image, labels thinned
+    fig, ax = plt.subplots(figsize=(max(5.5, 2.0 + side), max(4.5, 1.5 + side)))
+    im = _heatmap(ax, mat.to_numpy(float), mat.index, mat.columns, vmin=-1, vmax=1,
+                  cmap="viridis")  # fmt: skip
+    if ordered:
+        cl = tau.clusters[tau.order]
+        for i in range(1, n):
+            if cl[i] != cl[i - 1]:
+                ax.axhline(i - 0.5, color="white", linewidth=1.5)
+                ax.axvline(i - 0.5, color="white", linewidth=1.5)
+    if n > 60:
+        step = int(np.ceil(n / 60))
+        ax.set_xticks(range(0, n, step), labels=list(mat.columns[::step]), rotation=90, fontsize=5)
+        ax.set_yticks(range(0, n, step), labels=list(mat.index[::step]), fontsize=5)
+    fig.colorbar(im, ax=ax, label=f"weighted tau ({tau.variant})")
+    ax.set_title(title or f"weighted Kendall tau of metric rankings ({tau.category})", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def plot_residual_pca(
+    result, *, kind="loadings", components=(1, 2), ax=None
+):
+    """Scatter of the metrics on two components; returns a matplotlib Figure.
+
+    ``kind="loadings"`` plots :attr:`ResidualPCA.loadings`;
+    ``kind="coordinates"`` the paper's Figure 7 coordinates.  matplotlib is
+    imported here (a dependency of metaeval).
+    """
+    from .._vocab import check_choice
+
+    check_choice(kind, "kind", ("loadings", "coordinates"))
+    try:
+        a, b = (int(c) - 1 for c in components)
+    except (TypeError, ValueError):
+        raise ParameterError(f"components={components!r} must be two 1-based indices") from None
+    if not (0 <= a < result.n_components and 0 <= b < result.n_components):
+        raise ParameterError(
+            f"components={components!r}: the result has {result.n_components} components"
+        )
+    plt = _pyplot()
+    A = result.loadings if kind == "loadings" else result.metric_coordinates
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 5))
+    else:
+        fig = ax.figure
+    ax.scatter(A[:, a], A[:, b], color="tab:red", s=14)
+    for i, m in enumerate(result.metrics):
+        ax.annotate(m, (A[i, a], A[i, b]), fontsize=7, xytext=(3, 2), textcoords="offset points")
+    ax.axhline(0, color="grey", lw=0.5)
+    ax.axvline(0, color="grey", lw=0.5)
+    lab = "PC" if kind == "loadings" else "coordinate "
+    ev = result.explained_variance_ratio
+    ax.set_xlabel(f"{lab}{a + 1}" + (f" ({ev[a]:.0%})" if kind == "loadings" else ""))
+    ax.set_ylabel(f"{lab}{b + 1}" + (f" ({ev[b]:.0%})" if kind == "loadings" else ""))
+    ax.set_title("Residual PCA of metrics after the factor scores")
     return fig

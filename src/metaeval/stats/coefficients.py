@@ -56,6 +56,7 @@ from typing import Callable
 import numpy as np
 from scipy import stats as _st
 
+from .. import _choices
 from ..errors import ParameterError, ResourceError
 from . import _numpy_kernels as _npk
 
@@ -433,6 +434,10 @@ COEFFICIENTS: dict[str, Coefficient] = {
 }
 
 METHODS = tuple(COEFFICIENTS)
+
+# the one default coefficient of the correlation tables and validity's Kendall's tau-b: defined in
+# the light module metaeval._choices (the command line reads it without importing numpy)
+DEFAULT_METHOD, VALIDITY_METHOD = _choices.DEFAULT_METHOD, _choices.VALIDITY_METHOD
 
 
 def get_coefficient(method: str) -> Coefficient:

@@ -69,33 +69,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _choices
 from ..errors import ParameterError, ResourceError
 from ._kernels import C
 from .coefficients import TXY, get_coefficient, kendall_from_stats, kendall_stats, kernels
 
-LEVELS = ("system", "input", "item", "global")
-AVERAGES = ("macro", "micro")
+LEVELS = _choices.LEVELS
+AVERAGES = _choices.AVERAGES
 # Pair statistics whose bootstrap replicates drop the pairs formed by one
 # original drawn twice (``dup_pairs``), with their Kendall-family variant.
 DUP_VARIANTS = {"kendall_23": "23", "acc_23": "acc23", "pairwise_accuracy": "acc23"}
 
-# Names other tools use.  Unambiguous ones map to ours; ambiguous ones are
-# refused with an explanation.
-_ALIASES = {
-    "system-level": "system",
-    "summary": "input",
-    "summary-level": "input",
-    "none": "global",
-    "no-grouping": "global",
-}
-_AMBIGUOUS = {
-    "segment": "'segment' is used both for input-grouped and ungrouped correlations",
-    "seg": "'seg' is used both for input-grouped and ungrouped correlations",
-    "sys": "mt-metrics-eval's average_by='sys' groups by system (our 'item'), while "
-    "'sys' elsewhere means system level (our 'system')",
-    "sample": "ExplainaBoard's group_by='sample' is our 'input', while 'sample-level' "
-    "elsewhere means no grouping (our 'global')",
-}
+# Names other tools use: one table with the command line's (metaeval._choices, importable
+# without numpy).  Unambiguous ones map to ours; ambiguous ones are refused with an explanation.
+_ALIASES = _choices.LEVEL_ALIASES
+_AMBIGUOUS = _choices.AMBIGUOUS_LEVELS
 
 
 def check_level(level: str) -> str:
