@@ -485,10 +485,17 @@ def _pearson_row(x, y):
     ey = -_pow2_exponent(max(abs(ymin), abs(ymax)))
     sx = 0.0
     sy = 0.0
+    scaled = ex != 0 or ey != 0
+    # the same sums with and without the scaling (ldexp by 0 is the identity;
+    # the unscaled loops only skip its library calls)
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            sx += math.ldexp(x[i], ex)
-            sy += math.ldexp(y[i], ey)
+            if scaled:
+                sx += math.ldexp(x[i], ex)
+                sy += math.ldexp(y[i], ey)
+            else:
+                sx += x[i]
+                sy += y[i]
     mx = sx / m
     my = sy / m
     cx = 0.0
@@ -498,8 +505,12 @@ def _pearson_row(x, y):
     syy = 0.0
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            dx = math.ldexp(x[i], ex) - mx
-            dy = math.ldexp(y[i], ey) - my
+            if scaled:
+                dx = math.ldexp(x[i], ex) - mx
+                dy = math.ldexp(y[i], ey) - my
+            else:
+                dx = x[i] - mx
+                dy = y[i] - my
             cx += dx
             cy += dy
             sxy += dx * dy
@@ -1231,4 +1242,285 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
                         tb += v
                 out[b, g, 0] = ta / n
                 out[b, g, 1] = tb / n
+    return out
+
+
+# --------------------------------------------------------------------------
+# Bootstrap replicates from the original cells (issue 15, item 1)
+#
+# A bootstrap replicate (resampling systems and/or inputs) is a multiset of
+# the original cells: at ``global`` level cell (r, c) appears cr[r] * cc[c]
+# times (cr, cc: how often row r and column c were drawn); at ``input``
+# level the group of original column c holds row r cr[r] times; at
+# ``item`` level the group of original row r holds column c cc[c] times.
+# Each original group's valid cells are sorted by (x, y) once ("slots");
+# a replicate is then a weight per slot, and
+#
+# * the Kendall sufficient statistics are one weighted walk over the slots
+#   with a Fenwick tree over the group's dense human codes
+#   (O(n log k), no sort; integer counts, so exactly today's numbers);
+# * average ranks are cumulative weights over the blocks of equal values
+#   (O(n + k)); Pearson's r of values or ranks is computed by the same
+#   ``_pearson_row`` on the replicate's cells gathered in the order the
+#   resampled (B, N, M) arrays had, so it is bit-identical to the
+#   materialised replicate.
+#
+# Slot layout of one level (G0 original groups, slots gptr[g]:gptr[g+1]):
+#   ia[s], ib[s]  columns of the weight matrices wa (B, A), wb (B, Bd): the
+#                 slot's weight in replicate b is wa[b, ia[s]] * wb[b, ib[s]]
+#   item[s]       index of the slot's cell in the rank workspace
+#   ycode[s]      dense rank 0..gk[g]-1 of the human score in its group
+#   xnew[s]       1 if the metric value differs from the previous slot's
+#                 (1 at the group's first slot); xynew[s] likewise for (x, y)
+# Levels are coded 0 input, 1 item, 2 global.
+
+
+@nb.njit(cache=True)
+def _weighted_kendall_group(b, s0, s1, wa, ia, wb, ib, ycode, xnew, xynew, k, tree, cnt, out):
+    """Kendall sufficient statistics of slots s0:s1 under replicate b's
+    weights; ``tree`` (>= k + 1) and ``cnt`` (>= k) int64 workspace."""
+    for q in range(k + 1):
+        tree[q] = 0
+    for q in range(k):
+        cnt[q] = 0
+    n = 0
+    d = 0
+    tx_all = 0
+    txy = 0
+    kx = 0
+    wx = 0  # weight of the current block of equal metric values
+    wxy = 0  # and of equal (metric, human) values
+    for s in range(s0, s1):
+        if xnew[s]:
+            tx_all += wx * (wx - 1) // 2
+            if wx > 0:
+                kx += 1
+            wx = 0
+        if xynew[s]:
+            txy += wxy * (wxy - 1) // 2
+            wxy = 0
+        w = wa[b, ia[s]] * wb[b, ib[s]]
+        if w == 0:
+            continue
+        code = ycode[s]
+        # inserted items with a larger human code: in (x, y) order they
+        # have a smaller or equal metric value, and a strictly smaller one
+        # (equal metric values come in ascending human order)
+        j = code + 1
+        le = 0
+        while j > 0:
+            le += tree[j]
+            j -= j & (-j)
+        d += w * (n - le)
+        j = code + 1
+        while j <= k:
+            tree[j] += w
+            j += j & (-j)
+        cnt[code] += w
+        n += w
+        wx += w
+        wxy += w
+    tx_all += wx * (wx - 1) // 2
+    if wx > 0:
+        kx += 1
+    txy += wxy * (wxy - 1) // 2
+    ty_all = 0
+    ky = 0
+    for q in range(k):
+        ty_all += cnt[q] * (cnt[q] - 1) // 2
+        if cnt[q] > 0:
+            ky += 1
+    tot = n * (n - 1) // 2
+    out[C] = tot - d - tx_all - ty_all + txy
+    out[D] = d
+    out[TX] = tx_all - txy
+    out[TY] = ty_all - txy
+    out[TXY] = txy
+    out[NVALID] = n
+    out[KX] = kx
+    out[KY] = ky
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
+    """Kendall sufficient statistics (B, G0, 8) of every original group in
+    every bootstrap replicate (see the block comment above); groups with
+    ``gmult[b, g] == 0`` (not drawn in replicate b) are left at zero.  The
+    result and the workspace (2 (k + 1) integers per worker) are allocated
+    before the parallel region."""
+    B = wa.shape[0]
+    G = gptr.size - 1
+    kmax = 1
+    for g in range(G):
+        kmax = max(kmax, gk[g])
+    out = np.zeros((B, G, N_STATS))
+    N = B * G
+    T = _n_workers(N)
+    tree = np.empty((T, kmax + 1), np.int64)
+    cnt = np.empty((T, kmax + 1), np.int64)
+    for w in nb.prange(T):
+        lo, hi = _chunk(N, T, w)
+        for t in range(lo, hi):
+            b = t // G
+            g = t % G
+            if gmult[b, g] == 0:
+                continue
+            _weighted_kendall_group(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew, xynew,
+                                    gk[g], tree[w], cnt[w], out[b, g])
+    return out
+
+
+@nb.njit(cache=True)
+def _weighted_rank_tables(b, s0, s1, wa, ia, wb, ib, ycode, xnew, k, rxt, ryt):
+    """Average ranks, within replicate b's multiset of slots s0:s1, of each
+    block of equal metric values (``rxt[block]``, blocks numbered in slot
+    order) and of each human code (``ryt[code]``): (weight of the smaller
+    values) + (weight of the equal ones + 1) / 2, the value ``_rank_row``
+    gives on the materialised replicate (exact half-integers)."""
+    for q in range(k + 1):
+        ryt[q] = 0.0
+    cum = 0
+    blk = -1
+    s = s0
+    while s < s1:
+        e = s + 1
+        while e < s1 and not xnew[e]:
+            e += 1
+        wsum = 0
+        for t in range(s, e):
+            w = wa[b, ia[t]] * wb[b, ib[t]]
+            wsum += w
+            ryt[ycode[t]] += w
+        blk += 1
+        rxt[blk] = cum + 0.5 * (wsum + 1)
+        cum += wsum
+        s = e
+    cum = 0
+    for q in range(k):
+        c = ryt[q]
+        ryt[q] = cum + 0.5 * (c + 1)
+        cum += c
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_pearson(xg, yg, xcode, ycodes, level, M, rows, cols, gmult, wa, ia, wb, ib, gptr,
+                 ycode, xnew, gk):
+    """Pearson's r of every original group of every bootstrap replicate (of
+    the average ranks when ``xcode`` is not empty: Spearman's rho), and its
+    number of valid cells: (B, G0, 2); groups with ``gmult[b, g] == 0`` are
+    skipped (NaN).
+
+    ``xg``, ``yg`` (G0, L) are the original scores group by group: ``x.T``
+    at ``input`` (``level`` 0: group = column, item = row), ``x`` at
+    ``item`` (1: group = row, item = column), ``x.reshape(1, N M)`` at
+    ``global`` (2; ``M`` columns).  ``xcode``, ``ycodes`` (G0, L) int32:
+    each cell's metric block (slot order) and human code, -1 where not
+    valid (or shape (0, 0) for Pearson).  ``rows`` (B, N), ``cols`` (B, M):
+    the draws.  A group's cells are taken in the order of the materialised
+    replicate ``x[rows[b][:, None], cols[b][None, :]]`` (values, or their
+    ranks in the replicate from the slot layout) and passed to
+    ``_pearson_row``, so the values are bit-identical to ``pearson_rows`` on
+    the materialised replicate (or on its ``average_ranks``).  The result and
+    the workspace (2 L + 2 max(L, k) floats per worker) are allocated before
+    the parallel region."""
+    B = rows.shape[0]
+    G, L = xg.shape
+    ranked = xcode.shape[0] > 0
+    kmax = 1
+    for g in range(G):
+        kmax = max(kmax, gk[g])
+    out = np.full((B, G, 2), np.nan)
+    NT = B * G
+    T = _n_workers(NT)
+    wf = np.empty((T, 2, max(L, 1)))
+    wt = np.empty((T, 2, max(L, kmax) + 1))
+    for w in nb.prange(T):
+        lo, hi = _chunk(NT, T, w)
+        xv = wf[w, 0]
+        yv = wf[w, 1]
+        rxt = wt[w, 0]
+        ryt = wt[w, 1]
+        for t in range(lo, hi):
+            b = t // G
+            g = t % G
+            if gmult[b, g] == 0:
+                continue
+            if ranked:
+                _weighted_rank_tables(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew, gk[g],
+                                      rxt, ryt)
+            m = 0
+            if level == 2:
+                N = rows.shape[1]
+                for i in range(N):
+                    base = rows[b, i] * M
+                    p0 = i * M
+                    for j in range(M):
+                        q = base + cols[b, j]
+                        m += _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv,
+                                        p0 + j)
+            else:
+                idx = rows if level == 0 else cols
+                for p in range(L):
+                    m += _boot_cell(xg, yg, xcode, ycodes, ranked, g, idx[b, p], rxt, ryt, xv, yv,
+                                    p)
+            out[b, g, 0] = _pearson_row(xv[:L], yv[:L])
+            out[b, g, 1] = m
+    return out
+
+
+@nb.njit(cache=True, inline="always")
+def _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv, p):
+    """Cell ``q`` of group ``g`` into position ``p`` of the replicate's group
+    (its ranks when ``ranked``, NaN when not valid); 1 if valid."""
+    if ranked:
+        cx = xcode[g, q]
+        if cx < 0:
+            xv[p] = np.nan
+            yv[p] = np.nan
+            return 0
+        xv[p] = rxt[cx]
+        yv[p] = ryt[ycodes[g, q]]
+        return 1
+    vx = xg[g, q]
+    vy = yg[g, q]
+    xv[p] = vx
+    yv[p] = vy
+    return 1 if (np.isfinite(vx) and np.isfinite(vy)) else 0
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_row_sums(vs, oc, cc, rows_used):
+    """Matched sums of the replicates' rows, as ``levels._matched_mean``
+    adds them: (B, N) sums of each replicate row's valid values (0 in the
+    cells that are not valid) sorted ascending, left to right.  ``vs``
+    (N, M) holds each original row's values sorted (invalid cells as 0),
+    ``oc`` (N, M) their columns, ``cc`` (B, M) the column multiplicities: the
+    replicate's row r holds column c cc[b, c] times, so adding the sorted
+    original values with those multiplicities is the same sequence of
+    additions (equal values in any order give the same sums; the sum starts
+    from -0.0, the identity of floating-point addition, as a cumulative sum
+    starts from its first value).  Rows with ``rows_used[b, r] == 0`` are
+    skipped (0)."""
+    B = cc.shape[0]
+    N, M = vs.shape
+    out = np.zeros((B, N))
+    NT = B * N
+    T = _n_workers(NT)
+    for w in nb.prange(T):
+        lo, hi = _chunk(NT, T, w)
+        for t in range(lo, hi):
+            b = t // N
+            r = t % N
+            if rows_used[b, r] == 0:
+                continue
+            s = -0.0
+            for p in range(M):
+                k = cc[b, oc[r, p]]
+                val = vs[r, p]
+                u = s + val
+                s = u if k > 0 else s
+                while k > 1:
+                    s += val
+                    k -= 1
+            out[b, r] = s
     return out
