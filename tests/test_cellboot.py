@@ -137,21 +137,24 @@ def test_boot_row_sums_equals_its_numpy_twin_and_the_sorted_cumulative_sum():
     rows, cols = rs.bootstrap_indices(np.random.default_rng(3), 5, 6, 9, "both")
     cb = CellBootstrap(x, y, "system", "pearson")
     cc, cr = counts(cols, 9), counts(rows, 6)
-    fast = _kernels.boot_row_sums(cb.sx, cb.ox, cc, cr)
-    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_sums(cb.sx, cb.ox, cc, cr))
-    # the sum levels._matched_mean takes: numpy's sorted cumulative sum
+    args = (cb.sx, cb.ox, cb.sy, cb.oy, cc, cr)
+    fast = _kernels.boot_row_sums(*args)
+    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_sums(*args))
+    # the sums levels._matched_mean takes: numpy's sorted cumulative sums
     valid = np.isfinite(x) & np.isfinite(y)
-    v = np.where(valid, x, 0.0)[:, cols].transpose(1, 0, 2)  # (B, N, M) by original row
-    ref = np.cumsum(np.sort(v, -1), -1)[..., -1]
-    np.testing.assert_array_equal(np.where(cr > 0, fast, 0.0), np.where(cr > 0, ref, 0.0))
+    for h, a in enumerate((x, y)):
+        v = np.where(valid, a, 0.0)[:, cols].transpose(1, 0, 2)  # (B, N, M) by original row
+        ref = np.cumsum(np.sort(v, -1), -1)[..., -1]
+        np.testing.assert_array_equal(np.where(cr > 0, fast[h], 0.0), np.where(cr > 0, ref, 0.0))
 
 
 def test_signed_zero_sums_as_numpy():
     # a row of -0.0 sums to -0.0 and a mixed row to +0.0, as np.cumsum
     vs = np.array([[-0.0, -0.0, -0.0], [-0.0, 0.0, -0.0]])
     oc = np.array([[0, 1, 2], [0, 1, 2]])
-    out = _kernels.boot_row_sums(vs, oc, np.array([[1, 1, 1]]), np.ones((1, 2), np.int64))
-    assert np.signbit(out[0, 0]) and not np.signbit(out[0, 1])
+    out = _kernels.boot_row_sums(vs, oc, vs, oc, np.array([[1, 1, 1]]), np.ones((1, 2), np.int64))
+    assert np.signbit(out[0, 0, 0]) and not np.signbit(out[0, 0, 1])
+    assert np.signbit(np.cumsum(vs[0])[-1]) and not np.signbit(np.cumsum(vs[1])[-1])
 
 
 def test_slot_layout_sorts_each_group_and_codes_the_human_scores():

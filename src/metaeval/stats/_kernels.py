@@ -1489,21 +1489,23 @@ def _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv, p):
 
 
 @nb.njit(parallel=True, cache=True)
-def boot_row_sums(vs, oc, cc, rows_used):
-    """Matched sums of the replicates' rows, as ``levels._matched_mean``
-    adds them: (B, N) sums of each replicate row's valid values (0 in the
-    cells that are not valid) sorted ascending, left to right.  ``vs``
-    (N, M) holds each original row's values sorted (invalid cells as 0),
-    ``oc`` (N, M) their columns, ``cc`` (B, M) the column multiplicities: the
-    replicate's row r holds column c cc[b, c] times, so adding the sorted
-    original values with those multiplicities is the same sequence of
-    additions (equal values in any order give the same sums; the sum starts
-    from -0.0, the identity of floating-point addition, as a cumulative sum
-    starts from its first value).  Rows with ``rows_used[b, r] == 0`` are
-    skipped (0)."""
+def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
+    """Matched sums of the replicates' rows of the metric and of the human
+    score, as ``levels._matched_mean`` adds them: (2, B, N) sums of each
+    replicate row's valid values (0 in the cells that are not valid) sorted
+    ascending, left to right.  ``sx`` (N, M) holds each original row's
+    metric values sorted (invalid cells as 0), ``ox`` (N, M) their columns
+    (``sy``, ``oy``: the human score), ``cc`` (B, M) the column
+    multiplicities: the replicate's row r holds column c cc[b, c] times, so
+    adding the sorted original values with those multiplicities is the same
+    sequence of additions (equal values in any order give the same sums; a
+    sum starts from -0.0, the identity of floating-point addition, as a
+    cumulative sum starts from its first value).  Rows with
+    ``rows_used[b, r] == 0`` are skipped (0).  Both sums run in one loop
+    (two independent chains of additions)."""
     B = cc.shape[0]
-    N, M = vs.shape
-    out = np.zeros((B, N))
+    N, M = sx.shape
+    out = np.zeros((2, B, N))
     NT = B * N
     T = _n_workers(NT)
     for w in nb.prange(T):
@@ -1514,13 +1516,22 @@ def boot_row_sums(vs, oc, cc, rows_used):
             if rows_used[b, r] == 0:
                 continue
             s = -0.0
+            u = -0.0
             for p in range(M):
-                k = cc[b, oc[r, p]]
-                val = vs[r, p]
-                u = s + val
-                s = u if k > 0 else s
+                k = cc[b, ox[r, p]]
+                val = sx[r, p]
+                a = s + val
+                s = a if k > 0 else s
                 while k > 1:
                     s += val
                     k -= 1
-            out[b, r] = s
+                k = cc[b, oy[r, p]]
+                val = sy[r, p]
+                a = u + val
+                u = a if k > 0 else u
+                while k > 1:
+                    u += val
+                    k -= 1
+            out[0, b, r] = s
+            out[1, b, r] = u
     return out

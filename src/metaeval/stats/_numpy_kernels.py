@@ -286,20 +286,21 @@ def boot_pearson(xg, yg, xcode, ycodes, level, M, rows, cols, gmult, wa, ia, wb,
     return out
 
 
-def boot_row_sums(vs, oc, cc, rows_used):
+def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
     """See :func:`metaeval.stats._kernels.boot_row_sums`.
 
     Plain version: materialises each replicate's rows (column ``c`` repeated
     ``cc[b, c]`` times) and sums them sorted, left to right."""
     B = cc.shape[0]
-    N, M = vs.shape
-    v = np.empty_like(vs)
-    np.put_along_axis(v, oc, vs, axis=1)
-    out = np.zeros((B, N))
-    for b in range(B):
-        idx = np.repeat(np.arange(M), cc[b])
-        if idx.size == 0:
-            continue
-        t = np.sort(v[:, idx], axis=-1)
-        out[b] = np.where(rows_used[b] > 0, np.cumsum(t, axis=-1)[:, -1], 0.0)
+    N, M = sx.shape
+    out = np.zeros((2, B, N))
+    for h, (vs, oc) in enumerate(((sx, ox), (sy, oy))):
+        v = np.empty_like(vs)
+        np.put_along_axis(v, oc, vs, axis=1)
+        for b in range(B):
+            idx = np.repeat(np.arange(M), cc[b])
+            if idx.size == 0:
+                continue
+            t = np.sort(v[:, idx], axis=-1)
+            out[h, b] = np.where(rows_used[b] > 0, np.cumsum(t, axis=-1)[:, -1], 0.0)
     return out

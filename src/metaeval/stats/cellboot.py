@@ -90,8 +90,8 @@ def slot_layout(x, y, valid, level):
     ycode[o2] = code
     gk = np.zeros(G, np.int64)
     np.maximum.at(gk, g, ycode + 1)
-    return (gptr, r.astype(np.int64), c.astype(np.int64), ycode, xnew.astype(np.int8),
-            xynew.astype(np.int8), gk)
+    return (gptr, r.astype(np.int64), c.astype(np.int64), ycode.astype(np.int32),
+            xnew.astype(np.int8), xynew.astype(np.int8), gk)
 
 
 class CellBootstrap:
@@ -127,15 +127,16 @@ class CellBootstrap:
             return
         gptr, r, c, ycode, xnew, xynew, gk = slot_layout(self.x, self.y, self.valid, level)
         self.gptr, self.ycode, self.xnew, self.xynew, self.gk = gptr, ycode, xnew, xynew, gk
-        zero = np.zeros(r.size, np.int64)
+        zero = np.zeros(r.size, np.int32)
+        r32, c32 = r.astype(np.int32), c.astype(np.int32)
         if level == "input":
-            self.ia, self.ib, item = r, zero, r
+            self.ia, self.ib, item = r32, zero, r
             self.xg, self.yg = np.ascontiguousarray(self.x.T), np.ascontiguousarray(self.y.T)
         elif level == "item":
-            self.ia, self.ib, item = c, zero, c
+            self.ia, self.ib, item = c32, zero, c
             self.xg, self.yg = self.x, self.y
         else:
-            self.ia, self.ib, item = r, c, r * M + c
+            self.ia, self.ib, item = r32, c32, r * M + c
             self.xg, self.yg = self.x.reshape(1, -1), self.y.reshape(1, -1)
         self.xcode = self.ycodes = np.zeros((0, 0), np.int32)
         if method == "spearman":
@@ -203,8 +204,7 @@ class CellBootstrap:
     def _system(self, k, rows, cols, cr, cc, dup_pairs):
         cnt = np.rint(cc @ self.vf.T)  # (B, N) valid cells of each original row
         with np.errstate(invalid="ignore", divide="ignore"):
-            mx = k.boot_row_sums(self.sx, self.ox, cc, cr) / cnt
-            my = k.boot_row_sums(self.sy, self.oy, cc, cr) / cnt
+            mx, my = k.boot_row_sums(self.sx, self.ox, self.sy, self.oy, cc, cr) / cnt
         if (~np.isfinite(mx) & (cnt > 0)).any() or (~np.isfinite(my) & (cnt > 0)).any():
             # a row sum overflowed: levels._matched_mean rescales; materialise
             xb = self.x[rows[:, :, None], cols[:, None, :]]
