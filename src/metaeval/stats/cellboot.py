@@ -159,9 +159,11 @@ class CellBootstrap:
     @staticmethod
     def bytes_per_resample(n_systems, n_inputs):
         """Memory of one replicate in :meth:`values`: its draws and counts
-        (int64, N + M each, four arrays) and its per-group statistics (at
-        most max(N, M) groups of 8 + 2 floats)."""
-        return 8 * (4 * (n_systems + n_inputs) + 10 * max(n_systems, n_inputs, 1))
+        (int64, N + M each, four arrays) and its per-group arrays (at most
+        max(N, M) groups: the kernel's statistics by original group and by
+        drawn group, 8 floats each, and the weights and values, about 8
+        more)."""
+        return 8 * (4 * (n_systems + n_inputs) + 24 * max(n_systems, n_inputs, 1))
 
     def values(self, rows, cols, dup_pairs=None):
         """The statistic of each replicate (B,) for draws ``rows`` (B, N)
