@@ -328,20 +328,95 @@ def kendall_stats(x, y, eps):
     return out
 
 
+# Groups with at least this many valid items are sorted by an LSD radix sort
+# of the metric's bits (linear time, sequential memory passes) in the
+# ranked-human kernel instead of the merge sort.
+RADIX_MIN_N = 2048
+_RADIX_BITS = 8
+_RADIX_SIZE = 1 << _RADIX_BITS
+_SIGN = np.uint64(0x8000000000000000)
+
+
+@nb.njit(cache=True, inline="always")
+def _float_key(u):
+    """The bits ``u`` of a float64 as an unsigned key ordered as the floats
+    (negative: all bits flipped; positive: sign bit set).  -0.0 and 0.0 get
+    adjacent keys, so equal values stay adjacent."""
+    if u & _SIGN:
+        return ~u
+    return u | _SIGN
+
+
+@nb.njit(cache=True, inline="always")
+def _key_float_bits(k):
+    if k & _SIGN:
+        return k & ~_SIGN
+    return ~k
+
+
 @nb.njit(cache=True)
-def _kendall_group_ranked_y(x, yr, k, out, wf, wi):
+def _radix_sort_keys(ku, rv, ku2, rv2, hist, m):
+    """Sort ``ku[:m]`` ascending, moving ``rv`` along (stable LSD radix sort
+    on 8-bit digits; ``ku2``, ``rv2`` (>= m) and ``hist`` (>= 256) are
+    the workspace; passes whose digit is the same for every key are
+    skipped).  Allocates nothing."""
+    mask = np.uint64(_RADIX_SIZE - 1)
+    flip = False
+    for p in range(0, 64, _RADIX_BITS):
+        sh = np.uint64(p)
+        sk = ku2 if flip else ku
+        sr = rv2 if flip else rv
+        dk = ku if flip else ku2
+        dr = rv if flip else rv2
+        for q in range(_RADIX_SIZE):
+            hist[q] = 0
+        for i in range(m):
+            hist[np.int64((sk[i] >> sh) & mask)] += 1
+        if hist[np.int64((sk[0] >> sh) & mask)] == m:
+            continue
+        tot = 0
+        for q in range(_RADIX_SIZE):
+            c = hist[q]
+            hist[q] = tot
+            tot += c
+        for i in range(m):
+            d = np.int64((sk[i] >> sh) & mask)
+            pos = hist[d]
+            dk[pos] = sk[i]
+            dr[pos] = sr[i]
+            hist[d] = pos + 1
+        flip = not flip
+    if flip:
+        for i in range(m):
+            ku[i] = ku2[i]
+            rv[i] = rv2[i]
+
+
+@nb.njit(cache=True)
+def _kendall_group_ranked_y(x, xbits, yr, k, out, wf, wfu, wi, wu):
     """Sufficient statistics of one group whose human scores are given as
     dense ranks ``yr`` (0..k-1, -1 = missing): sort by the metric once, then
     sweep blocks of equal metric values with a Fenwick tree over human ranks
-    (O(n log n + n log k)); eps = 0.  Workspace (nothing is allocated):
-    ``wf`` (2, >= n) float64, ``wi`` (5, >= n + 1) int64."""
+    (O(n log n + n log k); from ``RADIX_MIN_N`` valid items the sort is a
+    radix sort, O(n)); eps = 0.  ``xbits`` is ``x`` viewed as uint64.
+    Workspace (nothing is allocated): ``wf`` (2, >= n) float64 and ``wfu``
+    the same memory as uint64, ``wi`` (5, >= max(n + 1, 256)) int64, ``wu``
+    (2, >= n) uint64."""
     n = x.size
     xv = wf[0]
     rv = wi[0]
     m = 0
     for i in range(n):
         if yr[i] >= 0 and np.isfinite(x[i]):
-            xv[m] = x[i]
+            m += 1
+    radix = m >= RADIX_MIN_N
+    m = 0
+    for i in range(n):
+        if yr[i] >= 0 and np.isfinite(x[i]):
+            if radix:
+                wu[0, m] = _float_key(xbits[i])
+            else:
+                xv[m] = x[i]
             rv[m] = yr[i]
             m += 1
     for t in range(N_STATS):
@@ -350,7 +425,13 @@ def _kendall_group_ranked_y(x, yr, k, out, wf, wi):
     if m == 0:
         return
     # any order with equal metric values adjacent gives the same counts
-    _lexsort2(xv, rv, wf[1], wi[1], m)
+    if radix:
+        _radix_sort_keys(wu[0], rv, wu[1], wi[1], wi[2], m)
+        xu = wfu[0]
+        for t in range(m):
+            xu[t] = _key_float_bits(wu[0, t])
+    else:
+        _lexsort2(xv, rv, wf[1], wi[1], m)
     tree = wi[2]  # Fenwick tree over ranks 1..k
     level = wi[3]  # counts per human level (all inserted)
     block = wi[4]  # counts per human level within a block
@@ -420,21 +501,26 @@ def kendall_stats_ranked_y(x, yr, k):
     ``yr`` (G, n) (int64, -1 = missing) with ``k`` (G,) levels; eps = 0.
 
     Same result as ``kendall_stats(x, y, 0.0)`` with y broadcast over B.
-    The result and the workspace (2 n floats and 5 (n + 1) integers per
-    thread) are allocated before the parallel region (MemoryError there).
+    The result and the workspace (2 n floats, 5 (n + 1) integers and, from
+    ``RADIX_MIN_N`` items, 2 n radix keys per thread) are allocated before
+    the parallel region (MemoryError there).
     """
     B, G, n = x.shape
     N = B * G
     out = np.empty((B, G, N_STATS))
     T = _n_workers(N)
     wf = np.empty((T, 2, n))
-    wi = np.empty((T, 5, n + 1), np.int64)
+    wfu = wf.view(np.uint64)
+    wi = np.empty((T, 5, max(n + 1, _RADIX_SIZE)), np.int64)
+    wu = np.empty((T, 2, n if n >= RADIX_MIN_N else 1), np.uint64)
+    xbits = x.view(np.uint64)
     for w in nb.prange(T):
         lo, hi = _chunk(N, T, w)
         for t in range(lo, hi):
             b = t // G
             g = t % G
-            _kendall_group_ranked_y(x[b, g], yr[g], k[g], out[b, g], wf[w], wi[w])
+            _kendall_group_ranked_y(x[b, g], xbits[b, g], yr[g], k[g], out[b, g], wf[w], wfu[w],
+                                    wi[w], wu[w])
     return out
 
 
