@@ -124,7 +124,12 @@ def target(args):
         from dask.distributed import Client, LocalCluster
         from joblib import parallel_config
 
-        with LocalCluster(n_workers=args.dask, threads_per_worker=1, processes=True) as cluster, \
+        # one numba thread per worker process (the parent imported numba
+        # already; the workers read this when they start)
+        os.environ["NUMBA_NUM_THREADS"] = "1"
+
+        with LocalCluster(n_workers=args.dask, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, \
                 Client(cluster), parallel_config(backend="dask"):
             res = metaeval.correlate(ds, "human", n_jobs=-1, **kw)
     else:

@@ -196,13 +196,13 @@ def test_correlate_on_a_dask_cluster_equals_the_local_run():
     h = rng.integers(1, 6, size=(5, 40)).astype(float)
     ds = metaeval.Dataset.from_arrays({"h": h, "a": h + rng.normal(size=h.shape),
                                        "b": h + rng.normal(size=h.shape)}, human="h")
-    kw = dict(level=["system", "input", "item", "global"], method=["pearson", "spearman", "kendall_b"],
-              ci="boot-both", n_resamples=30, rng=4)
+    kw = dict(level=["input", "global"], method=["spearman", "kendall_b"], ci="boot-both",
+              n_resamples=20, rng=4)
     local = metaeval.correlate(ds, "h", **kw)
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
             Client(cl), parallel_config(backend="dask"):
         remote = metaeval.correlate(ds, "h", n_jobs=-1, **kw)
-    assert len(local) == len(remote) == 24
+    assert len(local) == len(remote) == 8
     for r0, r1 in zip(local, remote):
         np.testing.assert_array_equal(r1.distribution, r0.distribution)
         assert (r1.ci_low, r1.ci_high) == (r0.ci_low, r0.ci_high)
