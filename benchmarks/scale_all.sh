@@ -10,7 +10,7 @@ step() { echo; echo "== $*"; uptime; }
 step "per replicate, materialised vs from the draws (one thread)"
 NUMBA_NUM_THREADS=1 python benchmarks/cellboot.py
 step "10^6-cell target: 4 levels x 3 methods x 5 metrics, 1000 boot-both resamples"
-/usr/bin/time -v python benchmarks/scale.py --target 2>&1 | grep -v "^	[A-Z]" || true
+/usr/bin/time -v python benchmarks/scale.py --target
 step "growth with size (correlate and Perm-Both, 10^4 .. 10^6 cells)"
 python benchmarks/growth.py --case correlate --case perm --sizes 10000,30000,100000,300000,1000000 --max-seconds 400
 step "Dask vs local at 10^6 cells, 100 resamples (identical numbers)"
