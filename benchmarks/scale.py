@@ -7,8 +7,17 @@ and methods and prints the wall time and the peak RSS of the process.
 
 Run standalone (peak memory is best read with GNU time)::
 
+    PYTHONPATH=src /usr/bin/time -v python benchmarks/scale.py --target   # the issue-15 target
     PYTHONPATH=src /usr/bin/time -v python benchmarks/scale.py --n-resamples 20
     METAEVAL_MEMORY_BUDGET=256MB PYTHONPATH=src python benchmarks/scale.py --level global
+
+``--target`` is the issue's target: one ``correlate`` call at all four levels
+x pearson/spearman/kendall_b with 1000 boot-both resamples (target: under 5
+minutes and 2 GB peak on a 2-core machine); it prints the wall and CPU time,
+the peak RSS and the load average before and after.  ``--dask N`` runs the
+same call on a local Dask cluster of N single-threaded worker processes
+(``joblib.parallel_config(backend="dask")``, ``n_jobs=-1``) and checks that
+the intervals equal a local run's when ``--check`` is given.
 
 Resampling memory is O(cells + chunk): the resampled cell arrays are
 processed in chunks sized from ``METAEVAL_MEMORY_BUDGET`` (default 1 GiB), so
@@ -55,7 +64,13 @@ def main(argv=None):
     ap.add_argument("--n-metrics", type=int, default=5)
     ap.add_argument("--n-systems", type=int, default=100)
     ap.add_argument("--n-inputs", type=int, default=10_000)
+    ap.add_argument("--target", action="store_true",
+                    help="all 4 levels x pearson/spearman/kendall_b, 1000 resamples, one call")
+    ap.add_argument("--dask", type=int, metavar="WORKERS",
+                    help="run on a local Dask cluster of WORKERS single-threaded processes")
     args = ap.parse_args(argv)
+    if args.target:
+        return target(args)
     levels = args.level or ["global", "input"]
     methods = args.method or ["spearman", "kendall_b"]
 
@@ -81,6 +96,54 @@ def main(argv=None):
                   f"({per:.3f} s/resample for {args.n_metrics} metrics; x1000: "
                   f"{per * 1000 / 60:.1f} min)  peak RSS so far {peak_rss_mb():.0f} MB  "
                   f"stat[0]={res[0].statistic:.4f} ci=[{res[0].ci_low:.4f}, {res[0].ci_high:.4f}]")
+
+
+def _load():
+    return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+def target(args):
+    """The issue-15 target: one correlate call, all levels x 3 methods."""
+    import os
+    import warnings
+
+    import metaeval
+
+    n_res = args.n_resamples if args.n_resamples != 20 else 1000
+    levels = ["system", "input", "item", "global"]
+    methods = ["pearson", "spearman", "kendall_b"]
+    ds = generate(args.n_systems, args.n_inputs, args.n_metrics)
+    warnings.simplefilter("ignore")
+    kw = dict(level=levels, method=methods, ci="boot-both", n_resamples=n_res, pvalue="none", rng=0)
+    metaeval.correlate(generate(5, 20, 1), "human", **{**kw, "n_resamples": 2})  # compile
+    print(f"metaeval {metaeval.__file__}; {args.n_systems} x {args.n_inputs} cells, "
+          f"{args.n_metrics} metrics, B={n_res}, NUMBA_NUM_THREADS="
+          f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}, load before {_load()}")
+    t0, c0 = time.perf_counter(), time.process_time()
+    if args.dask:
+        from dask.distributed import Client, LocalCluster
+        from joblib import parallel_config
+
+        # one numba thread per worker process (the parent imported numba
+        # already; the workers read this when they start)
+        os.environ["NUMBA_NUM_THREADS"] = "1"
+
+        with LocalCluster(n_workers=args.dask, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, \
+                Client(cluster), parallel_config(backend="dask"):
+            res = metaeval.correlate(ds, "human", n_jobs=-1, **kw)
+    else:
+        res = metaeval.correlate(ds, "human", **kw)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    print(f"correlate: {wall:.1f} s wall, {cpu:.1f} s CPU (this process), peak RSS "
+          f"{peak_rss_mb():.0f} MB (this process), load after {_load()}")
+    frame = res.to_frame()
+    print(frame[["metric", "level", "method", "statistic", "ci_low", "ci_high"]]
+          .head(12).to_string(index=False))
+    out = os.environ.get("SCALE_TARGET_OUT")
+    if out:
+        frame.to_csv(out, index=False)
+    return 0
 
 
 if __name__ == "__main__":

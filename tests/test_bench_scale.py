@@ -62,3 +62,21 @@ def test_growth_child_reports_one_json_line(capsys, monkeypatch):
     # pair comparisons at input level: 2 metrics x 20 inputs x C(20, 2) pairs x 3 resamples
     assert rec["input_pair_comparisons"] == 2 * 20 * 190 * 3
     assert 0.0 < rec["pvalue_input"] <= 1.0 and 0.0 < rec["pvalue_global"] <= 1.0
+
+
+def test_cellboot_benchmark_finds_identical_replicates(capsys):
+    # the benchmark times both ways and checks the values are bit-identical
+    _load("cellboot").main(["--n-systems", "4", "--n-inputs", "30", "--b", "2"])
+    line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("RESULT "))
+    rows = json.loads(line[7:])
+    assert len(rows) == 12 and all(r["identical"] for r in rows)
+
+
+def test_scale_target_runs_all_levels_and_methods(capsys, monkeypatch, tmp_path):
+    monkeypatch.setenv("SCALE_TARGET_OUT", str(tmp_path / "t.csv"))
+    _load("scale").main(["--target", "--n-systems", "4", "--n-inputs", "25", "--n-metrics", "2",
+                         "--n-resamples", "5"])
+    import pandas as pd
+
+    frame = pd.read_csv(tmp_path / "t.csv")
+    assert len(frame) == 2 * 4 * 3 and frame["ci_low"].notna().all()

@@ -41,6 +41,7 @@ from ._vocab import (
     metric_columns,
 )
 from .stats import resampling as _rs
+from .stats.cellboot import CellBootstrap
 from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue
 from .stats.coefficients import DEFAULT_METHOD, fisher_interval, get_coefficient
 from .stats.levels import (
@@ -174,8 +175,14 @@ def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit,
     valid = np.isfinite(x) & np.isfinite(y)
     dup_needed = method in DUP_VARIANTS or method == "acc_eq"
     dist = np.empty(n_resamples)
-    for sl, rows, cols in _rs.bootstrap_chunks(gen, n_resamples, N, M, unit, budget):
+    # replicates computed from the draws, not materialised (stats/cellboot.py)
+    cells = CellBootstrap(x, y, level, method, average) if CellBootstrap.supports(level, method) else None
+    bpc = None if cells is None else CellBootstrap.bytes_per_resample(N, M) / max(1, N * M)
+    for sl, rows, cols in _rs.bootstrap_chunks(gen, n_resamples, N, M, unit, budget, bpc):
         dup = _rs.duplicate_pairs(rows, cols, valid, level) if dup_needed else None
+        if cells is not None:
+            dist[sl] = cells.values(rows, cols, dup)
+            continue
         xb = _rs.take_cells(x, rows, cols)
         yb = _rs.take_cells(y, rows, cols)
         dist[sl] = level_values(

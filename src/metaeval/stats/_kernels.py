@@ -328,20 +328,95 @@ def kendall_stats(x, y, eps):
     return out
 
 
+# Groups with at least this many valid items are sorted by an LSD radix sort
+# of the metric's bits (linear time, sequential memory passes) in the
+# ranked-human kernel instead of the merge sort.
+RADIX_MIN_N = 2048
+_RADIX_BITS = 8
+_RADIX_SIZE = 1 << _RADIX_BITS
+_SIGN = np.uint64(0x8000000000000000)
+
+
+@nb.njit(cache=True, inline="always")
+def _float_key(u):
+    """The bits ``u`` of a float64 as an unsigned key ordered as the floats
+    (negative: all bits flipped; positive: sign bit set).  -0.0 and 0.0 get
+    adjacent keys, so equal values stay adjacent."""
+    if u & _SIGN:
+        return ~u
+    return u | _SIGN
+
+
+@nb.njit(cache=True, inline="always")
+def _key_float_bits(k):
+    if k & _SIGN:
+        return k & ~_SIGN
+    return ~k
+
+
 @nb.njit(cache=True)
-def _kendall_group_ranked_y(x, yr, k, out, wf, wi):
+def _radix_sort_keys(ku, rv, ku2, rv2, hist, m):
+    """Sort ``ku[:m]`` ascending, moving ``rv`` along (stable LSD radix sort
+    on 8-bit digits; ``ku2``, ``rv2`` (>= m) and ``hist`` (>= 256) are
+    the workspace; passes whose digit is the same for every key are
+    skipped).  Allocates nothing."""
+    mask = np.uint64(_RADIX_SIZE - 1)
+    flip = False
+    for p in range(0, 64, _RADIX_BITS):
+        sh = np.uint64(p)
+        sk = ku2 if flip else ku
+        sr = rv2 if flip else rv
+        dk = ku if flip else ku2
+        dr = rv if flip else rv2
+        for q in range(_RADIX_SIZE):
+            hist[q] = 0
+        for i in range(m):
+            hist[np.int64((sk[i] >> sh) & mask)] += 1
+        if hist[np.int64((sk[0] >> sh) & mask)] == m:
+            continue
+        tot = 0
+        for q in range(_RADIX_SIZE):
+            c = hist[q]
+            hist[q] = tot
+            tot += c
+        for i in range(m):
+            d = np.int64((sk[i] >> sh) & mask)
+            pos = hist[d]
+            dk[pos] = sk[i]
+            dr[pos] = sr[i]
+            hist[d] = pos + 1
+        flip = not flip
+    if flip:
+        for i in range(m):
+            ku[i] = ku2[i]
+            rv[i] = rv2[i]
+
+
+@nb.njit(cache=True)
+def _kendall_group_ranked_y(x, xbits, yr, k, out, wf, wfu, wi, wu):
     """Sufficient statistics of one group whose human scores are given as
     dense ranks ``yr`` (0..k-1, -1 = missing): sort by the metric once, then
     sweep blocks of equal metric values with a Fenwick tree over human ranks
-    (O(n log n + n log k)); eps = 0.  Workspace (nothing is allocated):
-    ``wf`` (2, >= n) float64, ``wi`` (5, >= n + 1) int64."""
+    (O(n log n + n log k); from ``RADIX_MIN_N`` valid items the sort is a
+    radix sort, O(n)); eps = 0.  ``xbits`` is ``x`` viewed as uint64.
+    Workspace (nothing is allocated): ``wf`` (2, >= n) float64 and ``wfu``
+    the same memory as uint64, ``wi`` (5, >= max(n + 1, 256)) int64, ``wu``
+    (2, >= n) uint64."""
     n = x.size
     xv = wf[0]
     rv = wi[0]
     m = 0
     for i in range(n):
         if yr[i] >= 0 and np.isfinite(x[i]):
-            xv[m] = x[i]
+            m += 1
+    radix = m >= RADIX_MIN_N
+    m = 0
+    for i in range(n):
+        if yr[i] >= 0 and np.isfinite(x[i]):
+            if radix:
+                wu[0, m] = _float_key(xbits[i])
+            else:
+                xv[m] = x[i]
             rv[m] = yr[i]
             m += 1
     for t in range(N_STATS):
@@ -350,7 +425,13 @@ def _kendall_group_ranked_y(x, yr, k, out, wf, wi):
     if m == 0:
         return
     # any order with equal metric values adjacent gives the same counts
-    _lexsort2(xv, rv, wf[1], wi[1], m)
+    if radix:
+        _radix_sort_keys(wu[0], rv, wu[1], wi[1], wi[2], m)
+        xu = wfu[0]
+        for t in range(m):
+            xu[t] = _key_float_bits(wu[0, t])
+    else:
+        _lexsort2(xv, rv, wf[1], wi[1], m)
     tree = wi[2]  # Fenwick tree over ranks 1..k
     level = wi[3]  # counts per human level (all inserted)
     block = wi[4]  # counts per human level within a block
@@ -420,21 +501,26 @@ def kendall_stats_ranked_y(x, yr, k):
     ``yr`` (G, n) (int64, -1 = missing) with ``k`` (G,) levels; eps = 0.
 
     Same result as ``kendall_stats(x, y, 0.0)`` with y broadcast over B.
-    The result and the workspace (2 n floats and 5 (n + 1) integers per
-    thread) are allocated before the parallel region (MemoryError there).
+    The result and the workspace (2 n floats, 5 (n + 1) integers and, from
+    ``RADIX_MIN_N`` items, 2 n radix keys per thread) are allocated before
+    the parallel region (MemoryError there).
     """
     B, G, n = x.shape
     N = B * G
     out = np.empty((B, G, N_STATS))
     T = _n_workers(N)
     wf = np.empty((T, 2, n))
-    wi = np.empty((T, 5, n + 1), np.int64)
+    wfu = wf.view(np.uint64)
+    wi = np.empty((T, 5, max(n + 1, _RADIX_SIZE)), np.int64)
+    wu = np.empty((T, 2, n if n >= RADIX_MIN_N else 1), np.uint64)
+    xbits = x.view(np.uint64)
     for w in nb.prange(T):
         lo, hi = _chunk(N, T, w)
         for t in range(lo, hi):
             b = t // G
             g = t % G
-            _kendall_group_ranked_y(x[b, g], yr[g], k[g], out[b, g], wf[w], wi[w])
+            _kendall_group_ranked_y(x[b, g], xbits[b, g], yr[g], k[g], out[b, g], wf[w], wfu[w],
+                                    wi[w], wu[w])
     return out
 
 
@@ -485,10 +571,17 @@ def _pearson_row(x, y):
     ey = -_pow2_exponent(max(abs(ymin), abs(ymax)))
     sx = 0.0
     sy = 0.0
+    scaled = ex != 0 or ey != 0
+    # the same sums with and without the scaling (ldexp by 0 is the identity;
+    # the unscaled loops only skip its library calls)
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            sx += math.ldexp(x[i], ex)
-            sy += math.ldexp(y[i], ey)
+            if scaled:
+                sx += math.ldexp(x[i], ex)
+                sy += math.ldexp(y[i], ey)
+            else:
+                sx += x[i]
+                sy += y[i]
     mx = sx / m
     my = sy / m
     cx = 0.0
@@ -498,8 +591,12 @@ def _pearson_row(x, y):
     syy = 0.0
     for i in range(n):
         if np.isfinite(x[i]) and np.isfinite(y[i]):
-            dx = math.ldexp(x[i], ex) - mx
-            dy = math.ldexp(y[i], ey) - my
+            if scaled:
+                dx = math.ldexp(x[i], ex) - mx
+                dy = math.ldexp(y[i], ey) - my
+            else:
+                dx = x[i] - mx
+                dy = y[i] - my
             cx += dx
             cy += dy
             sxy += dx * dy
@@ -1231,4 +1328,296 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
                         tb += v
                 out[b, g, 0] = ta / n
                 out[b, g, 1] = tb / n
+    return out
+
+
+# --------------------------------------------------------------------------
+# Bootstrap replicates from the original cells (issue 15, item 1)
+#
+# A bootstrap replicate (resampling systems and/or inputs) is a multiset of
+# the original cells: at ``global`` level cell (r, c) appears cr[r] * cc[c]
+# times (cr, cc: how often row r and column c were drawn); at ``input``
+# level the group of original column c holds row r cr[r] times; at
+# ``item`` level the group of original row r holds column c cc[c] times.
+# Each original group's valid cells are sorted by (x, y) once ("slots");
+# a replicate is then a weight per slot, and
+#
+# * the Kendall sufficient statistics are one weighted walk over the slots
+#   with a Fenwick tree over the group's dense human codes
+#   (O(n log k), no sort; integer counts, so exactly today's numbers);
+# * average ranks are cumulative weights over the blocks of equal values
+#   (O(n + k)); Pearson's r of values or ranks is computed by the same
+#   ``_pearson_row`` on the replicate's cells gathered in the order the
+#   resampled (B, N, M) arrays had, so it is bit-identical to the
+#   materialised replicate.
+#
+# Slot layout of one level (G0 original groups, slots gptr[g]:gptr[g+1]):
+#   ia[s], ib[s]  columns of the weight matrices wa (B, A), wb (B, Bd): the
+#                 slot's weight in replicate b is wa[b, ia[s]] * wb[b, ib[s]]
+#   item[s]       index of the slot's cell in the rank workspace
+#   ycode[s]      dense rank 0..gk[g]-1 of the human score in its group
+#   xnew[s]       1 if the metric value differs from the previous slot's
+#                 (1 at the group's first slot); xynew[s] likewise for (x, y)
+# Levels are coded 0 input, 1 item, 2 global.
+
+
+@nb.njit(cache=True)
+def _weighted_kendall_group(b, s0, s1, wa, ia, wb, ib, ycode, xnew, xynew, k, tree, cnt, out):
+    """Kendall sufficient statistics of slots s0:s1 under replicate b's
+    weights; ``tree`` (>= k + 1) and ``cnt`` (>= k) int64 workspace."""
+    for q in range(k + 1):
+        tree[q] = 0
+    for q in range(k):
+        cnt[q] = 0
+    n = 0
+    d = 0
+    tx_all = 0
+    txy = 0
+    kx = 0
+    wx = 0  # weight of the current block of equal metric values
+    wxy = 0  # and of equal (metric, human) values
+    for s in range(s0, s1):
+        if xnew[s]:
+            tx_all += wx * (wx - 1) // 2
+            if wx > 0:
+                kx += 1
+            wx = 0
+        if xynew[s]:
+            txy += wxy * (wxy - 1) // 2
+            wxy = 0
+        w = wa[b, ia[s]] * wb[b, ib[s]]
+        if w == 0:
+            continue
+        code = ycode[s]
+        # inserted items with a larger human code: in (x, y) order they
+        # have a smaller or equal metric value, and a strictly smaller one
+        # (equal metric values come in ascending human order)
+        j = code + 1
+        le = 0
+        while j > 0:
+            le += tree[j]
+            j -= j & (-j)
+        d += w * (n - le)
+        j = code + 1
+        while j <= k:
+            tree[j] += w
+            j += j & (-j)
+        cnt[code] += w
+        n += w
+        wx += w
+        wxy += w
+    tx_all += wx * (wx - 1) // 2
+    if wx > 0:
+        kx += 1
+    txy += wxy * (wxy - 1) // 2
+    ty_all = 0
+    ky = 0
+    for q in range(k):
+        ty_all += cnt[q] * (cnt[q] - 1) // 2
+        if cnt[q] > 0:
+            ky += 1
+    tot = n * (n - 1) // 2
+    out[C] = tot - d - tx_all - ty_all + txy
+    out[D] = d
+    out[TX] = tx_all - txy
+    out[TY] = ty_all - txy
+    out[TXY] = txy
+    out[NVALID] = n
+    out[KX] = kx
+    out[KY] = ky
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
+    """Kendall sufficient statistics (B, G0, 8) of every original group in
+    every bootstrap replicate (see the block comment above); groups with
+    ``gmult[b, g] == 0`` (not drawn in replicate b) are left at zero.  The
+    result and the workspace (2 (k + 1) integers per worker) are allocated
+    before the parallel region."""
+    B = wa.shape[0]
+    G = gptr.size - 1
+    kmax = 1
+    for g in range(G):
+        kmax = max(kmax, gk[g])
+    out = np.zeros((B, G, N_STATS))
+    N = B * G
+    T = _n_workers(N)
+    tree = np.empty((T, kmax + 1), np.int64)
+    cnt = np.empty((T, kmax + 1), np.int64)
+    for w in nb.prange(T):
+        lo, hi = _chunk(N, T, w)
+        for t in range(lo, hi):
+            b = t // G
+            g = t % G
+            if gmult[b, g] == 0:
+                continue
+            _weighted_kendall_group(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew, xynew,
+                                    gk[g], tree[w], cnt[w], out[b, g])
+    return out
+
+
+@nb.njit(cache=True)
+def _weighted_rank_tables(b, s0, s1, wa, ia, wb, ib, ycode, xnew, k, rxt, ryt):
+    """Average ranks, within replicate b's multiset of slots s0:s1, of each
+    block of equal metric values (``rxt[block]``, blocks numbered in slot
+    order) and of each human code (``ryt[code]``): (weight of the smaller
+    values) + (weight of the equal ones + 1) / 2, the value ``_rank_row``
+    gives on the materialised replicate (exact half-integers)."""
+    for q in range(k + 1):
+        ryt[q] = 0.0
+    cum = 0
+    blk = -1
+    s = s0
+    while s < s1:
+        e = s + 1
+        while e < s1 and not xnew[e]:
+            e += 1
+        wsum = 0
+        for t in range(s, e):
+            w = wa[b, ia[t]] * wb[b, ib[t]]
+            wsum += w
+            ryt[ycode[t]] += w
+        blk += 1
+        rxt[blk] = cum + 0.5 * (wsum + 1)
+        cum += wsum
+        s = e
+    cum = 0
+    for q in range(k):
+        c = ryt[q]
+        ryt[q] = cum + 0.5 * (c + 1)
+        cum += c
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_pearson(xg, yg, xcode, ycodes, level, M, rows, cols, gmult, wa, ia, wb, ib, gptr,
+                 ycode, xnew, gk):
+    """Pearson's r of every original group of every bootstrap replicate (of
+    the average ranks when ``xcode`` is not empty: Spearman's rho), and its
+    number of valid cells: (B, G0, 2); groups with ``gmult[b, g] == 0`` are
+    skipped (NaN).
+
+    ``xg``, ``yg`` (G0, L) are the original scores group by group: ``x.T``
+    at ``input`` (``level`` 0: group = column, item = row), ``x`` at
+    ``item`` (1: group = row, item = column), ``x.reshape(1, N M)`` at
+    ``global`` (2; ``M`` columns).  ``xcode``, ``ycodes`` (G0, L) int32:
+    each cell's metric block (slot order) and human code, -1 where not
+    valid (or shape (0, 0) for Pearson).  ``rows`` (B, N), ``cols`` (B, M):
+    the draws.  A group's cells are taken in the order of the materialised
+    replicate ``x[rows[b][:, None], cols[b][None, :]]`` (values, or their
+    ranks in the replicate from the slot layout) and passed to
+    ``_pearson_row``, so the values are bit-identical to ``pearson_rows`` on
+    the materialised replicate (or on its ``average_ranks``).  The result and
+    the workspace (2 L + 2 max(L, k) floats per worker) are allocated before
+    the parallel region."""
+    B = rows.shape[0]
+    G, L = xg.shape
+    ranked = xcode.shape[0] > 0
+    kmax = 1
+    for g in range(G):
+        kmax = max(kmax, gk[g])
+    out = np.full((B, G, 2), np.nan)
+    NT = B * G
+    T = _n_workers(NT)
+    wf = np.empty((T, 2, max(L, 1)))
+    wt = np.empty((T, 2, max(L, kmax) + 1))
+    for w in nb.prange(T):
+        lo, hi = _chunk(NT, T, w)
+        xv = wf[w, 0]
+        yv = wf[w, 1]
+        rxt = wt[w, 0]
+        ryt = wt[w, 1]
+        for t in range(lo, hi):
+            b = t // G
+            g = t % G
+            if gmult[b, g] == 0:
+                continue
+            if ranked:
+                _weighted_rank_tables(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew, gk[g],
+                                      rxt, ryt)
+            m = 0
+            if level == 2:
+                N = rows.shape[1]
+                for i in range(N):
+                    base = rows[b, i] * M
+                    p0 = i * M
+                    for j in range(M):
+                        q = base + cols[b, j]
+                        m += _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv,
+                                        p0 + j)
+            else:
+                idx = rows if level == 0 else cols
+                for p in range(L):
+                    m += _boot_cell(xg, yg, xcode, ycodes, ranked, g, idx[b, p], rxt, ryt, xv, yv,
+                                    p)
+            out[b, g, 0] = _pearson_row(xv[:L], yv[:L])
+            out[b, g, 1] = m
+    return out
+
+
+@nb.njit(cache=True, inline="always")
+def _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv, p):
+    """Cell ``q`` of group ``g`` into position ``p`` of the replicate's group
+    (its ranks when ``ranked``, NaN when not valid); 1 if valid."""
+    if ranked:
+        cx = xcode[g, q]
+        if cx < 0:
+            xv[p] = np.nan
+            yv[p] = np.nan
+            return 0
+        xv[p] = rxt[cx]
+        yv[p] = ryt[ycodes[g, q]]
+        return 1
+    vx = xg[g, q]
+    vy = yg[g, q]
+    xv[p] = vx
+    yv[p] = vy
+    return 1 if (np.isfinite(vx) and np.isfinite(vy)) else 0
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
+    """Matched sums of the replicates' rows of the metric and of the human
+    score, as ``levels._matched_mean`` adds them: (2, B, N) sums of each
+    replicate row's valid values (0 in the cells that are not valid) sorted
+    ascending, left to right.  ``sx`` (N, M) holds each original row's
+    metric values sorted (invalid cells as 0), ``ox`` (N, M) their columns
+    (``sy``, ``oy``: the human score), ``cc`` (B, M) the column
+    multiplicities: the replicate's row r holds column c cc[b, c] times, so
+    adding the sorted original values with those multiplicities is the same
+    sequence of additions (equal values in any order give the same sums; a
+    sum starts from -0.0, the identity of floating-point addition, as a
+    cumulative sum starts from its first value).  Rows with
+    ``rows_used[b, r] == 0`` are skipped (0).  Both sums run in one loop
+    (two independent chains of additions)."""
+    B = cc.shape[0]
+    N, M = sx.shape
+    out = np.zeros((2, B, N))
+    NT = B * N
+    T = _n_workers(NT)
+    for w in nb.prange(T):
+        lo, hi = _chunk(NT, T, w)
+        for t in range(lo, hi):
+            b = t // N
+            r = t % N
+            if rows_used[b, r] == 0:
+                continue
+            s = -0.0
+            u = -0.0
+            for p in range(M):
+                k = cc[b, ox[r, p]]
+                val = sx[r, p]
+                a = s + val
+                s = a if k > 0 else s
+                while k > 1:
+                    s += val
+                    k -= 1
+                k = cc[b, oy[r, p]]
+                val = sy[r, p]
+                a = u + val
+                u = a if k > 0 else u
+                while k > 1:
+                    u += val
+                    k -= 1
+            out[0, b, r] = s
+            out[1, b, r] = u
     return out

@@ -221,3 +221,86 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
             for h, p in enumerate((pa, pb)):
                 out[:, g, h] = np.cumsum(np.sort(p[:, cells], axis=-1), axis=-1)[:, -1] / cells.size
     return out
+
+
+def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
+    """See :func:`metaeval.stats._kernels.boot_kendall_stats`.
+
+    Plain version: expands each replicate's multiset of slots (``np.repeat``
+    by the weights) and counts the pairs of the expanded group with
+    :func:`kendall_stats` (metric values replaced by their block codes, which
+    keeps every comparison)."""
+    B = wa.shape[0]
+    G = gptr.size - 1
+    out = np.zeros((B, G, N_STATS))
+    for g in range(G):
+        sl = slice(gptr[g], gptr[g + 1])
+        xc = (np.cumsum(xnew[sl]) - 1).astype(float)
+        yc = ycode[sl].astype(float)
+        for b in range(B):
+            if gmult[b, g] == 0:
+                continue
+            w = (wa[b, ia[sl]] * wb[b, ib[sl]]).astype(np.int64)
+            xe = np.repeat(xc, w)
+            ye = np.repeat(yc, w)
+            out[b, g] = kendall_stats(xe[None, None], ye[None, None], 0.0)[0, 0]
+    return out
+
+
+def _materialise(a, rows, cols, level):
+    """Replicates (B, G, n) of ``a`` (N, M) arranged for ``level`` (0 input,
+    1 item, 2 global)."""
+    t = a[rows[:, :, None], cols[:, None, :]]
+    if level == 0:
+        return t.transpose(0, 2, 1)
+    if level == 1:
+        return t
+    return t.reshape(t.shape[0], 1, -1)
+
+
+def boot_pearson(xg, yg, xcode, ycodes, level, M, rows, cols, gmult, wa, ia, wb, ib, gptr,
+                 ycode, xnew, gk):
+    """See :func:`metaeval.stats._kernels.boot_pearson`.
+
+    Plain version: materialises the replicates and computes Pearson's r (of
+    scipy's average ranks of the valid cells when ``xcode`` is not empty);
+    the slot layout is not used."""
+    from scipy.stats import rankdata
+
+    N = rows.shape[1]
+    x, y = (a.T if level == 0 else a.reshape(N, M) for a in (xg, yg))
+    xb = _materialise(x, rows, cols, level)
+    yb = _materialise(y, rows, cols, level)
+    valid = np.isfinite(xb) & np.isfinite(yb)
+    if xcode.shape[0] > 0:
+        xb = rankdata(np.where(valid, xb, np.nan), axis=-1, nan_policy="omit")
+        yb = rankdata(np.where(valid, yb, np.nan), axis=-1, nan_policy="omit")
+    r = pearson_rows(xb, yb)
+    nv = valid.sum(-1)
+    B = rows.shape[0]
+    og = cols if level == 0 else rows if level == 1 else np.zeros((B, 1), np.int64)
+    out = np.full((B, xg.shape[0], 2), np.nan)
+    for b in range(B):
+        out[b, og[b], 0] = r[b]
+        out[b, og[b], 1] = nv[b]
+    return out
+
+
+def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
+    """See :func:`metaeval.stats._kernels.boot_row_sums`.
+
+    Plain version: materialises each replicate's rows (column ``c`` repeated
+    ``cc[b, c]`` times) and sums them sorted, left to right."""
+    B = cc.shape[0]
+    N, M = sx.shape
+    out = np.zeros((2, B, N))
+    for h, (vs, oc) in enumerate(((sx, ox), (sy, oy))):
+        v = np.empty_like(vs)
+        np.put_along_axis(v, oc, vs, axis=1)
+        for b in range(B):
+            idx = np.repeat(np.arange(M), cc[b])
+            if idx.size == 0:
+                continue
+            t = np.sort(v[:, idx], axis=-1)
+            out[h, b] = np.where(rows_used[b] > 0, np.cumsum(t, axis=-1)[:, -1], 0.0)
+    return out

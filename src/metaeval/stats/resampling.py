@@ -231,15 +231,17 @@ class WithinGroupShuffle:
         )
 
 
-def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None):
+def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None,
+                     bytes_per_cell=None):
     """:func:`bootstrap_indices` in chunks of resamples: yields
     ``(slice, rows, cols)`` with the chunk's index matrices.
 
     The draws equal one :func:`bootstrap_indices` call whatever the chunk
     size: the (B, N) row indices are drawn first (as there), then the column
     indices chunk by chunk (bounded integers are drawn element by element).
-    The chunks' cell arrays (``n_systems * n_inputs`` cells per resample)
-    fit in :func:`memory_budget`.
+    The chunks' cell arrays (``n_systems * n_inputs`` cells per resample,
+    ``bytes_per_cell`` bytes each, default :data:`BYTES_PER_CELL`) fit in
+    :func:`memory_budget`.
     """
     if unit not in BOOTSTRAP_UNITS:
         raise ParameterError(f"bootstrap unit {unit!r}; choose one of {', '.join(BOOTSTRAP_UNITS)}")
@@ -247,7 +249,8 @@ def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None):
     rows_all = None
     if unit in ("systems", "both"):
         rows_all = gen.integers(0, N, size=(B, N))
-    for sl in resample_chunks(B, N * M, budget):
+    bpc = BYTES_PER_CELL if bytes_per_cell is None else bytes_per_cell
+    for sl in resample_chunks(B, N * M, budget, bytes_per_cell=bpc):
         b = sl.stop - sl.start
         rows = np.broadcast_to(np.arange(N), (b, N)) if rows_all is None else rows_all[sl]
         if unit in ("inputs", "both"):
@@ -301,7 +304,7 @@ def resample_chunks(n_resamples, n_cells, budget=None, *, bytes_per_cell=BYTES_P
     arrays (``n_cells`` cells each, ``bytes_per_cell`` bytes per cell) fit in
     :func:`memory_budget` (at least one resample per chunk)."""
     per = max(1, int(n_cells)) * bytes_per_cell
-    size = max(1, memory_budget(budget) // per)
+    size = max(1, int(memory_budget(budget) // per))
     return [slice(b, min(b + size, n_resamples)) for b in range(0, n_resamples, size)]
 
 

@@ -1,0 +1,221 @@
+"""Bootstrap replicates of a level statistic without materialising them.
+
+A bootstrap replicate over systems and/or inputs
+(:func:`metaeval.stats.resampling.bootstrap_chunks`) is a multiset of the
+original cells: row r drawn cr[r] times and column c drawn cc[c] times put
+cell (r, c) cr[r] cc[c] times into the ``global`` group, row r cr[r] times
+into each copy of column c's ``input`` group, column c cc[c] times into each
+copy of row r's ``item`` group.  :class:`CellBootstrap` sorts each original
+group once and then computes every replicate from these multiplicities
+(:mod:`metaeval.stats._kernels`, "Bootstrap replicates from the original
+cells"), instead of building the (B, N, M) replicate arrays and sorting or
+ranking each of them:
+
+* Kendall-family statistics (``kendall_b``, ``kendall_c``, ``kendall_23``,
+  ``acc_23``): one weighted walk per original group and replicate, with a
+  Fenwick tree over the group's human levels: O(n log k) per replicate
+  instead of O(n log n) sorting of float64 values, and integer counts equal
+  to the materialised replicate's;
+* ``spearman``: average ranks of a multiset are cumulative weights over the
+  blocks of equal values (O(n) per replicate); ``pearson`` and ``spearman``
+  then run the same Pearson routine on the cells in the materialised
+  replicate's order, so the values are bit-identical to it;
+* ``system`` level: each replicate's matched row sums add the original row's
+  sorted values with the column multiplicities (the sequence of additions of
+  ``levels._matched_mean``: bit-identical), then the registry coefficient on
+  the N means.
+
+Memory per replicate is its (N + M) draws and its (G, 8) statistics; the
+kernels' workspace is O(cells) per worker, whatever the number of
+replicates.  ``acc_eq`` outside the system level is not covered (:meth:`CellBootstrap.supports`): the caller materialises
+those replicates as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels
+from .levels import DUP_VARIANTS, _aggregate, _weights, grouped_values
+
+KENDALL_VARIANTS = {"kendall_b": "b", "kendall_c": "c", "kendall_23": "23", "acc_23": "acc23"}
+_LEVEL_CODE = {"input": 0, "item": 1, "global": 2}
+
+
+def counts(idx, n):
+    """(B, n) int64 multiplicities of 0..n-1 in each row of ``idx`` (B, k)."""
+    idx = np.asarray(idx)
+    B = idx.shape[0]
+    flat = (idx + n * np.arange(B)[:, None]).ravel()
+    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.int64)
+
+
+def slot_layout(x, y, valid, level):
+    """The sorted slots of each original group (layout of the
+    ``_kernels`` block comment): ``gptr, rows, cols, ycode, xnew, xynew, gk``.
+
+    Slots are the valid cells, grouped by column (``input``), row (``item``)
+    or all together (``global``), sorted by (metric, human) within a group;
+    ``ycode`` is the dense rank of the human score within its group and
+    ``gk`` the number of distinct human scores per group."""
+    N, M = x.shape
+    r, c = np.nonzero(valid)
+    if level == "input":
+        g, G = c, M
+    elif level == "item":
+        g, G = r, N
+    else:
+        g, G = np.zeros(r.size, np.int64), 1
+    xs = x[r, c]
+    ys = y[r, c]
+    order = np.lexsort((ys, xs, g))
+    r, c, g, xs, ys = r[order], c[order], g[order], xs[order], ys[order]
+    S = r.size
+    gptr = np.zeros(G + 1, np.int64)
+    np.cumsum(np.bincount(g, minlength=G), out=gptr[1:])
+    first = np.ones(S, bool)
+    first[1:] = g[1:] != g[:-1]
+    xnew = first.copy()
+    xnew[1:] |= xs[1:] != xs[:-1]
+    xynew = xnew.copy()
+    xynew[1:] |= ys[1:] != ys[:-1]
+    # dense human codes within each group
+    o2 = np.lexsort((ys, g))
+    g2, y2 = g[o2], ys[o2]
+    new2 = np.ones(S, bool)
+    new2[1:] = (g2[1:] != g2[:-1]) | (y2[1:] != y2[:-1])
+    code = np.cumsum(new2) - 1
+    code -= code[gptr[g2]] if S else 0
+    ycode = np.empty(S, np.int64)
+    ycode[o2] = code
+    gk = np.zeros(G, np.int64)
+    np.maximum.at(gk, g, ycode + 1)
+    return (gptr, r.astype(np.int64), c.astype(np.int64), ycode.astype(np.int32),
+            xnew.astype(np.int8), xynew.astype(np.int8), gk)
+
+
+class CellBootstrap:
+    """Bootstrap replicates of ``method`` at ``level`` on the (N, M) scores
+    ``x`` (metric) and ``y`` (human), computed from each replicate's row and
+    column draws (module docstring).
+
+    :meth:`values` equals ``levels.level_values`` on the materialised
+    replicates ``x[rows[:, :, None], cols[:, None, :]]`` (bit-identical:
+    the tests compare them), with the same ``dup_pairs`` correction.
+    """
+
+    def __init__(self, x, y, level, method, average="macro", *, fast=True):
+        if not self.supports(level, method):
+            raise ValueError(f"{method} at {level}: not covered by CellBootstrap")
+        self.x = np.ascontiguousarray(x, dtype=float)
+        self.y = np.ascontiguousarray(y, dtype=float)
+        self.level = level
+        self.method = method
+        self.average = average
+        self.fast = fast
+        self.coef = get_coefficient(method)
+        self.valid = np.isfinite(self.x) & np.isfinite(self.y)
+        N, M = self.x.shape
+        if level == "system":
+            vx = np.where(self.valid, self.x, 0.0)
+            vy = np.where(self.valid, self.y, 0.0)
+            self.ox = np.ascontiguousarray(np.argsort(vx, axis=1, kind="stable"))
+            self.oy = np.ascontiguousarray(np.argsort(vy, axis=1, kind="stable"))
+            self.sx = np.take_along_axis(vx, self.ox, axis=1)
+            self.sy = np.take_along_axis(vy, self.oy, axis=1)
+            self.vf = self.valid.astype(float)
+            return
+        gptr, r, c, ycode, xnew, xynew, gk = slot_layout(self.x, self.y, self.valid, level)
+        self.gptr, self.ycode, self.xnew, self.xynew, self.gk = gptr, ycode, xnew, xynew, gk
+        zero = np.zeros(r.size, np.int32)
+        r32, c32 = r.astype(np.int32), c.astype(np.int32)
+        if level == "input":
+            self.ia, self.ib, item = r32, zero, r
+            self.xg, self.yg = np.ascontiguousarray(self.x.T), np.ascontiguousarray(self.y.T)
+        elif level == "item":
+            self.ia, self.ib, item = c32, zero, c
+            self.xg, self.yg = self.x, self.y
+        else:
+            self.ia, self.ib, item = r32, c32, r * M + c
+            self.xg, self.yg = self.x.reshape(1, -1), self.y.reshape(1, -1)
+        self.xcode = self.ycodes = np.zeros((0, 0), np.int32)
+        if method == "spearman":
+            G, L = self.xg.shape
+            g = np.repeat(np.arange(G), np.diff(gptr))
+            blk = np.cumsum(xnew) - 1
+            blk -= blk[gptr[g]] if blk.size else 0
+            self.xcode = np.full((G, L), -1, np.int32)
+            self.ycodes = np.full((G, L), -1, np.int32)
+            self.xcode[g, item] = blk
+            self.ycodes[g, item] = ycode
+
+    @staticmethod
+    def supports(level, method):
+        """Whether :class:`CellBootstrap` computes ``method`` at ``level``."""
+        if level == "system":
+            return True
+        return level in _LEVEL_CODE and (method in KENDALL_VARIANTS or method in ("pearson", "spearman"))
+
+    @staticmethod
+    def bytes_per_resample(n_systems, n_inputs):
+        """Memory of one replicate in :meth:`values`: its draws and counts
+        (int64, N + M each, four arrays) and its per-group arrays (at most
+        max(N, M) groups: the kernel's statistics by original group and by
+        drawn group, 8 floats each, and the weights and values, about 8
+        more)."""
+        return 8 * (4 * (n_systems + n_inputs) + 24 * max(n_systems, n_inputs, 1))
+
+    def values(self, rows, cols, dup_pairs=None):
+        """The statistic of each replicate (B,) for draws ``rows`` (B, N)
+        and ``cols`` (B, M); ``dup_pairs`` as in ``levels.level_values``."""
+        k = kernels(self.fast)
+        N, M = self.x.shape
+        rows = np.ascontiguousarray(rows, dtype=np.int64)
+        cols = np.ascontiguousarray(cols, dtype=np.int64)
+        B = rows.shape[0]
+        cr = counts(rows, N)
+        cc = counts(cols, M)
+        if self.level == "system":
+            return self._system(k, rows, cols, cr, cc, dup_pairs)
+        ones = np.ones((B, 1), np.int64)
+        if self.level == "input":
+            wa, wb, gmult, og = cr, ones, cc, cols
+        elif self.level == "item":
+            wa, wb, gmult, og = cc, ones, cr, rows
+        else:
+            wa, wb, gmult, og = cr, cc, ones, np.zeros((B, 1), np.int64)
+        if self.method in KENDALL_VARIANTS:
+            so = k.boot_kendall_stats(wa, self.ia, wb, self.ib, gmult, self.gptr, self.ycode,
+                                      self.xnew, self.xynew, self.gk)
+            s = np.take_along_axis(so, og[:, :, None], axis=1)
+            nv = s[..., NVALID]
+            pairs = None
+            if dup_pairs is not None and self.method in DUP_VARIANTS:
+                s[..., TXY] -= dup_pairs
+                pairs = nv * (nv - 1) / 2.0 - dup_pairs
+            group = kendall_from_stats(s, KENDALL_VARIANTS[self.method])
+        else:
+            out = k.boot_pearson(self.xg, self.yg, self.xcode, self.ycodes,
+                                 _LEVEL_CODE[self.level], M, rows, cols, gmult, wa, self.ia, wb,
+                                 self.ib, self.gptr, self.ycode, self.xnew, self.gk)
+            out = np.take_along_axis(out, og[:, :, None], axis=1)
+            group, nv, pairs = out[..., 0], out[..., 1], None
+        w = _weights(group, nv, self.coef.pair_weighted, self.average, pairs)
+        return _aggregate(group, w)
+
+    def _system(self, k, rows, cols, cr, cc, dup_pairs):
+        cnt = np.rint(cc @ self.vf.T)  # (B, N) valid cells of each original row
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mx, my = k.boot_row_sums(self.sx, self.ox, self.sy, self.oy, cc, cr) / cnt
+        if (~np.isfinite(mx) & (cnt > 0)).any() or (~np.isfinite(my) & (cnt > 0)).any():
+            # a row sum overflowed: levels._matched_mean rescales; materialise
+            xb = self.x[rows[:, :, None], cols[:, None, :]]
+            yb = self.y[rows[:, :, None], cols[:, None, :]]
+            from .levels import level_values
+
+            return level_values(xb, yb, "system", self.method, average=self.average,
+                                fast=self.fast, detail=False, dup_pairs=dup_pairs).value
+        xg = np.take_along_axis(mx, rows, axis=1)[:, None, :]
+        yg = np.take_along_axis(my, rows, axis=1)[:, None, :]
+        return grouped_values(xg, yg, self.method, average=self.average, fast=self.fast,
+                              detail=False, dup_pairs=dup_pairs).value
