@@ -210,8 +210,8 @@ class OutOfScaleWarning(MetaevalWarning):
     plus a few values far outside it, such as ``-1`` failure codes on a 1-5
     scale or ``999`` for "missing".  Nothing is changed: the message names the
     column, the values and their counts, and how to declare the scale
-    (``bounds=``, ``--bounds``) or drop the codes (``missing=``/``na_values``,
-    ``--na-values``)."""
+    (``bounds=``, ``--scale-bounds``) or drop the codes (``missing_values=``,
+    ``--missing-values``)."""
 
 
 __all__ = [
