@@ -164,7 +164,7 @@ class Comparison(_Result):
 
 
 @dataclass(frozen=True)
-class Comparisons:
+class Comparisons(_Result):
     """All-pairs comparison of metrics (:func:`compare_all`).
 
     Attributes
