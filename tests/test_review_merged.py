@@ -31,3 +31,21 @@ def test_comparisons_has_the_result_views():
     assert html.escape(res.signature) in page
     # one table row per pair, as to_frame()
     assert page.count("<tr") == len(res.to_frame()) + 1  # and the header
+
+
+@pytest.mark.parametrize("bad", [[20.7], [True, 20], [np.float64(30.0)], ["20"]])
+def test_sample_size_sizes_are_ints(bad):
+    """sample_size(sizes=[20.7]) ran with 20 texts (int() truncates; True was 1): a
+    documented 'list of ints' now refuses other values, as consistency_curve does."""
+    from metaeval.diagnostics import sample_size
+    from metaeval.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="must be a list of ints"):
+        sample_size(_toy(), "h", metrics=["a"], sizes=bad, n_resamples=5, rng=0)
+
+
+def test_sample_size_accepts_numpy_ints():
+    from metaeval.diagnostics import sample_size
+
+    r = sample_size(_toy(), "h", metrics=["a"], sizes=np.array([10, 20]), n_resamples=5, rng=0)
+    assert list(r[0].sizes) == [10, 20]
