@@ -49,3 +49,22 @@ def test_sample_size_accepts_numpy_ints():
 
     r = sample_size(_toy(), "h", metrics=["a"], sizes=np.array([10, 20]), n_resamples=5, rng=0)
     assert list(r[0].sizes) == [10, 20]
+
+
+def test_spearman_brown_domains():
+    """spearman_brown_factor(0.5, 1.5) returned -3 and spearman_brown(0.5, -1) -inf:
+    numbers outside the documented domains (target in (0, 1), factor > 0) are errors."""
+    from metaeval.errors import ParameterError
+    from metaeval.reliability import spearman_brown, spearman_brown_factor
+
+    for target in (1.5, 1.0, 0.0, -0.2, np.nan, True, "0.9"):
+        with pytest.raises(ParameterError, match="target="):
+            spearman_brown_factor(0.5, target)
+    for factor in (-1, 0, np.inf, np.nan, True, [2.0, -1.0]):
+        with pytest.raises(ParameterError, match="factor="):
+            spearman_brown(0.5, factor)
+    # the closed forms: n rho / (1 + (n - 1) rho) and rho* (1 - rho) / (rho (1 - rho*))
+    assert spearman_brown(0.5, 3) == pytest.approx(1.5 / 2.0)
+    assert spearman_brown_factor(0.5, 0.75) == pytest.approx(0.75 * 0.5 / (0.5 * 0.25))
+    np.testing.assert_allclose(spearman_brown(np.array([0.5, np.nan]), np.array([3, 0.5])),
+                               [0.75, np.nan])
