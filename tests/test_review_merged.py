@@ -68,3 +68,39 @@ def test_spearman_brown_domains():
     assert spearman_brown_factor(0.5, 0.75) == pytest.approx(0.75 * 0.5 / (0.5 * 0.25))
     np.testing.assert_allclose(spearman_brown(np.array([0.5, np.nan]), np.array([3, 0.5])),
                                [0.75, np.nan])
+
+
+def _human_given():
+    """Given system scores for the human column only (e.g. WMT's z-scored DA)."""
+    rng = np.random.default_rng(2)
+    h = rng.normal(size=(5, 8))
+    return Dataset.from_arrays(
+        {"h": h, "a": rng.normal(size=(5, 8)), "b": rng.normal(size=(5, 8))},
+        human="h", system_scores={"h": [1.0, 2.0, 3.0, 4.0, 5.0]},
+    )
+
+
+@pytest.mark.parametrize("call", ["compare", "compare_all"])
+def test_input_resampling_refusal_names_the_human_column(call):
+    """With only the human's scores given, the refusal named '(none)'."""
+    from metaeval.errors import ParameterError
+
+    ds = _human_given()
+    with pytest.raises(ParameterError) as err:
+        if call == "compare":
+            metaeval.compare(ds, "h", "a", "b", test="boot-inputs", system_scores="given")
+        else:
+            metaeval.compare_all(ds, "h", test="perm-inputs", system_scores="given")
+    msg = str(err.value)
+    assert "given system-level scores of 'h'" in msg and "(none)" not in msg
+
+
+def test_input_resampling_warning_names_the_columns_with_given_scores():
+    """correlate's warning named the metrics 'a', 'b' (which have no given scores)."""
+    from metaeval.errors import SystemScoresWarning
+
+    with pytest.warns(SystemScoresWarning) as rec:
+        metaeval.correlate(_human_given(), "h", ci="boot-inputs", n_resamples=10, rng=0,
+                           system_scores="given")
+    msg = next(str(w.message) for w in rec if "resamples inputs" in str(w.message))
+    assert "given system-level scores of 'h' are" in msg

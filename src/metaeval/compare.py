@@ -505,7 +505,7 @@ def compare(
         mats, systag = _sys.system_level_matrices(
             dataset, [cols[0], cols[1], human], ["a", "b", "human"], sys_mode
         )
-        _refuse_input_resampling(test, systag, dataset, cols)
+        _refuse_input_resampling(test, systag, dataset, [cols[0], cols[1], human])
     xa, xb, z, n = common_cells(*mats)
     if n < 2:
         raise DataError(
@@ -521,8 +521,10 @@ def compare(
 
 
 def _refuse_input_resampling(test, systag, dataset, cols):
+    """Refuse an input-resampling test of a unit (metrics and human ``cols``) that uses
+    given system scores; the message names the columns that have them."""
     if test in _sys.INPUT_RESAMPLING and systag and systag.startswith("given"):
-        given = [c for c in cols if dataset.system_score(c) is not None]
+        given = [c for c in dict.fromkeys(cols) if dataset.system_score(c) is not None]
         raise ParameterError(_sys.input_resampling_message(given, f"test={test!r}"))
 
 
@@ -634,7 +636,8 @@ def compare_all(
     if level == "system":
         _sys.note_given(dataset, [*metrics, human], sys_mode)
         for m in metrics:
-            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset, [m])
+            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset,
+                                     [m, human])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # each metric's own statistic on its cells shared with the human scores
