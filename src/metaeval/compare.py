@@ -564,8 +564,8 @@ def compare_all(
     Metrics are ordered by their statistic (descending, ties by name); each
     pair i < j is tested once (:func:`compare`), giving the two-sided and both
     one-sided p-values from the same null distribution.  ``correction``
-    (``holm``, ``bh`` or ``none``) is applied to the p-value matrix over the
-    K(K-1)/2 pairs as one family.  Significance clusters follow
+    (``holm``, ``bh``, ``bonferroni`` or ``none``: :data:`CORRECTIONS`) is
+    applied to the p-value matrix over the K(K-1)/2 pairs as one family.  Significance clusters follow
     mt-metrics-eval's greedy rule (a metric starts a new cluster when a
     metric of the current cluster is significantly better, one-sided
     p <= ``alpha``), on p-values adjusted with ``cluster_correction``
