@@ -104,3 +104,16 @@ def test_input_resampling_warning_names_the_columns_with_given_scores():
                            system_scores="given")
     msg = next(str(w.message) for w in rec if "resamples inputs" in str(w.message))
     assert "given system-level scores of 'h' are" in msg
+
+
+def test_column_note_writes_a_negative_range_readably():
+    """The note on a judge column with -1 failure codes read 'integer ratings -1-5'."""
+    from metaeval.data._columns import column_notes
+
+    rng = np.random.default_rng(0)
+    j = rng.integers(1, 6, (4, 6)).astype(float)
+    j[0, 0] = -1
+    ds = Dataset.from_arrays({"h": rng.normal(size=(4, 6)), "judge": j, "y": j + 1}, human="h")
+    notes = column_notes(ds, ["judge", "y"])
+    assert "integer ratings -1 to 5 and" in notes["judge"]
+    assert "integer values 0-6 only" in notes["y"]
