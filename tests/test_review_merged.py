@@ -117,3 +117,18 @@ def test_column_note_writes_a_negative_range_readably():
     notes = column_notes(ds, ["judge", "y"])
     assert "integer ratings -1 to 5 and" in notes["judge"]
     assert "integer values 0-6 only" in notes["y"]
+
+
+@pytest.mark.parametrize("nan", [np.float32("nan"), np.float16("nan"), float("nan")])
+def test_given_system_scores_numpy_scalar_nan_marks_a_missing_system(nan):
+    """A numpy float32 NaN in a mapping or list was refused as 'nan; scores must be
+    finite (NaN marks a system without a given score)'; infinities stay errors."""
+    from metaeval.errors import DataError
+
+    h = np.arange(6.0).reshape(3, 2)
+    for given in ({"s0": 1.0, "s1": nan, "s2": 2.0}, [1.0, nan, 2.0]):
+        ds = Dataset.from_arrays({"h": h, "bleu": h}, human="h", system_scores={"bleu": given})
+        np.testing.assert_array_equal(ds.system_score("bleu"), [1.0, np.nan, 2.0])
+    with pytest.raises(DataError, match="must be finite"):
+        Dataset.from_arrays({"h": h, "bleu": h}, human="h",
+                            system_scores={"bleu": [1.0, np.float32("inf"), 2.0]})
