@@ -31,6 +31,7 @@ def test_comparisons_has_the_result_views():
     assert html.escape(res.signature) in page
     # one table row per pair, as to_frame()
     assert page.count("<tr") == len(res.to_frame()) + 1  # and the header
+    assert list(res.to_frame().columns) == res.frame_columns()
 
 
 @pytest.mark.parametrize("bad", [[20.7], [True, 20], [np.float64(30.0)], ["20"]])

@@ -207,6 +207,11 @@ class Comparisons(_Result):
     signature: str
     unranked: tuple = ()
 
+    @classmethod
+    def frame_columns(cls) -> list[str]:
+        """The columns of ``to_frame()``: a :class:`Comparison`'s, then ``pvalue_adjusted``."""
+        return [*Comparison.frame_columns(), "pvalue_adjusted"]
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: the :class:`Comparison` fields plus ``pvalue_adjusted``."""
         rows = []
@@ -215,7 +220,7 @@ class Comparisons(_Result):
             d = c.to_dict()
             d["pvalue_adjusted"] = float(self.pvalues_adjusted[idx[c.metric_a], idx[c.metric_b]])
             rows.append(d)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=self.frame_columns())
 
     def ranking_frame(self) -> pd.DataFrame:
         """One row per metric: ``metric, statistic, cluster, reason``
