@@ -133,3 +133,28 @@ def test_given_system_scores_numpy_scalar_nan_marks_a_missing_system(nan):
     with pytest.raises(DataError, match="must be finite"):
         Dataset.from_arrays({"h": h, "bleu": h}, human="h",
                             system_scores={"bleu": [1.0, np.float32("inf"), 2.0]})
+
+
+def test_williams_on_given_system_scores_matches_the_closed_form():
+    """Williams' test of a given-score metric against a mean-score metric: the closed
+    form of Williams (1959) as written in Graham and Baldwin (2014), eq. 2, on the
+    vectors that docs/data.md says are correlated (given scores as they are, the
+    other columns' means over their cells); scipy's t distribution with n - 3 df."""
+    from scipy import stats
+
+    rng = np.random.default_rng(4)
+    n, m = 9, 6
+    h = rng.normal(size=(n, m))
+    a = rng.normal(size=(n, m))
+    b = h + rng.normal(size=(n, m))
+    ga = h.mean(1) + 0.3 * rng.normal(size=n)
+    ds = Dataset.from_arrays({"h": h, "a": a, "b": b}, human="h", system_scores={"a": ga})
+    c = metaeval.compare(ds, "h", "a", "b", test="williams", system_scores="given")
+    x, y, z = ga, b.mean(1), h.mean(1)
+    r12, r13, r23 = np.corrcoef(x, z)[0, 1], np.corrcoef(y, z)[0, 1], np.corrcoef(x, y)[0, 1]
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    t = (r12 - r13) * np.sqrt((n - 1) * (1 + r23) / (
+        2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3))
+    assert c.n == n and "sys:given:a" in c.signature
+    assert c.t == pytest.approx(t, rel=1e-12)
+    assert c.pvalue == pytest.approx(2 * stats.t.sf(abs(t), n - 3), rel=1e-10)
