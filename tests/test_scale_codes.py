@@ -228,3 +228,36 @@ def test_cli_warns_and_options(tmp_path):
     assert "outside its declared scale [1, 5]" in res.output and "--missing-values judge=-1" in res.output
     res = runner.invoke(main, base + ["--scale-bounds", "judge=1-5"])
     assert res.exit_code == 2 and "COL=LOW:HIGH" in res.output
+
+
+def test_option_values_checked_strictly_and_named_as_given(tmp_path):
+    """Review of the merged issue-14(c) work: the keyword/flag checks."""
+    rng = np.random.default_rng(6)
+    h = _likert(rng, (4, 30))
+    j = _with_codes(rng, _likert(rng, (4, 30)), [-1.0])
+    code = j == -1.0
+    # a single number is one code for every column (was: "give numbers ..., got -1")
+    ds = Dataset.from_arrays({"human": h, "judge": j}, human="human", missing_values=-1)
+    assert np.isnan(ds.scores("judge")[code]).all()
+    assert ds.scores("judge")[~code].tolist() == j[~code].tolist()
+    ds = Dataset.from_arrays({"human": h, "judge": j}, human="human", missing_values={"judge": -1})
+    assert int(np.isnan(ds.scores("judge")).sum()) == int(code.sum())
+    # booleans are not scores, and a string is not a (low, high) pair
+    for bad in ({"judge": (True, 5)}, {"judge": "15"}):
+        with pytest.raises(DataError, match=r"give \(low, high\) numbers"):
+            Dataset.from_arrays({"human": h, "judge": j}, human="human", bounds=bad)
+    with pytest.raises(DataError, match="give numbers"):
+        Dataset.from_arrays({"human": h, "judge": j}, human="human", missing_values={"judge": [True]})
+    # the command line's messages name its flags, not the Python keywords
+    df = _frame(np.random.default_rng(5))
+    path = tmp_path / "judge.csv"
+    df.to_csv(path, index=False)
+    base = ["correlate", str(path), "--human", "human", "--level", "system", "--ci", "none"]
+    runner = CliRunner()
+    for extra, expected in [
+        (["--scale-bounds", "jduge=1:5"], "--scale-bounds names column(s) 'jduge'"),
+        (["--scale-bounds", "judge=5:1"], "--scale-bounds of 'judge': need finite low < high, got (5, 1)"),
+        (["--missing-values", "jduge=-1"], "--missing-values names column(s) 'jduge'"),
+    ]:
+        res = runner.invoke(main, base + extra)
+        assert res.exit_code == 2 and expected in res.output, res.output

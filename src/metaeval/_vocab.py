@@ -7,8 +7,9 @@ parameter, the value given, what is allowed, and (``option=``) the
 command-line option that sets it.  See docs/architecture.md for the table of
 names.
 
-Kept light (no pandas, no scipy): the registries it reads
-(:mod:`metaeval.stats.multitest`, :mod:`metaeval.stats.levels`) are numpy-only.
+It imports no pandas and no analysis module; the registries it reads
+(:mod:`metaeval.stats.multitest`, :mod:`metaeval.stats.levels`) are numpy code,
+though importing :mod:`metaeval.stats` sets up numba's kernel cache.
 """
 
 from __future__ import annotations

@@ -165,7 +165,7 @@ class Comparison(_Result):
 
 
 @dataclass(frozen=True)
-class Comparisons:
+class Comparisons(_Result):
     """All-pairs comparison of metrics (:func:`compare_all`).
 
     Attributes
@@ -208,6 +208,11 @@ class Comparisons:
     signature: str
     unranked: tuple = ()
 
+    @classmethod
+    def frame_columns(cls) -> list[str]:
+        """The columns of ``to_frame()``: a :class:`Comparison`'s, then ``pvalue_adjusted``."""
+        return [*Comparison.frame_columns(), "pvalue_adjusted"]
+
     def to_frame(self) -> pd.DataFrame:
         """One row per pair: the :class:`Comparison` fields plus ``pvalue_adjusted``."""
         rows = []
@@ -216,7 +221,7 @@ class Comparisons:
             d = c.to_dict()
             d["pvalue_adjusted"] = float(self.pvalues_adjusted[idx[c.metric_a], idx[c.metric_b]])
             rows.append(d)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=self.frame_columns())
 
     def ranking_frame(self) -> pd.DataFrame:
         """One row per metric: ``metric, statistic, cluster, reason``
@@ -506,7 +511,7 @@ def compare(
         mats, systag = _sys.system_level_matrices(
             dataset, [cols[0], cols[1], human], ["a", "b", "human"], sys_mode
         )
-        _refuse_input_resampling(test, systag, dataset, cols)
+        _refuse_input_resampling(test, systag, dataset, [cols[0], cols[1], human])
     xa, xb, z, n = common_cells(*mats)
     if n < 2:
         raise DataError(
@@ -522,8 +527,10 @@ def compare(
 
 
 def _refuse_input_resampling(test, systag, dataset, cols):
+    """Refuse an input-resampling test of a unit (metrics and human ``cols``) that uses
+    given system scores; the message names the columns that have them."""
     if test in _sys.INPUT_RESAMPLING and systag and systag.startswith("given"):
-        given = [c for c in cols if dataset.system_score(c) is not None]
+        given = [c for c in dict.fromkeys(cols) if dataset.system_score(c) is not None]
         raise ParameterError(_sys.input_resampling_message(given, f"test={test!r}"))
 
 
@@ -563,8 +570,8 @@ def compare_all(
     Metrics are ordered by their statistic (descending, ties by name); each
     pair i < j is tested once (:func:`compare`), giving the two-sided and both
     one-sided p-values from the same null distribution.  ``correction``
-    (``holm``, ``bh`` or ``none``) is applied to the p-value matrix over the
-    K(K-1)/2 pairs as one family.  Significance clusters follow
+    (``holm``, ``bh``, ``bonferroni`` or ``none``: :data:`CORRECTIONS`) is
+    applied to the p-value matrix over the K(K-1)/2 pairs as one family.  Significance clusters follow
     mt-metrics-eval's greedy rule (a metric starts a new cluster when a
     metric of the current cluster is significantly better, one-sided
     p <= ``alpha``), on p-values adjusted with ``cluster_correction``
@@ -635,7 +642,8 @@ def compare_all(
     if level == "system":
         _sys.note_given(dataset, [*metrics, human], sys_mode)
         for m in metrics:
-            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset, [m])
+            _refuse_input_resampling(test, unit([m, human], ["a", "human"])[1], dataset,
+                                     [m, human])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         # each metric's own statistic on its cells shared with the human scores

@@ -496,8 +496,10 @@ def correlate(
         _sys.note_given(dataset, [*metrics, human], sys_mode)
         for m in metrics:
             sys_inputs[m] = _sys.system_level_matrices(dataset, [m, human], ["metric", "human"], sys_mode)
-        given = [m for m in metrics if (sys_inputs[m][1] or "").startswith("given")]
-        if given and ci in _sys.INPUT_RESAMPLING:
+        uses = any((sys_inputs[m][1] or "").startswith("given") for m in metrics)
+        # the columns with given scores (a metric's or the human's) are the culprits
+        given = [c for c in dict.fromkeys([*metrics, human]) if dataset.system_score(c) is not None]
+        if uses and given and ci in _sys.INPUT_RESAMPLING:
             warnings.warn(
                 _sys.input_resampling_message(given, f"ci={ci!r}")
                 + "; these system-level intervals are NaN",

@@ -36,6 +36,7 @@ is imported only when one is called) and return the Figure.
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -923,9 +924,14 @@ class SampleSizes(_Collection):
 
 def _check_sizes(sizes):
     try:
-        sizes = [int(s) for s in sizes]
-    except (TypeError, ValueError):
+        sizes = list(sizes)
+    except TypeError:
         raise ParameterError(f"sizes={sizes!r} must be a list of ints") from None
+    # ints only: int() would silently turn 3.7 into 3 and True into 1
+    bad = [s for s in sizes if isinstance(s, (bool, np.bool_)) or not isinstance(s, numbers.Integral)]
+    if bad:
+        raise ParameterError(f"sizes={sizes!r} must be a list of ints; not {bad[0]!r}")
+    sizes = [int(s) for s in sizes]
     if not sizes:
         raise ParameterError("sizes is empty")
     bad = [s for s in sizes if s < 3]

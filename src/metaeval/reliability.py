@@ -178,6 +178,8 @@ def spearman_brown(reliability, factor):
     """
     r = np.asarray(reliability, dtype=float)
     n = np.asarray(factor, dtype=float)
+    if isinstance(factor, (bool, np.bool_, str)) or not np.all(n > 0) or not np.all(np.isfinite(n)):
+        raise ParameterError(f"factor={factor!r} must be a finite length ratio > 0")
     with np.errstate(all="ignore"):
         out = n * r / (1.0 + (n - 1.0) * r)
     return float(out) if out.ndim == 0 else out
@@ -212,7 +214,7 @@ def spearman_brown_factor(reliability, target):
     2.25
     """
     r = np.asarray(reliability, dtype=float)
-    t = float(target)
+    t = check_probability(target, "target", note="a reliability, e.g. 0.9")
     with np.errstate(all="ignore"):
         out = t * (1.0 - r) / (r * (1.0 - t))
     out = np.where(r <= 0, np.inf, out)

@@ -73,11 +73,13 @@ def column_notes(dataset, metrics) -> dict:
             out[c] = "a raw copy of another column (its name)"
             continue
         small_int_scale = integer and distinct.size >= 2 and distinct.size <= 11 and v.min() >= -1 and v.max() <= 10
+        # "1-5", but "-1 to 5" (not "-1-5") when the range starts below zero
+        span = f"{distinct.min():g}{' to ' if distinct.min() < 0 else '-'}{distinct.max():g}"
         if small_int_scale and _HUMAN.search(c):
-            out[c] = (f"integer ratings {distinct.min():g}-{distinct.max():g} and a human-sounding name: a human "
+            out[c] = (f"integer ratings {span} and a human-sounding name: a human "
                       "dimension? (declare it as human)")
         elif small_int_scale:
-            out[c] = (f"integer values {distinct.min():g}-{distinct.max():g} only: a rating or a category "
+            out[c] = (f"integer values {span} only: a rating or a category "
                       "rather than a metric score?")
         elif _HUMAN.search(c):
             out[c] = "a human-sounding name: a human dimension or averaged ratings? (declare it as human)"

@@ -285,9 +285,9 @@ class Dataset:
         Declared rating scales (a pair: every human column).  A value
         outside its column's scale is a :class:`DataError`; undeclared
         columns are checked for failure codes instead (see Warns).
-    missing_values : mapping of str to sequence of numbers, or a sequence, optional
-        Codes that mean "no score" (``{"judge": [-1, 0]}``; a sequence: every
-        column): those cells become missing (NaN).
+    missing_values : mapping of str to numbers, or a sequence or number, optional
+        Codes that mean "no score" (``{"judge": [-1, 0]}``, ``{"judge": -1}``;
+        a sequence or a number: every column): those cells become missing (NaN).
 
     Warns
     -----

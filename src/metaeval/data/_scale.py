@@ -23,7 +23,7 @@ construction a :class:`~metaeval.data.Dataset`
 from __future__ import annotations
 
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -116,10 +116,17 @@ def _fmt_counts(codes: Mapping[float, int]) -> str:
     return ", ".join(f"{_fmt_num(v)} (x{c})" for v, c in codes.items())
 
 
+def _named(name: str) -> str:
+    """How a message names the option ``name``: the command line's flag inside it
+    (``--scale-bounds``), else the keyword (``bounds``)."""
+    return name if in_api() else (option(name) or name)
+
+
 def check_bounds(bounds: Any, columns: Sequence[str], human: Sequence[str]) -> dict[str, tuple[float, float]]:
     """``bounds`` as ``{column: (low, high)}``; a pair applies to every human column."""
     if bounds is None:
         return {}
+    what = _named("bounds")
     if isinstance(bounds, Mapping):
         pairs = dict(bounds)
     else:
@@ -127,43 +134,61 @@ def check_bounds(bounds: Any, columns: Sequence[str], human: Sequence[str]) -> d
     unknown = [c for c in pairs if c not in set(columns)]
     if unknown:
         raise DataError(
-            f"bounds names column(s) {fmt_items(unknown)} that are not score columns; the "
+            f"{what} names column(s) {fmt_items(unknown)} that are not score columns; the "
             f"columns are {fmt_items(list(columns), limit=40)}"
         )
     out = {}
     for c, b in pairs.items():
         try:
-            lo, hi = (float(v) for v in b)
+            if isinstance(b, (str, bytes)):  # "15" is not (1, 5)
+                raise TypeError
+            lo, hi = (_number(v) for v in b)
         except (TypeError, ValueError):
-            raise DataError(f"bounds of {c!r}: give (low, high) numbers, got {b!r}") from None
+            raise DataError(f"{what} of {c!r}: give (low, high) numbers, got {b!r}") from None
         if not (np.isfinite(lo) and np.isfinite(hi) and lo < hi):
-            raise DataError(f"bounds of {c!r}: need finite low < high, got ({lo}, {hi})")
+            raise DataError(
+                f"{what} of {c!r}: need finite low < high, got ({_fmt_num(lo)}, {_fmt_num(hi)})"
+            )
         out[c] = (lo, hi)
     return out
+
+
+def _number(v: Any) -> float:
+    """``float(v)``, refusing booleans (``True`` is not the score 1)."""
+    if isinstance(v, (bool, np.bool_)):
+        raise TypeError("a boolean is not a score")
+    return float(v)
+
+
+def _codes(v: Any) -> Sequence[Any]:
+    """One column's codes as a sequence (a single number is one code)."""
+    if isinstance(v, (str, bytes)) or not isinstance(v, Iterable):
+        return [v]
+    return list(v)
 
 
 def check_missing_values(missing: Any, columns: Sequence[str]) -> dict[str, tuple[float, ...]]:
     """``missing_values`` as ``{column: codes}``; a list of numbers applies to every column."""
     if missing is None:
         return {}
+    what = _named("missing_values")
     if isinstance(missing, Mapping):
-        pairs = {c: (v if isinstance(v, (list, tuple, set, np.ndarray)) else [v])
-                 for c, v in missing.items()}
+        pairs = {c: _codes(v) for c, v in missing.items()}
     else:
-        pairs = {c: missing for c in columns}
+        pairs = {c: _codes(missing) for c in columns}
     unknown = [c for c in pairs if c not in set(columns)]
     if unknown:
         raise DataError(
-            f"missing_values names column(s) {fmt_items(unknown)} that are not score columns; "
+            f"{what} names column(s) {fmt_items(unknown)} that are not score columns; "
             f"the columns are {fmt_items(list(columns), limit=40)}"
         )
     out = {}
     for c, vals in pairs.items():
         try:
-            codes = tuple(float(v) for v in vals)
+            codes = tuple(_number(v) for v in vals)
         except (TypeError, ValueError):
             raise DataError(
-                f"missing_values of {c!r}: give numbers (the codes to treat as missing), got {vals!r}"
+                f"{what} of {c!r}: give numbers (the codes to treat as missing), got {vals!r}"
             ) from None
         out[c] = codes
     return out

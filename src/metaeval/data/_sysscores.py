@@ -158,7 +158,7 @@ def check_system_scores(
         vals = np.full(len(systems), np.nan)
         pos = index.get_indexer(keys)
         for p, k, v in zip(pos, keys, series.tolist()):
-            if v is None or (isinstance(v, float) and np.isnan(v)) or v is pd.NA:
+            if v is None or v is pd.NA:
                 continue
             if isinstance(v, (bool, np.bool_)):
                 raise DataError(f"system_scores[{column!r}] for system {k!r} is a boolean ({v!r})")
@@ -168,6 +168,8 @@ def check_system_scores(
                 raise DataError(
                     f"system_scores[{column!r}] for system {k!r} is not a number: {v!r}"
                 ) from None
+            if np.isnan(f):  # any NaN (also numpy float32/float16 scalars): no given score
+                continue
             if not np.isfinite(f):
                 raise DataError(
                     f"system_scores[{column!r}] for system {k!r} is {f!r}; scores must be finite "
