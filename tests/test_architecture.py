@@ -191,3 +191,16 @@ def test_correlation_design_gives_correlate_numbers_bit_for_bit():
                     r = cr.get(m)
                     assert S.loc[h, m] == r.statistic, (method, level, h, m)
                     assert P.loc[h, m] == r.pvalue or (np.isnan(P.loc[h, m]) and np.isnan(r.pvalue))
+
+
+def test_vocabulary_sits_below_the_engine():
+    """_vocab and _choices import nothing of metaeval.stats at module level (stats.inference
+    and stats.pairtest use _vocab's checks, so the arrow must point one way)."""
+    for name in ("_vocab.py", "_choices.py"):
+        tree = ast.parse((SRC / name).read_text(encoding="utf-8"))
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom):
+                mod = ("." * node.level) + (node.module or "")
+                assert not mod.lstrip(".").startswith("stats"), f"{name} imports {mod}"
+            elif isinstance(node, ast.Import):
+                assert not any(a.name.startswith("metaeval.stats") for a in node.names), name

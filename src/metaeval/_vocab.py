@@ -7,9 +7,10 @@ parameter, the value given, what is allowed, and (``option=``) the
 command-line option that sets it.  See docs/architecture.md for the table of
 names.
 
-It imports no pandas and no analysis module; the registries it reads
-(:mod:`metaeval.stats.multitest`, :mod:`metaeval.stats.levels`) are numpy code,
-though importing :mod:`metaeval.stats` sets up numba's kernel cache.
+It imports no pandas, no analysis module and, at import time, nothing of
+:mod:`metaeval.stats` (which uses these checks): the names come from
+:mod:`metaeval._choices`; only :func:`check_method_levels` reads the
+coefficient registry, when called.
 """
 
 from __future__ import annotations
@@ -21,15 +22,20 @@ from collections.abc import Mapping
 import numpy as np
 
 from .errors import DataError, ParameterError
-from .stats.levels import AVERAGES, LEVELS
-from .stats.multitest import ADJUSTMENTS
 
 # The names (light lists that the CLI's help also reads) live in metaeval._choices;
-# this module adds their checks.
-from ._choices import ALTERNATIVES, BINOMIAL_CIS, CI_METHODS, PVALUE_METHODS  # noqa: E402
-
-#: ``correction``: multiple-testing adjustments (the registry of stats.multitest).
-CORRECTIONS = tuple(ADJUSTMENTS)
+# this module adds their checks.  It imports nothing from metaeval.stats, which uses
+# these checks (tests/test_architecture.py): CORRECTIONS is _choices' copy of the keys
+# of stats.multitest.ADJUSTMENTS, pinned to that registry by tests/test_cli_registries.py.
+from ._choices import (  # noqa: E402
+    ALTERNATIVES,
+    AVERAGES,
+    BINOMIAL_CIS,
+    CI_METHODS,
+    CORRECTIONS,
+    LEVELS,
+    PVALUE_METHODS,
+)
 
 __all__ = [
     "ALTERNATIVES",
