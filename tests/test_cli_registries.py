@@ -151,7 +151,21 @@ CHOICES = [
     ("local", "--ties", "LOCAL_TIES"),
     ("local", "--chi2-test", "CHI2_TESTS"),
     ("local", "--tau-variant", "WTAU_VARIANTS"),
+    ("correlate", "--system-level", "SYSTEM_SCORE_MODES"),
+    ("compare", "--system-level", "SYSTEM_SCORE_MODES"),
+    ("diagnose", "--system-level", "SYSTEM_SCORE_MODES"),
+    ("report", "--system-level", "SYSTEM_SCORE_MODES"),
 ]
+
+
+def test_system_score_modes_are_the_ones_the_analyses_accept():
+    from metaeval.data._sysscores import check_mode
+    from metaeval.errors import ParameterError
+
+    for mode in _choices.SYSTEM_SCORE_MODES:
+        assert check_mode(mode) == mode
+    with pytest.raises(ParameterError, match="choose 'given'.*'mean'"):
+        check_mode("corpus")
 
 
 @pytest.mark.parametrize("command", ["measures", "simulate"])
