@@ -113,9 +113,11 @@ CONSISTENCY_CI = ("boot-systems", "boot-inputs", "boot-both", "feldt", "none")
 PAPER_GRIDS = ("levels", "scale-equal", "scale-ge")
 SCALE_RESTRICTIONS = ("all", "equal", "metric_ge_human")
 
-#: :mod:`metaeval.local`: ``PAIR_CONTEXTS``, ``AVERAGES``, ``TIES``, ``CHI2_TESTS``, ``WTAU_VARIANTS``.
+#: :mod:`metaeval.local`: ``PAIR_CONTEXTS``, ``TIES``, ``CHI2_TESTS``, ``WTAU_VARIANTS`` (its
+#: ``AVERAGES`` are :data:`AVERAGES`).
 PAIR_CONTEXTS = ("better", "worse", "within")
-LOCAL_AVERAGES = ("input", "pair")
+#: ``average`` of the local analyses takes :data:`AVERAGES`; these are its earlier names.
+LOCAL_AVERAGE_ALIASES = {"input": "macro", "pair": "micro"}
 LOCAL_TIES = ("incorrect", "exclude")
 CHI2_TESTS = ("auto", "asymptotic", "permutation")
 WTAU_VARIANTS = ("vigna", "shieh")

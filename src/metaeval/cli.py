@@ -811,6 +811,15 @@ _data_options = [
 ]
 
 
+def _local_average(ctx, param, value):
+    """Click callback of ``local --average``: macro|micro, or their earlier names input|pair."""
+    value = _choices.LOCAL_AVERAGE_ALIASES.get(value, value)
+    if value not in _choices.AVERAGES:
+        raise click.BadParameter(f"{value!r} is not one of {', '.join(map(repr, _choices.AVERAGES))} "
+                                 "(or input, pair: their earlier names)", param_hint="--average")
+    return value
+
+
 def _with(options):
     def deco(f):
         for o in reversed(options):
@@ -1599,8 +1608,10 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
                    "default: the columns named like a lower-is-better text metric (" + ", ".join(
                        _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
                    "metaeval.direction); 'none' for no column.")
-@click.option("--average", type=click.Choice(_choices.LOCAL_AVERAGES), default="input", show_default=True,
-              help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
+@click.option("--average", default="macro", show_default=True, callback=_local_average,
+              help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input "
+                   "accuracy (each input weighs the same); micro pools the pairs (each input weighs by its "
+                   "pairs), as --average in correlate. The earlier names input and pair are accepted.")
 @click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
 @click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
               show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
@@ -1706,7 +1717,8 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if fmt == "csv":
         _emit_csv_by_analysis({"accuracy": acc, "chi2": chi, "tau": tau})
         return
-    _show(*_tables.local_tables(acc, chi, tau, context=context, source=pairs.source, average=average, ties=ties))
+    _show(*_tables.local_tables(acc, chi, tau, context=context, source=pairs.source, average=acc.average,
+                                ties=ties))
 
 
 def _floats(v, name):

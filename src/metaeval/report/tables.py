@@ -364,6 +364,10 @@ def detection_table(name, det, perturbation):
         f"{pr.signature}\n" + _sigs(r.signature for r in det))
 
 
+#: How the local tables name the averages (paper 004's Eq. 2 is the macro average over inputs).
+_LOCAL_AVERAGE_WORDS = {"macro": "macro average over inputs (Eq. 2)", "micro": "micro average (pooled pairs)"}
+
+
 def local_tables(acc, chi, tau, *, context, source, average, ties):
     """Local accuracy by context, the H1 chi-square tests and the H2 weighted-tau matrix (paper 004)."""
     mat = acc.matrix("statistic")
@@ -371,7 +375,8 @@ def local_tables(acc, chi, tau, *, context, source, average, ties):
     cf = chi.to_frame()
     tm_ = tau.matrix("tau", ordered=True)
     return [
-        TextTable(f"local accuracy by {context} ({source} pairs; average over {average}s, ties {ties})",
+        TextTable(f"local accuracy by {context} ({source} pairs; {_LOCAL_AVERAGE_WORDS.get(average, average)}, "
+                  f"ties {ties})",
                   ["metric", "all", *map(str, mat.columns)],
                   [[str(m), num(float(overall[m]), 3), *[num(float(v), 3) for v in row]]
                    for m, row in zip(mat.index, mat.values)], acc.signature),
