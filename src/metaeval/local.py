@@ -365,9 +365,9 @@ class LocalPairs:
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x pair: ``metric, context, input, system,
@@ -980,9 +980,9 @@ class LocalAccuracy(_Table):
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x context (columns in the class docstring)."""
@@ -1872,9 +1872,9 @@ class ContextTau(_Table):
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         I, J = self.pair_index

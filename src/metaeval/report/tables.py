@@ -14,6 +14,37 @@ import math
 import sys
 from dataclasses import dataclass, field
 
+# ----------------------------------------------------------------------------- Jupyter view of results
+
+
+def _signatures(obj, frame) -> list:
+    sig = getattr(obj, "signature", None)
+    if isinstance(sig, str):
+        return [sig]
+    if "signature" in frame.columns:
+        import pandas as pd
+
+        return [str(s) for s in pd.unique(frame["signature"].dropna())]
+    return []
+
+
+def result_html(obj) -> str:
+    """A result's Jupyter view (``_repr_html_`` of every result): ``to_frame()`` as an HTML
+    table, with the signature(s) below it.  Long tables are cut as pandas cuts its own HTML
+    view (``display.max_rows``)."""
+    import pandas as pd
+
+    frame = obj.to_frame()
+    sigs = _signatures(obj, frame)
+    shown = frame.drop(columns="signature") if len(sigs) == 1 and "signature" in frame else frame
+    table = shown.to_html(index=False, na_rep="NaN", border=0,
+                          max_rows=pd.get_option("display.max_rows"))
+    caption = "".join(
+        f"<div><code>{html.escape(s)}</code></div>" for s in sigs
+    )
+    return f"<div class=\"metaeval-result\">{table}{caption}</div>"
+
+
 # ----------------------------------------------------------------------------- terminal tables
 
 
