@@ -49,12 +49,53 @@ CHANGED: dict[str, float] = {
     "stability": 4e-9,
 }
 
+#: Labels renamed since the fixture (numbers unchanged, checked bit for bit below): the
+#: local analyses' ``average`` took the correlations' names (issue 13 item 1), input -> macro
+#: (paper 004's Eq. 2, each input weighs the same) and pair -> micro (pooled pairs), in the
+#: ``average`` field and the signature's ``avg`` key.  The cases still call ``average="pair"``,
+#: which the fixture's code understands and which is kept as an accepted earlier name.
+#: A label of these cases is compared after spelling the new names the fixture's way.
+RELABELED_CASES = ("local_accuracy", "context_tau")
+RELABELED = {"input": "macro", "pair": "micro"}
+
+#: Long labels of this run by their SHA-256 form (filled while the cases run), so that a
+#: hashed label can be spelled the fixture's way before it is hashed again.
+_LONG: dict[str, str] = {}
+
+
+def _fixture_spelling(key: str, new: str) -> str:
+    """A label of this run as the fixture's code spelled it."""
+    if key.split(".")[0].split("/")[0] not in RELABELED_CASES:
+        return new
+    text = _LONG.get(new, new)
+    if key.endswith(".average") or key.endswith("[average]"):
+        back = {b: a for a, b in RELABELED.items()}
+        text = "\x1f".join(back.get(v, v) for v in text.split("\x1f"))
+    else:
+        for a, b in RELABELED.items():
+            text = text.replace(f"avg:{b}|", f"avg:{a}|")
+    return cases._short(text)
+
+
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def snapshots():
-    return cases.load(FIXTURE), cases.run_all()
+    short = cases._short
+
+    def keep(text):
+        out = short(text)
+        if out != text:
+            _LONG[out] = text
+        return out
+
+    cases._short = keep
+    try:
+        new = cases.run_all()
+    finally:
+        cases._short = short
+    return cases.load(FIXTURE), new
 
 
 def _allowed(key: str) -> float:
@@ -72,7 +113,7 @@ def test_same_cases_and_errors(snapshots):
 def test_same_labels_and_signatures(snapshots):
     (_, s0, _), (_, s1, _) = snapshots
     assert not set(s0) - set(s1), sorted(set(s0) - set(s1))[:10]
-    diff = {k: (s0[k], s1[k]) for k in s0 if s1[k] != s0[k]}
+    diff = {k: (s0[k], s1[k]) for k in s0 if _fixture_spelling(k, s1[k]) != s0[k]}
     assert not diff, list(diff.items())[:5]
 
 

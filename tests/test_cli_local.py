@@ -136,3 +136,20 @@ def test_local_checks_before_scoring(human_file):
     one.to_csv(human_file, index=False)
     res = run("local", human_file, "--human", "human", "--contexts", "domain", "--context", "domain")
     assert res.exit_code == 2 and "has 1 label(s)" in res.output
+
+
+def test_average_takes_macro_micro_and_their_earlier_names(human_file):
+    """--average micro|macro (the correlations' names); pair|input give the same output."""
+    base = ("local", human_file, "--human", "human", "--metrics", "m1,m2,m3", "--contexts", "domain",
+            "--context", "domain", "--seed", 3, "--tau-resamples", 9, "--chi2-test", "asymptotic",
+            "--format", "csv")
+    out = {}
+    for avg in ("micro", "pair", "macro", "input"):
+        res = run(*base, "--average", avg)
+        assert res.exit_code == 0, res.output
+        out[avg] = res.stdout
+    assert out["micro"] == out["pair"] and out["macro"] == out["input"] and out["micro"] != out["macro"]
+    got = pd.read_csv(io.StringIO(out["micro"]))
+    assert "avg:micro|" in got[got.analysis == "accuracy"].signature.iloc[0]
+    bad = run(*base, "--average", "inputs")
+    assert bad.exit_code == 2 and "'inputs' is not one of 'macro', 'micro'" in bad.stderr

@@ -54,7 +54,7 @@ def _registries():
         "PAPER_GRIDS": tuple(simulation.PAPER_GRIDS),
         "SCALE_RESTRICTIONS": simulation.SCALE_RESTRICTIONS,
         "PAIR_CONTEXTS": local.PAIR_CONTEXTS,
-        "LOCAL_AVERAGES": local.AVERAGES,
+        "local.AVERAGES": local.AVERAGES,  # one name, one meaning: the correlations' averages
         "LOCAL_TIES": local.TIES,
         "CHI2_TESTS": local.CHI2_TESTS,
         "WTAU_VARIANTS": tuple(local.WTAU_VARIANTS),
@@ -123,6 +123,7 @@ HELP_LISTS = [
     ("simulate", "--grid", "PAPER_GRIDS"),
     ("preferences", "--input-format", "PREFERENCE_FORMATS"),
     ("preferences", "--measure", "PREFERENCE_COMPARE_MEASURES"),
+    ("local", "--average", "AVERAGES"),
 ]
 
 
@@ -147,11 +148,24 @@ CHOICES = [
     ("wmt", "--preset", "WMT_PRESETS"),
     ("wmt", "--clusters", "WMT_CLUSTER_RULES"),
     ("local", "--pair-context", "PAIR_CONTEXTS"),
-    ("local", "--average", "LOCAL_AVERAGES"),
     ("local", "--ties", "LOCAL_TIES"),
     ("local", "--chi2-test", "CHI2_TESTS"),
     ("local", "--tau-variant", "WTAU_VARIANTS"),
+    ("correlate", "--system-level", "SYSTEM_SCORE_MODES"),
+    ("compare", "--system-level", "SYSTEM_SCORE_MODES"),
+    ("diagnose", "--system-level", "SYSTEM_SCORE_MODES"),
+    ("report", "--system-level", "SYSTEM_SCORE_MODES"),
 ]
+
+
+def test_system_score_modes_are_the_ones_the_analyses_accept():
+    from metaeval.data._sysscores import check_mode
+    from metaeval.errors import ParameterError
+
+    for mode in _choices.SYSTEM_SCORE_MODES:
+        assert check_mode(mode) == mode
+    with pytest.raises(ParameterError, match="choose 'given'.*'mean'"):
+        check_mode("corpus")
 
 
 @pytest.mark.parametrize("command", ["measures", "simulate"])

@@ -131,7 +131,7 @@ def ref_human_pairs(H, S, labels, pair_context, *, lower=(), atol=0.0, human_ato
 
 
 def ref_accuracy(pairs, metric, context, average, ties):
-    """Eq. 2 (average="input": mean over inputs of Eq. 1) or the pooled share."""
+    """Eq. 2 (average="macro": mean over inputs of Eq. 1) or the pooled share ("micro")."""
     per_input = {}
     for p in pairs:
         if p[0] != context:
@@ -143,7 +143,7 @@ def ref_accuracy(pairs, metric, context, average, ties):
     if not per_input:
         return math.nan
     # exact rationals, so that equal accuracies are equal floats
-    if average == "input":
+    if average == "macro":
         accs = [Fraction(int(sum(v)), len(v)) for v in per_input.values()]
         return float(sum(accs) / len(accs))
     allv = [x for v in per_input.values() for x in v]
@@ -597,8 +597,8 @@ def test_local_accuracy_hand_case():
     # ties excluded: input 0 -> 1/2, input 1 -> 1/1; Eq. 2: 3/4
     assert lc.local_accuracy(p, ties="exclude").statistic.tolist() == [[0.75, 1.0]]
     # pooled over pairs: a 2/4, with ties excluded 2/3
-    assert lc.local_accuracy(p, average="pair").statistic.tolist() == [[0.5, 1.0]]
-    assert lc.local_accuracy(p, average="pair", ties="exclude").statistic[
+    assert lc.local_accuracy(p, average="micro").statistic.tolist() == [[0.5, 1.0]]
+    assert lc.local_accuracy(p, average="micro", ties="exclude").statistic[
         0, 0
     ] == pytest.approx(2 / 3)
     # overall: inputs 0, 1, 2 -> (1/2 + 1/2 + 1) / 3
@@ -609,7 +609,7 @@ def test_local_accuracy_hand_case():
 
 
 @pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("average", ["input", "pair"])
+@pytest.mark.parametrize("average", ["macro", "micro"])
 @pytest.mark.parametrize("ties", ["incorrect", "exclude"])
 def test_local_accuracy_matches_reference(seed, average, ties):
     orig, pert, labels = _random_case(seed, N=5, M=7, K=3, n_ctx=4)
@@ -685,7 +685,7 @@ def test_local_accuracy_frames_and_signature():
     d = acc.to_dict()
     assert d["contexts"] == ["X", "Y", "Z"] and len(d["rows"]) == 9
     assert acc.signature.startswith(
-        "avg:input|test:local-accuracy|ci:wilson:0.95|pairs:"
+        "avg:macro|test:local-accuracy|ci:wilson:0.95|pairs:"
     )
     assert "context:context" in acc.signature and "ties:incorrect" in acc.signature
 
@@ -881,7 +881,7 @@ def _tau_case(seed, levels=4):
 
 
 @pytest.mark.parametrize("variant", ["vigna", "shieh"])
-@pytest.mark.parametrize("average", ["input", "pair"])
+@pytest.mark.parametrize("average", ["macro", "micro"])
 def test_context_tau_observed_equals_scipy(variant, average):
     """Oracle: scipy.stats.weightedtau between the rows of the local accuracies
     (reference Eq. 2), with the explicit weigher."""
@@ -934,7 +934,7 @@ def _ref_block_accuracies(
     }
 
 
-@pytest.mark.parametrize("average", ["input", "pair"])
+@pytest.mark.parametrize("average", ["macro", "micro"])
 def test_context_tau_permutation_null_matches_slow_reference(average):
     """Oracle: the documented permutation streams re-created from primitives
     (chunk 0 of stream ("local-tau", "0"), one ``permutation`` of the blocks'
@@ -1230,3 +1230,31 @@ def test_module_imports_no_plotting_library():
         n.module or "" for n in top if isinstance(n, ast.ImportFrom)
     ]
     assert not any(x.startswith("matplotlib") for x in names)
+
+
+# --------------------------------------------------------------------------
+# average: the correlations' names (issue 13 item 1)
+
+
+@pytest.mark.parametrize("old, new", [("input", "macro"), ("pair", "micro")])
+def test_earlier_average_names_are_the_same_averages(old, new):
+    """``input``/``pair`` (the names before issue 13) give the ``macro``/``micro`` result:
+    the same numbers bit for bit, labelled with the canonical name."""
+    orig, pert, labels = _random_case(3, N=5, M=7, K=3, n_ctx=3)
+    p = lc.local_pairs(orig, pert, context=labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedStatisticWarning)
+        a, b = lc.local_accuracy(p, average=old), lc.local_accuracy(p, average=new)
+    np.testing.assert_array_equal(a.statistic, b.statistic)
+    np.testing.assert_array_equal(a.ci_low, b.ci_low)
+    np.testing.assert_array_equal(a.overall, b.overall)
+    assert a.average == b.average == new and a.signature == b.signature
+    assert f"avg:{new}|" in a.signature
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # constant accuracies in a context: NaN tau, both alike
+        ta = lc.context_tau(p, average=old, n_resamples=9, rng=1)
+        tb = lc.context_tau(p, average=new, n_resamples=9, rng=1)
+    np.testing.assert_array_equal(ta.tau, tb.tau)
+    assert ta.average == new and ta.signature == tb.signature
+    with pytest.raises(ParameterError, match="average='items'; choose one of macro, micro"):
+        lc.local_accuracy(p, average="items")

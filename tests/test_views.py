@@ -122,3 +122,28 @@ def test_num_and_interval_formats():
     assert tb.num(3) == "3" and tb.integer(float("inf")) == "inf" and tb.integer(2.0) == "2"
     assert tb.interval(float("nan"), 1.0) == "-" and tb.interval(0.1, 0.25) == "[0.100, 0.250]"
     assert tb.literal("a\x1b[31mb") == "a\\x1b[31mb"
+
+
+def test_jupyter_html_of_every_result_is_the_report_view():
+    """``_repr_html_`` (the result base, collections and the hand-written ones in simulation and
+    local) renders through report.tables.result_html, and that view shows to_frame() and the
+    signature; no module outside report/ builds HTML for it."""
+    import inspect
+
+    from metaeval import _results
+    from metaeval import local as lc
+    from metaeval import simulation as sim
+
+    for cls in (_results._Result, _results._Collection, sim.Simulation, lc.LocalPairs,
+                lc.LocalAccuracy, lc.ContextTau):
+        src = inspect.getsource(cls._repr_html_)
+        assert "result_html" in src and len(src.splitlines()) < 10, cls.__qualname__
+    assert not hasattr(_results, "_html")
+    ds = metaeval.load_dataset("summeval")
+    res = metaeval.correlate(ds, "coherence", metrics=["BLEU", "ROUGE.1"], level="system", ci="none")
+    out = res._repr_html_()
+    assert out == tb.result_html(res)
+    assert out.startswith('<div class="metaeval-result"><table') and res[0].signature in out
+    frame = res.to_frame()
+    assert all(f"<th>{c}</th>" in out for c in frame.columns if c != "signature")
+    assert all(f"<td>{v}</td>" in out for v in frame.n)

@@ -47,6 +47,10 @@ METHODS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_23", "acc_2
 LEVELS = ("system", "input", "item", "global")
 AVERAGES = ("macro", "micro")
 
+#: The ``system_scores`` option of the analyses (:data:`metaeval.data._sysscores.SYSTEM_SCORE_MODES`,
+#: the CLI's ``--system-level``): given system-level scores, or the means of the cells.
+SYSTEM_SCORE_MODES = ("given", "mean")
+
 #: The one table of level names other tools use, shared by the API
 #: (:func:`metaeval.stats.levels.check_level`) and the command line: unambiguous
 #: spellings map to ours.
@@ -109,9 +113,11 @@ CONSISTENCY_CI = ("boot-systems", "boot-inputs", "boot-both", "feldt", "none")
 PAPER_GRIDS = ("levels", "scale-equal", "scale-ge")
 SCALE_RESTRICTIONS = ("all", "equal", "metric_ge_human")
 
-#: :mod:`metaeval.local`: ``PAIR_CONTEXTS``, ``AVERAGES``, ``TIES``, ``CHI2_TESTS``, ``WTAU_VARIANTS``.
+#: :mod:`metaeval.local`: ``PAIR_CONTEXTS``, ``TIES``, ``CHI2_TESTS``, ``WTAU_VARIANTS`` (its
+#: ``AVERAGES`` are :data:`AVERAGES`).
 PAIR_CONTEXTS = ("better", "worse", "within")
-LOCAL_AVERAGES = ("input", "pair")
+#: ``average`` of the local analyses takes :data:`AVERAGES`; these are its earlier names.
+LOCAL_AVERAGE_ALIASES = {"input": "macro", "pair": "micro"}
 LOCAL_TIES = ("incorrect", "exclude")
 CHI2_TESTS = ("auto", "asymptotic", "permutation")
 WTAU_VARIANTS = ("vigna", "shieh")

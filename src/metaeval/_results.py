@@ -30,31 +30,6 @@ def _plain(v):
     return v
 
 
-def _signatures(obj, frame: pd.DataFrame) -> list[str]:
-    sig = getattr(obj, "signature", None)
-    if isinstance(sig, str):
-        return [sig]
-    if "signature" in frame.columns:
-        return [str(s) for s in pd.unique(frame["signature"].dropna())]
-    return []
-
-
-def _html(obj) -> str:
-    """``to_frame()`` as an HTML table, with the signature(s) below it (Jupyter's view)."""
-    import html
-
-    frame = obj.to_frame()
-    sigs = _signatures(obj, frame)
-    shown = frame.drop(columns="signature") if len(sigs) == 1 and "signature" in frame else frame
-    # long tables are cut as pandas cuts its own HTML view (display.max_rows)
-    table = shown.to_html(index=False, na_rep="NaN", border=0,
-                          max_rows=pd.get_option("display.max_rows"))
-    caption = "".join(
-        f"<div><code>{html.escape(s)}</code></div>" for s in sigs
-    )
-    return f"<div class=\"metaeval-result\">{table}{caption}</div>"
-
-
 def frame_row(frame: pd.DataFrame, **match) -> dict:
     """The single row of ``frame`` whose columns equal ``match`` (``None`` matches any),
     as a dict: the ``get`` of results that are tables (one row per measure or grid
@@ -73,8 +48,11 @@ class _Result:
     """Common views (a mixin of frozen dataclasses)."""
 
     def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        return _html(self)
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature
+        (the view is :func:`metaeval.report.tables.result_html`)."""
+        from .report.tables import result_html
+
+        return result_html(self)
 
     def to_dict(self, *, arrays: bool = False) -> dict:
         """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
@@ -136,8 +114,11 @@ class _Collection:
         return iter(self.results)
 
     def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature(s)."""
-        return _html(self)
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature(s)
+        (the view is :func:`metaeval.report.tables.result_html`)."""
+        from .report.tables import result_html
+
+        return result_html(self)
 
     def __len__(self):
         return len(self.results)

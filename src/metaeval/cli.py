@@ -103,7 +103,7 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
             raise ParameterError(f"{', '.join(given)}: options for the columns of a data file, not the "
                                  f"bundled dataset {data!r}")
         ds = load_dataset(data, runs=runs)
-        return _select_bundled(ds, layout)
+        return _attach_system_scores(_select_bundled(ds, layout), ctx, layout, "system")
     if not os.path.isfile(data):
         what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
         raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
@@ -138,7 +138,73 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
             raise DataError(f"{base}: {exc}") from None
     if metrics is None:
         _announce_metrics(ds, data)
-    return ds
+    return _attach_system_scores(ds, ctx, layout, system)
+
+
+def _system_score_options(f):
+    """Decorator adding --system-scores FILE and --system-level given|mean to a subcommand whose
+    analyses use system-level scores (correlate, compare, diagnose's correlation design, report).
+    Their values are stashed in ``ctx.meta``: :func:`_load` attaches the table, and
+    :func:`_system_level` gives the analyses' ``system_scores=``."""
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(*args, **kw):
+        ctx = click.get_current_context()
+        ctx.meta["metaeval.sysscores"] = {"path": kw.pop("sys_scores_path", None),
+                                          "mode": kw.pop("sys_level", None)}
+        return f(*args, **kw)
+
+    wrapper = click.option(
+        "--system-level", "sys_level", type=click.Choice(_choices.SYSTEM_SCORE_MODES), default=None,
+        help="At the system level: 'given' correlates the given system-level scores (--system-scores, "
+             "e.g. corpus BLEU) where a column has them, 'mean' the means of the cells. Default: given "
+             "when there are any (with a note when they differ from the means); the signature says "
+             "which (sys:given:... / sys:mean).")(wrapper)
+    wrapper = click.option(
+        "--system-scores", "sys_scores_path", default=None, type=click.Path(exists=True, dir_okay=False),
+        metavar="FILE",
+        help="Given system-level scores that are not means of the cells (corpus BLEU, WMT .sys.score): "
+             "a CSV/TSV/JSONL/Parquet table with a system column (--system-col) and one column per "
+             "score column, or the long 'system, metric, score' table of textmetrics.corpus_scores, "
+             "or the <out>.sys.csv that read-mtme writes. Only the system level uses them.")(wrapper)
+    return wrapper
+
+
+def _system_level():
+    """The running command's --system-level (None: given when the data has given scores)."""
+    ctx = click.get_current_context(silent=True)
+    return ((ctx.meta.get("metaeval.sysscores") if ctx is not None else None) or {}).get("mode")
+
+
+def _attach_system_scores(ds, ctx, layout, system):
+    """The dataset with the --system-scores table attached (as it is without the option)."""
+    opts = (ctx.meta.get("metaeval.sysscores") if ctx is not None else None) or {}
+    path = opts.get("path")
+    if path is None:
+        if opts.get("mode") == "given" and not ds.system_score_columns:
+            raise ParameterError("--system-level given: the data has no given system-level scores; "
+                                 "give them with --system-scores FILE (or use --system-level mean)")
+        return ds
+    from .data._sysscores import read_system_scores
+
+    # rows of systems that --systems/--exclude-systems dropped are skipped, not unknown
+    table = read_system_scores(path, ds.systems, ds.columns, system=system or "system",
+                               ignore=_Dropped(layout["systems"], layout["exclude"]))
+    try:
+        return ds.with_system_scores(table)
+    except DataError as exc:
+        raise DataError(f"--system-scores {os.path.basename(path)}: {exc}") from None
+
+
+class _Dropped:
+    """``label in _Dropped(keep, exclude)``: the system was dropped by --systems/--exclude-systems."""
+
+    def __init__(self, keep, exclude):
+        self._keep, self._exclude = (None if not keep else set(keep)), set(exclude or ())
+
+    def __contains__(self, label):
+        return label in self._exclude or (self._keep is not None and label not in self._keep)
 
 
 #: Click parameter names of the layout options (see :func:`_layout_options`); their values
@@ -545,6 +611,15 @@ def _template(message):
     return _QUOTED_OR_NUMBER.sub("#", message)
 
 
+def _cli_spelling(text):
+    """An analysis' message with its ``system_scores=`` option spelled as the command line's."""
+    if "system_scores=" not in text:
+        return text
+    for mode in _choices.SYSTEM_SCORE_MODES:
+        text = text.replace(f"system_scores='{mode}'", f"--system-level {mode}")
+    return text.replace("system_scores=", "--system-level ")
+
+
 class _WarningGroups:
     """Warnings of one command, grouped: same category and same message template
     (:func:`_template`) -> one line ``metaeval: warning (Category): message (xN)``,
@@ -556,7 +631,7 @@ class _WarningGroups:
         self.groups = {}
 
     def show(self, message, category, filename, lineno, file=None, line=None):
-        text = str(message).strip()
+        text = _cli_spelling(str(message).strip())
         text = text.splitlines()[0] if text else category.__name__
         key = (category, _template(text))
         group = self.groups.get(key)
@@ -652,6 +727,7 @@ class _Group(click.Group):
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                msg = _cli_spelling(msg)
                 data = ctx.meta.get("metaeval.data")
                 if (isinstance(exc, DataError) and data and os.path.isfile(data) and "--" not in msg
                         and os.path.basename(data) not in msg):
@@ -735,6 +811,15 @@ _data_options = [
 ]
 
 
+def _local_average(ctx, param, value):
+    """Click callback of ``local --average``: macro|micro, or their earlier names input|pair."""
+    value = _choices.LOCAL_AVERAGE_ALIASES.get(value, value)
+    if value not in _choices.AVERAGES:
+        raise click.BadParameter(f"{value!r} is not one of {', '.join(map(repr, _choices.AVERAGES))} "
+                                 "(or input, pair: their earlier names)", param_hint="--average")
+    return value
+
+
 def _with(options):
     def deco(f):
         for o in reversed(options):
@@ -746,6 +831,7 @@ def _with(options):
 
 @main.command()
 @_layout_options(texts=False, run_col=True)
+@_system_score_options
 @_with(_data_options)
 @click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
@@ -773,7 +859,8 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
     with _progress(total, "correlating") as prog:
         res = _correlate(ds, human, metrics=mets, level=levels, method=methods, average=average,
                          ci=ci, confidence_level=confidence_level, n_resamples=n_resamples,
-                         pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog)
+                         pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog,
+                         system_scores=_system_level())
     if fmt == "json":
         keys = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
         extra = ["n_groups", "n_groups_dropped", "epsilon"]
@@ -786,6 +873,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 
 @main.command()
 @_layout_options(texts=False, run_col=True)
+@_system_score_options
 @_with(_data_options)
 @click.option("--level", default="system", show_default=True, callback=_levels_option,
               help=_LEVELS_HELP + ".")
@@ -819,7 +907,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
                                  f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
     common = dict(level=level, method=method, test=test, average=average,
-                  n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential)
+                  n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential,
+                  system_scores=_system_level())
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
             "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
     if len(mets) == 2:
@@ -1225,6 +1314,7 @@ def _sample_size(dg, ds, humans, **kw):
 
 @main.command()
 @_layout_options(texts=True, run_col=True)
+@_system_score_options
 @_with(_data_options)
 @click.option("--ks-low", "--low", "low", type=float, default=None,
               help="KS: low-quality group is human < this (default: paper 001 Table 3).")
@@ -1284,7 +1374,8 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
         "sample_size": _sample_size(dg, ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
                                     method=method, threshold=threshold, rng=seed),
-        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method),
+        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method,
+                                                    system_scores=_system_level()),
     }
     if scored is not None:
         per_ref = {c: scored.reference_scores[c] for c in scored.columns}
@@ -1517,8 +1608,10 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
                    "default: the columns named like a lower-is-better text metric (" + ", ".join(
                        _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
                    "metaeval.direction); 'none' for no column.")
-@click.option("--average", type=click.Choice(_choices.LOCAL_AVERAGES), default="input", show_default=True,
-              help="Eq. 2: mean over inputs of the per-input accuracy, or pooled over pairs.")
+@click.option("--average", default="macro", show_default=True, callback=_local_average,
+              help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input "
+                   "accuracy (each input weighs the same); micro pools the pairs (each input weighs by its "
+                   "pairs), as --average in correlate. The earlier names input and pair are accepted.")
 @click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
 @click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
               show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
@@ -1624,7 +1717,8 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if fmt == "csv":
         _emit_csv_by_analysis({"accuracy": acc, "chi2": chi, "tau": tau})
         return
-    _show(*_tables.local_tables(acc, chi, tau, context=context, source=pairs.source, average=average, ties=ties))
+    _show(*_tables.local_tables(acc, chi, tau, context=context, source=pairs.source, average=acc.average,
+                                ties=ties))
 
 
 def _floats(v, name):
@@ -2013,6 +2107,7 @@ def _report_progress():
 
 @main.command()
 @_layout_options(texts=True)
+@_system_score_options
 @click.argument("data", required=False, default="summeval")
 @click.option("--human", default=None,
               help="Comma-separated human columns (default: those with 2+ raters, else all; required for files).")
@@ -2086,7 +2181,8 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
                        method=method, levels=tuple(_split(levels) or ()), quick=quick, seed=seed,
                        n_resamples=n_resamples, splits=splits, pairwise=pairwise, context=context,
                        text=False if no_text else None, text_metrics=tuple(_split(text_metrics) or ()),
-                       ks_low=ks_low, ks_high=ks_high, alpha=alpha, cache_dir=cache, n_jobs=jobs)
+                       ks_low=ks_low, ks_high=ks_high, alpha=alpha, cache_dir=cache, n_jobs=jobs,
+                       system_scores=_system_level())
     from .report import estimate
     from .report._build import _rated, select_humans, select_metrics
 
@@ -2151,7 +2247,12 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     The file has one row per system x input with the human column, one column
     per metric variant (BLEU-refA, COMETKiwi-src, ...) and the context columns
     doc and domain; other commands read it with --human NAME (and
-    --contexts doc,domain).  See docs/mt.md.
+    --contexts doc,domain).  At seg and doc level the system-level scores of
+    the .sys.score files (corpus BLEU, WMT's human system scores) are written
+    beside it as OUT's name with .sys before the suffix (ende.csv ->
+    ende.sys.csv: system, then one column per score column); pass it to
+    correlate, compare, diagnose or report with --system-scores so that their
+    system level uses these numbers, as mt-metrics-eval does.  See docs/mt.md.
     """
     from .data._mtme import read_mtme
 
@@ -2166,17 +2267,18 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
         cols = ["system", "input"] + [c for c in ctx.columns if c not in ("system", "input")]
         frame = frame[cols + [c for c in frame.columns if c not in cols]]
     suffix = os.path.splitext(out)[1].lower()
-    if suffix == ".csv":
-        frame.to_csv(out, index=False)
-    elif suffix == ".tsv":
-        frame.to_csv(out, index=False, sep="\t")
-    elif suffix == ".jsonl":
-        frame.to_json(out, orient="records", lines=True)
-    elif suffix == ".parquet":
-        frame.to_parquet(out, index=False)
-    else:
+    writers = {".csv": lambda f, p: f.to_csv(p, index=False),
+               ".tsv": lambda f, p: f.to_csv(p, index=False, sep="\t"),
+               ".jsonl": lambda f, p: f.to_json(p, orient="records", lines=True),
+               ".parquet": lambda f, p: f.to_parquet(p, index=False)}
+    if suffix not in writers:
         raise click.BadParameter(f"unknown suffix {suffix!r}: use .csv, .tsv, .jsonl or .parquet",
                                  param_hint="--out")
+    writers[suffix](frame, out)
+    sys_out = None
+    if ds.system_scores is not None:  # the .sys.score files: a second table that --system-scores reads
+        sys_out = out[: len(out) - len(suffix)] + ".sys" + suffix
+        writers[suffix](ds.system_scores.reset_index(), sys_out)
     if texts_out is not None:
         if ds.texts is None:
             _fail(f"no texts for level {level!r}: texts are per segment (use --level seg)")
@@ -2184,6 +2286,9 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     n, m = ds.shape
     click.echo(f"{out}: {n} systems x {m} inputs, human {', '.join(map(repr, ds.human))}, "
                f"{len(ds.metrics)} metrics")
+    if sys_out is not None:
+        click.echo(f"{sys_out}: given system-level scores of {len(ds.system_score_columns)} column(s) "
+                   f"(the .sys.score files); use them with --system-scores {sys_out}")
 
 
 # ---------------------------------------------------------------- preferences (issue 17.1)

@@ -43,6 +43,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _st
 
+from . import _choices
 from ._parallel import check_n_jobs, run_units
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
@@ -77,8 +78,12 @@ from .stats.multitest import adjust_pvalues
 #: How a pair of outputs that both belong to an input is assigned a context
 #: when its two outputs carry different labels (human-ordered pairs only).
 PAIR_CONTEXTS = ("better", "worse", "within")
-#: Averages of :func:`local_accuracy`: ``input`` is Eq. 2 of paper 004.
-AVERAGES = ("input", "pair")
+#: Averages of :func:`local_accuracy` and :func:`context_tau`, the correlations' names
+#: (:data:`metaeval._choices.AVERAGES`): ``macro`` (each input weighs the same) is Eq. 2 of
+#: paper 004, ``micro`` (each weighs by its pairs) the pooled share of the pairs.
+AVERAGES = _choices.AVERAGES
+#: The names these averages had before they took the correlations' names; still accepted.
+AVERAGE_ALIASES = _choices.LOCAL_AVERAGE_ALIASES
 #: Handling of pairs the metric scores equally.
 TIES = ("incorrect", "exclude")
 #: p-values of :func:`context_chi2`.
@@ -360,9 +365,9 @@ class LocalPairs:
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x pair: ``metric, context, input, system,
@@ -838,7 +843,7 @@ def _blocks(pairs: LocalPairs) -> _Blocks:
 def _block_values(b: _Blocks, average: str, ties: str):
     """(num, den) per metric x block: the context accuracy is sum(num) / sum(den)."""
     den_pairs = b.valid - (b.ties if ties == "exclude" else 0)
-    if average == "pair":
+    if average == "micro":
         return b.correct.astype(float), den_pairs.astype(float)
     defined = den_pairs > 0
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -847,8 +852,11 @@ def _block_values(b: _Blocks, average: str, ties: str):
 
 
 def _check_options(average, ties):
+    """Check ``average`` and ``ties``; the canonical average (``input``/``pair`` -> ``macro``/``micro``)."""
+    average = AVERAGE_ALIASES.get(average, average) if isinstance(average, str) else average
     check_choice(average, "average", AVERAGES)
     check_choice(ties, "ties", TIES)
+    return average
 
 
 # --------------------------------------------------------------------------
@@ -867,10 +875,10 @@ class LocalAccuracy(_Table):
     average, ties, ci_method : str
     confidence_level : float
     statistic : ndarray, shape (n_metrics, n_contexts)
-        The local accuracy: with ``average="input"`` Eq. 2, the mean over
+        The local accuracy: with ``average="macro"`` Eq. 2, the mean over
         the context's inputs x of the pointwise accuracy Acc(Q_x) (Eq. 1,
         the share of x's pairs in the context that the metric orders
-        correctly); with ``average="pair"`` the share of all the context's
+        correctly); with ``average="micro"`` the share of all the context's
         pairs.  NaN when the metric has no usable pair in the context.
     ci_low, ci_high : ndarray
         Binomial confidence interval (see :func:`local_accuracy`).
@@ -972,9 +980,9 @@ class LocalAccuracy(_Table):
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x context (columns in the class docstring)."""
@@ -1120,7 +1128,7 @@ def _ranks(stat: np.ndarray) -> np.ndarray:
 def local_accuracy(
     pairs: LocalPairs,
     *,
-    average: str = "input",
+    average: str = "macro",
     ties: str = "incorrect",
     ci: str = "wilson",
     confidence_level: float = 0.95,
@@ -1143,11 +1151,15 @@ def local_accuracy(
     ----------
     pairs : LocalPairs
         From :func:`local_pairs`.
-    average : {"input", "pair"}
-        ``"input"`` (default): Eq. 2, the macro average of Eq. 1 over the
-        context's inputs.  ``"pair"``: the share of all the context's pairs
-        (the two agree when every input has the same number of pairs, e.g.
-        one perturbation pair per input in a system context).
+    average : {"macro", "micro"}
+        ``"macro"`` (default): Eq. 2, the plain mean of Eq. 1 over the
+        context's inputs (each input weighs the same).  ``"micro"``: the
+        share of all the context's pairs, i.e. the mean of Eq. 1 weighted by
+        each input's pairs (the two agree when every input has the same
+        number of pairs, e.g. one perturbation pair per input in a system
+        context).  These are the ``macro``/``micro`` averages of
+        :func:`metaeval.correlate` over input groups; ``"input"`` and
+        ``"pair"``, their earlier names here, are accepted for them.
     ties : {"incorrect", "exclude"}
         A pair the metric scores equally (``|difference| <= atol``) counts
         as not correct (``"incorrect"``, default: Eq. 1's strict ">") or is
@@ -1156,8 +1168,8 @@ def local_accuracy(
         ``tie_share``).
     ci : {"wilson", "clopper-pearson"}
         Binomial interval (:func:`metaeval.diagnostics.binomial_interval`).
-        With ``average="pair"``: the interval of a proportion of n
-        independent pairs.  With ``average="input"`` (Eq. 2, a mean over
+        With ``average="micro"``: the interval of a proportion of n
+        independent pairs.  With ``average="macro"`` (Eq. 2, a mean over
         the |X| inputs of their accuracies, which are the independent
         units): the interval of a proportion with Kish's effective sample
         size :math:`n_{eff} = |X|\hat p(1-\hat p)/s^2` (:math:`s^2` the
@@ -1193,7 +1205,7 @@ def local_accuracy(
     ([[1, 0]], [[1, 0]])
     """
     pairs = _check_pairs(pairs, "local_accuracy")
-    _check_options(average, ties)
+    average = _check_options(average, ties)
     check_choice(ci, "ci", BINOMIAL_CIS)
     cl = check_probability(confidence_level)
     b = _blocks(pairs)
@@ -1215,7 +1227,7 @@ def local_accuracy(
     nx = np.add.reduceat((den_pairs > 0).astype(np.int64), starts, axis=1)
     lo = np.full((K, C), np.nan)
     hi = np.full((K, C), np.nan)
-    sq = np.add.reduceat(num * num, starts, axis=1) if average == "input" else None
+    sq = np.add.reduceat(num * num, starts, axis=1) if average == "macro" else None
     npairs_dec = np.add.reduceat(den_pairs, starts, axis=1)
     for k in range(K):
         for c in range(C):
@@ -1294,7 +1306,7 @@ def _overall(b: _Blocks, pairs: LocalPairs, average, ties, cl, ci) -> dict:
     nc = sums["correct"].sum(1)
     nt = sums["ties"].sum(1)
     den_pairs = sums["valid"] - (sums["ties"] if ties == "exclude" else 0)
-    sq = (num * num).sum(1) if average == "input" else None
+    sq = (num * num).sum(1) if average == "macro" else None
     ndec = den_pairs.sum(1)
     ci_pairs = [
         _interval(snum[k], sden[k], cl, ci, None if sq is None else sq[k], ndec[k])
@@ -1860,9 +1872,9 @@ class ContextTau(_Table):
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         I, J = self.pair_index
@@ -1963,7 +1975,7 @@ def _cluster(tau, threshold, n_clusters):
 def context_tau(
     pairs: LocalPairs,
     *,
-    average: str = "input",
+    average: str = "macro",
     ties: str = "incorrect",
     variant: str = "vigna",
     weigher: Callable | None = None,
@@ -1977,7 +1989,7 @@ def context_tau(
     r"""H2: does the ordering of metrics by local accuracy change with the context?
 
     Paper 004, section 4.3: in each context the metrics are ranked by local
-    accuracy (:func:`local_accuracy`, Eq. 2 with ``average="input"``), and
+    accuracy (:func:`local_accuracy`, Eq. 2 with ``average="macro"``), and
     every two contexts are compared with a weighted Kendall tau that weighs
     disagreements among the most accurate metrics more, with hyperbolic
     weights 1/(r+1) of the rank r (:func:`weighted_tau`; Shieh 1998, Vigna
@@ -2078,7 +2090,7 @@ def context_tau(
     [1, 1, 2]
     """
     pairs = _check_pairs(pairs, "context_tau")
-    _check_options(average, ties)
+    average = _check_options(average, ties)
     symmetric, additive = _variant(variant)
     check_choice(correction, "correction", CORRECTIONS)
     B = check_int(n_resamples, "n_resamples", 0)

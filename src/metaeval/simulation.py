@@ -661,9 +661,9 @@ class Simulation(_Table):
 
     def _repr_html_(self) -> str:
         """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from ._results import _html
+        from .report.tables import result_html
 
-        return _html(self)
+        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy long table, one row per grid point x measure.

@@ -26,13 +26,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from metaeval import _choices
 from metaeval._stacklevel import user_stacklevel
 from metaeval.errors import DataError, ParameterError, SystemScoresWarning
 
 from ._validate import fmt_items, labels_to_str
 
 #: Values of the analyses' ``system_scores`` option (``None``: given when present).
-SYSTEM_SCORE_MODES = ("given", "mean")
+SYSTEM_SCORE_MODES = _choices.SYSTEM_SCORE_MODES
 
 
 def _dups(keys: list) -> list:
@@ -308,6 +309,172 @@ def note_given(dataset: Any, columns: Sequence[str], mode: str | None) -> None:
         )
 
 
+# --------------------------------------------------------------------------
+# a system-score table from a file (the command line's --system-scores)
+
+
+def _record_lines(path: Any, fmt: str, n_rows: int) -> list[str]:
+    """Where each data row of a file starts, as ``"line k"`` (``"row k"`` for Parquet).
+
+    CSV/TSV rows are counted as the reader counts them (blank lines skipped,
+    quoted line breaks inside one record), after the header line.
+    """
+    import csv
+    import io
+
+    from ._io import _decode, _read_bytes
+
+    if fmt == "parquet":
+        return [f"row {k + 1}" for k in range(n_rows)]
+    text = _decode(path, _read_bytes(path)).replace("\r\n", "\n")
+    if fmt == "jsonl":
+        starts = [k for k, line in enumerate(text.split("\n"), start=1) if line.strip()]
+    else:
+        reader = csv.reader(io.StringIO(text), delimiter="\t" if fmt == "tsv" else ",")
+        starts, line = [], 1
+        for record in reader:
+            if record:
+                starts.append(line)
+            line = reader.line_num + 1
+        starts = starts[1:]  # the header
+    if len(starts) != n_rows:  # cannot happen for a file the reader accepted; fall back to rows
+        return [f"row {k + 1}" for k in range(n_rows)]
+    return [f"line {k}" for k in starts]
+
+
+def _number(value: Any, text: bool) -> float | None:
+    """A cell of a score column as a float, None when missing; ValueError when not a number.
+    ``text``: the cell was read from a delimited text file (a column with one non-number
+    in it holds every cell as its text)."""
+    if value is None or value is pd.NA or (isinstance(value, float) and np.isnan(value)):
+        return None
+    if isinstance(value, (bool, np.bool_)) or (isinstance(value, str) and not text):
+        raise ValueError
+    f = float(value.strip()) if isinstance(value, str) else float(value)
+    if not np.isfinite(f):
+        raise ValueError
+    return f
+
+
+def read_system_scores(
+    path: Any,
+    systems: Sequence[str],
+    columns: Sequence[str],
+    *,
+    system: str = "system",
+    ignore: Sequence[str] = (),
+    option: str = "--system-scores",
+) -> dict[str, dict[str, float]]:
+    """Read given system-level scores from a CSV, TSV, JSONL or Parquet file.
+
+    Two forms are accepted: a wide table with a ``system`` column (or the
+    column named by ``system``) and one column per score column of the
+    dataset, or the long table that :func:`metaeval.textmetrics.corpus_scores`
+    returns (``system, metric, score``; further columns such as
+    ``n_segments`` and ``signature`` are ignored).  The file is read by the
+    data layer's checked readers (encoding, field counts, header), and every
+    error names the file and the line (the row, for Parquet) and ``option``.
+
+    Parameters
+    ----------
+    path : path-like
+    systems, columns : sequence of str
+        The dataset's system labels and score columns.
+    system : str
+        The system column of the table.
+    ignore : container of str
+        System labels that the caller dropped from the dataset on purpose
+        (e.g. ``--exclude-systems``; anything supporting ``in``): their rows
+        are skipped, not errors.
+    option : str
+        The option named in the messages.
+
+    Returns
+    -------
+    dict
+        ``{column: {system: score}}`` for :meth:`metaeval.Dataset.with_system_scores`;
+        an empty cell is a system without a given score (left out).
+
+    Raises
+    ------
+    DataError
+        Unknown system or column, a system repeated, a value that is not a
+        finite number, or a table with neither form.
+    """
+    from pathlib import Path
+
+    from ._io import FORMATS, _infer_format
+
+    path = Path(path)
+    name = path.name
+    fmt, _ = _infer_format(path)
+    frame = FORMATS[fmt].reader(path, [system])
+    where = _record_lines(path, fmt, len(frame))
+    cols = [str(c) for c in frame.columns]
+    known_sys, known_cols, skip = set(systems), list(columns), ignore
+    if system not in cols:
+        raise DataError(
+            f"{option} {name}: no column {system!r} with the system labels; its columns are "
+            f"{fmt_items(cols, limit=20)} (a table indexed by system: a '{system}' column and one "
+            "column per score column, or the long system, metric, score table of corpus_scores)"
+        )
+    long_form = {"metric", "score"} <= set(cols) and "metric" not in known_cols and "score" not in known_cols
+    if long_form:
+        units = [(r, str(m), "score") for r, m in enumerate(frame["metric"].tolist())]
+        bad = [(r, m) for r, m, _ in units if m not in known_cols]
+        if bad:
+            r, m = bad[0]
+            raise DataError(
+                f"{option} {name}, {where[r]}: metric {m!r} is not a score column of the dataset; "
+                f"its columns are {fmt_items(known_cols, limit=40)}"
+            )
+    else:
+        extra = [c for c in cols if c != system and c not in known_cols]
+        if extra:
+            raise DataError(
+                f"{option} {name}: column(s) {fmt_items(extra)} are not score columns of the dataset "
+                f"(its columns are {fmt_items(known_cols, limit=40)}); a wide table has a '{system}' "
+                "column and one column per score column"
+            )
+        units = [(r, c, c) for r in range(len(frame)) for c in cols if c != system]
+    labels = frame[system].tolist()
+    for r, lab in enumerate(labels):
+        if lab is None or (isinstance(lab, float) and np.isnan(lab)) or str(lab) == "":
+            raise DataError(f"{option} {name}, {where[r]}: the system label is empty")
+    labels = [str(v) for v in labels]
+    out: dict[str, dict[str, float]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for r, column, field in units:
+        lab = labels[r]
+        if lab in skip and lab not in known_sys:
+            continue
+        if lab not in known_sys:
+            raise DataError(
+                f"{option} {name}, {where[r]}: system {lab!r} is not a system of the dataset; its "
+                f"systems are {fmt_items(list(systems), limit=40)}"
+            )
+        if (lab, column) in seen:
+            what = f"system {lab!r} and metric {column!r}" if long_form else f"system {lab!r}"
+            raise DataError(
+                f"{option} {name}, {where[r]}: {what} repeats {where[seen[lab, column]]}; give one "
+                "score per system and column"
+            )
+        seen[lab, column] = r
+        value = frame[field].iloc[r]
+        try:
+            number = _number(value, fmt in ("csv", "tsv"))
+        except (TypeError, ValueError):
+            raise DataError(
+                f"{option} {name}, {where[r]}: the score of system {lab!r} in {column!r} is not a "
+                f"finite number: {value!r} (leave the cell empty for a system without a score)"
+            ) from None
+        if number is not None:
+            out.setdefault(column, {})[lab] = number
+    if not out:
+        raise DataError(f"{option} {name}: no score for any system of the dataset")
+    return out
+
+
 __all__ = [
     "SYSTEM_SCORE_MODES",
     "check_system_scores",
@@ -318,4 +485,5 @@ __all__ = [
     "INPUT_RESAMPLING",
     "input_resampling_message",
     "add_sys_key",
+    "read_system_scores",
 ]

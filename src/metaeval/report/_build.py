@@ -163,6 +163,7 @@ class ReportConfig:
     alpha: float = 0.05
     cache_dir: str | None = None
     n_jobs: int = 1
+    system_scores: str | None = None  # the analyses' system_scores= (None: given when the data has them)
 
     @property
     def mode(self):
@@ -465,19 +466,22 @@ class _Builder:
             import pandas as pd
 
             point = self._timed(s, lambda: correlate(
-                self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="none"))
+                self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="none",
+                system_scores=self.cfg.system_scores))
             pf = point.to_frame()
             ci_set = pairwise_subset(pf, self.levels, cap)
             res = self._timed(s, lambda: correlate(
                 self.ds, h, metrics=ci_set, level=self.levels, method=self.cfg.method, ci="boot-both",
-                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar,
+                system_scores=self.cfg.system_scores))
             f = pd.concat([res.to_frame(), pf[~pf.metric.isin(ci_set)]], ignore_index=True)
             self.results.setdefault("correlations", {})[h] = {
                 "statistics": point.to_dict(), "intervals": res.to_dict(), "interval_metrics": ci_set}
         else:
             res = self._timed(s, lambda: correlate(
                 self.ds, h, metrics=self.metrics, level=self.levels, method=self.cfg.method, ci="boot-both",
-                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+                n_resamples=self.n, rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar,
+                system_scores=self.cfg.system_scores))
             f = res.to_frame()
             self.results.setdefault("correlations", {})[h] = res.to_dict()
         self.state["corr"][h] = f
@@ -550,7 +554,7 @@ class _Builder:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
                 self.ds, h, metrics=subset, level=lv, method=self.cfg.method, test="perm-both",
                 n_resamples=n_test, correction="holm", cluster_correction="holm", alpha=self.cfg.alpha,
-                rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar))
+                rng=self.seed, n_jobs=self.cfg.n_jobs, progress=bar, system_scores=self.cfg.system_scores))
         self.state["clusters"][h] = per_level
         self.state.setdefault("cluster_resamples", {})[h] = n_test
         self.results.setdefault("clusters", {})[h] = {lv: c.to_dict() for lv, c in per_level.items()}
@@ -847,7 +851,7 @@ class _Builder:
         focus = [m for m in mets if any(m in sub for sub in self.state["subset"].values())] or mets
         if len(ds.systems) >= 3:
             results["correlation_design"] = self._timed(s, lambda: dg.correlation_design(
-                ds, columns=[*humans, *focus], method=self.cfg.method))
+                ds, columns=[*humans, *focus], method=self.cfg.method, system_scores=self.cfg.system_scores))
             s.functions.append("metaeval.correlation_design")
         else:
             s.skip("correlation design needs at least 3 systems", part=True)

@@ -571,7 +571,7 @@ def plot_local_accuracy(
                 ax.axvline(i - 0.5, color="grey", linewidth=1.5)
     ax.set_xticks(x, labels=ctx, rotation=90, fontsize=7)
     ax.set_xlabel(acc.category)
-    ax.set_ylabel("local accuracy" + (" (Eq. 2)" if acc.average == "input" else ""))
+    ax.set_ylabel("local accuracy" + (" (Eq. 2)" if acc.average == "macro" else ""))
     ax.legend(fontsize=7, ncol=max(1, len(mets) // 12 + 1), loc="best")
     ax.set_title(title or f"local metric accuracy across {acc.category} contexts")
     fig.tight_layout()

@@ -14,6 +14,37 @@ import math
 import sys
 from dataclasses import dataclass, field
 
+# ----------------------------------------------------------------------------- Jupyter view of results
+
+
+def _signatures(obj, frame) -> list:
+    sig = getattr(obj, "signature", None)
+    if isinstance(sig, str):
+        return [sig]
+    if "signature" in frame.columns:
+        import pandas as pd
+
+        return [str(s) for s in pd.unique(frame["signature"].dropna())]
+    return []
+
+
+def result_html(obj) -> str:
+    """A result's Jupyter view (``_repr_html_`` of every result): ``to_frame()`` as an HTML
+    table, with the signature(s) below it.  Long tables are cut as pandas cuts its own HTML
+    view (``display.max_rows``)."""
+    import pandas as pd
+
+    frame = obj.to_frame()
+    sigs = _signatures(obj, frame)
+    shown = frame.drop(columns="signature") if len(sigs) == 1 and "signature" in frame else frame
+    table = shown.to_html(index=False, na_rep="NaN", border=0,
+                          max_rows=pd.get_option("display.max_rows"))
+    caption = "".join(
+        f"<div><code>{html.escape(s)}</code></div>" for s in sigs
+    )
+    return f"<div class=\"metaeval-result\">{table}{caption}</div>"
+
+
 # ----------------------------------------------------------------------------- terminal tables
 
 
@@ -364,6 +395,10 @@ def detection_table(name, det, perturbation):
         f"{pr.signature}\n" + _sigs(r.signature for r in det))
 
 
+#: How the local tables name the averages (paper 004's Eq. 2 is the macro average over inputs).
+_LOCAL_AVERAGE_WORDS = {"macro": "macro average over inputs (Eq. 2)", "micro": "micro average (pooled pairs)"}
+
+
 def local_tables(acc, chi, tau, *, context, source, average, ties):
     """Local accuracy by context, the H1 chi-square tests and the H2 weighted-tau matrix (paper 004)."""
     mat = acc.matrix("statistic")
@@ -371,7 +406,8 @@ def local_tables(acc, chi, tau, *, context, source, average, ties):
     cf = chi.to_frame()
     tm_ = tau.matrix("tau", ordered=True)
     return [
-        TextTable(f"local accuracy by {context} ({source} pairs; average over {average}s, ties {ties})",
+        TextTable(f"local accuracy by {context} ({source} pairs; {_LOCAL_AVERAGE_WORDS.get(average, average)}, "
+                  f"ties {ties})",
                   ["metric", "all", *map(str, mat.columns)],
                   [[str(m), num(float(overall[m]), 3), *[num(float(v), 3) for v in row]]
                    for m, row in zip(mat.index, mat.values)], acc.signature),
