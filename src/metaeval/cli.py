@@ -611,13 +611,33 @@ def _template(message):
     return _QUOTED_OR_NUMBER.sub("#", message)
 
 
-def _cli_spelling(text):
-    """An analysis' message with its ``system_scores=`` option spelled as the command line's."""
-    if "system_scores=" not in text:
+def _cli_spelling(text, command=None):
+    """An analysis' message with its options spelled as the command line's.
+
+    ``system_scores=`` becomes ``--system-level``; given the running
+    subcommand, every ``name=`` that is a parameter of the command becomes its long
+    option (``ci='bogus'; choose ...`` -> ``--ci 'bogus'; choose ...``,
+    ``low= and high=`` -> ``--ks-low and --ks-high``).  A message that already
+    names a command-line option (``--``, or "command line") is left as it is: it
+    was written for both audiences.
+    """
+    if "system_scores=" in text:
+        for mode in _choices.SYSTEM_SCORE_MODES:
+            text = text.replace(f"system_scores='{mode}'", f"--system-level {mode}")
+        text = text.replace("system_scores=", "--system-level ")
+    if command is None or "--" in text or "command line" in text:
         return text
-    for mode in _choices.SYSTEM_SCORE_MODES:
-        text = text.replace(f"system_scores='{mode}'", f"--system-level {mode}")
-    return text.replace("system_scores=", "--system-level ")
+    flags = {}
+    for p in command.params:
+        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
+        if longs and p.name:
+            flags[p.name] = longs[0]
+    if not flags:
+        return text
+    import re
+
+    return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
+                  lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), text)
 
 
 class _WarningGroups:
@@ -727,7 +747,8 @@ class _Group(click.Group):
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                msg = _cli_spelling(msg)
+                sub = ctx.invoked_subcommand
+                msg = _cli_spelling(msg, self.get_command(ctx, sub) if sub else None)
                 data = ctx.meta.get("metaeval.data")
                 if (isinstance(exc, DataError) and data and os.path.isfile(data) and "--" not in msg
                         and os.path.basename(data) not in msg):
