@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import warnings
 from html import escape
 from html.parser import HTMLParser
 
@@ -1129,3 +1130,22 @@ def test_preference_figure_with_many_long_metric_names_is_readable(wide):
     assert layout_problems(fig) == []
     assert [t.get_text() for t in fig.axes[0].get_yticklabels()][-1].startswith("metric 00")  # top row first
     _close(fig)
+
+
+def test_failure_codes_are_in_the_report():
+    """Regression (this session's review): the OutOfScaleWarning given when the data was read
+    (-1 failure codes in a 1-5 judge column) was printed on the terminal but missing from
+    report.html and results.json; the Data section now records it."""
+    rng = np.random.default_rng(1)
+    h = rng.integers(1, 6, size=(6, 30)).astype(float)
+    judge = np.clip(h + rng.integers(-1, 2, size=h.shape), 1, 5)
+    judge[0, :3] = -1  # 3 failure codes of 180 cells
+    ds = metaeval.Dataset.from_arrays({"quality": h, "judge": judge, "bleu": h + rng.normal(size=h.shape)},
+                                      human=["quality"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rep = build(ds, ReportConfig(quick=True, seed=1, human=("quality",), n_resamples=20, splits=10,
+                                     text=False))
+    data = next(s for s in rep.sections if s.id == "data").to_dict()
+    hits = [w["warning"] for w in data["warnings"] if "OutOfScaleWarning" in w["warning"]]
+    assert len(hits) == 1 and "'judge'" in hits[0] and "-1 (x3)" in hits[0], data["warnings"]

@@ -452,6 +452,14 @@ class _Builder:
             "rated_human": _rated(ds, ds.human),
         }
         s.readings += rd.data_readings(self.data_info)
+        # the data layer's note on failure codes (-1 on a 1-5 scale, ...) was given when the file was
+        # read; the report shows it too, since such codes enter every correlation as scores
+        from ..data._scale import warn_undeclared
+
+        with _record(s):
+            declared = ds.bounds
+            warn_undeclared({c: np.asarray(ds.ratings(c), float) for c in ds.columns},
+                            [c for c in ds.columns if c not in declared])
         s.seconds += time.perf_counter() - t0
 
     def correlations(self, h, bar):
