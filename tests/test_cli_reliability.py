@@ -131,3 +131,30 @@ def test_reliability_negative_alpha_is_shown_not_a_crash(tmp_path):
                                     "--metrics", "m", "--n-resamples", "20", "--seed", "0", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert '"inputs_needed": "inf"' in res.output
+
+
+def test_sizes_curve_is_printed_in_the_table_view(tmp_path):
+    """Regression (this session's review): `reliability --sizes` computed the alpha-vs-size
+    curve (in --format json) but the table view did not print it."""
+    import numpy as np
+    import pandas as pd
+    from click.testing import CliRunner
+
+    from metaeval import Dataset
+    from metaeval.cli import main
+    from metaeval.reliability import consistency_curve
+
+    rng = np.random.default_rng(5)
+    q = rng.normal(size=(6, 1))
+    rows = [{"system": f"s{s}", "input": f"i{i}", "human": float(q[s, 0] + rng.normal()),
+             "m": float(q[s, 0] + rng.normal())} for s in range(6) for i in range(16)]
+    path = tmp_path / "d.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    res = CliRunner().invoke(main, ["reliability", str(path), "--human", "human", "--metrics", "m",
+                                    "--sizes", "4,8", "--seed", "0", "--n-resamples", "20"])
+    assert res.exit_code == 0, res.output
+    assert "alpha vs number of inputs" in res.stdout
+    ds = Dataset.from_frame(pd.read_csv(path), human=["human"], metrics=["m"])
+    f = consistency_curve(ds, ["m"], sizes=[4, 8], rng=0).to_frame()  # the library's numbers
+    for r in f.itertuples():
+        assert f"{r.alpha_mean:.4f}" in res.stdout

@@ -303,6 +303,14 @@ def reliability_tables(results, target):
                              [[r.column, num(r.statistic), f"[{num(r.ci_low, 3)}, {num(r.ci_high, 3)}]",
                                num(r.sem), integer(r.inputs_needed)] for r in f.itertuples()],
                              _sigs(f.signature)))
+    if "consistency_curve" in results:
+        f = results["consistency_curve"].to_frame()
+        out.append(TextTable("alpha vs number of inputs (random input subsets; prophecy: Spearman-Brown "
+                             "from all inputs)",
+                             ["metric", "inputs", "alpha (mean)", "sd", "interval", "prophecy", "subsets"],
+                             [[r.column, str(int(r.size)), num(r.alpha_mean), num(r.alpha_sd),
+                               interval(r.ci_low, r.ci_high), num(r.prophecy), str(int(r.n_subsets))]
+                              for r in f.itertuples()], _sigs(f.signature)))
     if "agreement" in results:
         f = results["agreement"].to_frame()
         out.append(TextTable("rater agreement", ["column", "method", "statistic", "CI", "raters", "units"],
