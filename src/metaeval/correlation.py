@@ -24,6 +24,7 @@ from .data import _sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     ParameterError,
+    SmallSampleWarning,
     SystemScoresWarning,
     TooFewPairsWarning,
     UndefinedStatisticWarning,
@@ -333,6 +334,22 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
         )
 
 
+def _warn_two_points(dataset, level):
+    """A correlation over two points is +-1 (or undefined) whatever the scores: say so
+    when a level correlates across only two systems (``system``, ``input``) or two
+    inputs (``item``)."""
+    N, M = len(dataset.systems), len(dataset.inputs)
+    across = {"system": ("systems", N), "input": ("systems", N), "item": ("inputs", M)}.get(level)
+    if across is not None and across[1] == 2:
+        warnings.warn(
+            f"level={level!r} correlates across 2 {across[0]} only: every correlation of two points is "
+            f"+1 or -1 (or undefined) whatever the scores, and a test has nothing to go on; add "
+            f"{across[0]} or read the global level",
+            SmallSampleWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
 @accepts_frames(human="human")
 def correlate(
     dataset,
@@ -483,6 +500,7 @@ def correlate(
             )
     for lv in levels:
         check_level_size(dataset, lv)
+        _warn_two_points(dataset, lv)
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     opt = _Options(
