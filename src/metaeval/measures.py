@@ -36,6 +36,7 @@ import pandas as pd
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._results import _Table
 from ._stacklevel import user_stacklevel
+from .data import _sysscores as _sys
 from .data._accept import accepts_frames
 from ._signature import make_signature
 from ._vocab import check_choice, check_int, check_level_size, human_column, metric_columns
@@ -419,6 +420,8 @@ def discriminative_power(
     check_n_jobs(n_jobs)
     for lv in dict.fromkeys(lv for lv, _ in measures):
         check_level_size(dataset, lv)
+    if any(lv == "system" for lv, _ in measures):
+        _sys.note_ignored(dataset, "discriminative_power")
     metrics = metric_columns(dataset, metrics, distinct=True, minimum=2,
                              what="discriminative power")
     budget = _rs.memory_budget(memory_budget)
@@ -670,6 +673,8 @@ def ranking_consistency(
     metrics = metric_columns(
         dataset, metrics, distinct=True, minimum=3, what="ranking consistency", suffix=" to rank"
     )
+    if any(lv == "system" for lv, _ in measures):
+        _sys.note_ignored(dataset, "ranking_consistency")
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     d1, d2 = half_splits(_rs.named_generator(ss, "ranking-consistency", "splits"), n_splits, M)

@@ -47,6 +47,7 @@ from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._results import _Collection, _Result, _Table
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
+from .data import _sysscores as _sys
 from .data._accept import accepts_frames
 from ._vocab import (
     check_choice,
@@ -1418,6 +1419,7 @@ def estimate_parameters(dataset, human, *, metrics=None, bounds=None) -> Paramet
         metric_cols = []
     else:
         metric_cols = metric_columns(dataset, metrics)
+    _sys.note_ignored(dataset, "estimate_parameters")
     N, M = len(dataset.systems), len(dataset.inputs)
     scale = _check_bounds(bounds, list(dict.fromkeys(humans + metric_cols)))
     sig = _EST_SIGNATURE(any(v is not None for v in scale.values()))

@@ -25,6 +25,7 @@ import pandas as pd
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
+from .data import _sysscores as _sys
 from ._vocab import check_choice, check_int, check_probability, human_column, metric_columns
 from .errors import (
     DataError,
@@ -176,6 +177,7 @@ def soft_pairwise_accuracy(
     """
     human = human_column(dataset, human)
     metrics = metric_columns(dataset, metrics)
+    _sys.note_ignored(dataset, "soft_pairwise_accuracy (from per-segment permutations)")
     n_permutations = check_int(n_permutations, "n_permutations")
     check_choice(precision, "precision", PRECISIONS)
     check_choice(ci, "ci", SPA_CI)
@@ -315,6 +317,7 @@ def compare_spa(
     ms = metric_columns(dataset, [metric_a, metric_b])
     if ms[0] == ms[1]:
         raise ParameterError("compare_spa needs two different metrics")
+    _sys.note_ignored(dataset, "compare_spa (from per-segment permutations)")
     n_resamples = check_int(n_resamples, "n_resamples")
     n_permutations = check_int(n_permutations, "n_permutations")
     check_choice(precision, "precision", PRECISIONS)
@@ -784,6 +787,7 @@ def global_pairwise_accuracy(
     hum = {n: human[n] if isinstance(human, dict) else human for n in names}
     for n in names:
         human_column(datasets[n], hum[n])
+        _sys.note_ignored(datasets[n], f"global_pairwise_accuracy ({n})")
     check_choice(clusters, "clusters", CLUSTER_RULES)
     common = set.intersection(*(set(datasets[n].metrics) for n in names))
     if metrics is not None:

@@ -282,6 +282,21 @@ def add_sys_key(signature: str, tag: str | None) -> str:
     return f"{head}|sys:{tag}|metaeval:{version}"
 
 
+def note_ignored(dataset: Any, what: str) -> None:
+    """An analysis that does not take given system scores says so when the dataset
+    has some: its system level uses the means of the cells."""
+    cols = tuple(getattr(dataset, "system_score_columns", ()) or ())
+    if not cols:
+        return
+    warnings.warn(
+        f"{what} uses the means of the cells at the system level; the dataset's given "
+        f"system-level scores of {fmt_items(cols)} are not used by it (correlate, compare, "
+        "compare_all and correlation_design use them)",
+        SystemScoresWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 def note_given(dataset: Any, columns: Sequence[str], mode: str | None) -> None:
     """The default's note: warn once when given system scores that differ from
     the means of the cells are used because ``system_scores`` was not chosen."""
