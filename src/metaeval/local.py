@@ -52,7 +52,6 @@ from ._signature import fmt_number
 from ._vocab import (
     BINOMIAL_CIS,
     CORRECTIONS,
-    as_list,
     check_choice,
     check_int,
     check_number,
@@ -186,18 +185,6 @@ def _score_arrays(x, name: str) -> tuple[dict[str, np.ndarray], Dataset | None]:
         ) from None
     return {"metric": a[None, :] if a.ndim == 1 else a}, None
 
-
-def _lower_names(lower_is_better, metrics) -> tuple[str, ...]:
-    if lower_is_better is None:
-        return ()
-    names = as_list(lower_is_better, "lower_is_better") if lower_is_better else []
-    unknown = [m for m in names if m not in metrics]
-    if unknown:
-        raise DataError(
-            f"lower_is_better names {', '.join(map(repr, unknown))}, which are not among the "
-            f"metrics analysed ({', '.join(metrics)})"
-        )
-    return tuple(m for m in metrics if m in names)
 
 
 def _context_labels(
@@ -613,7 +600,7 @@ def _perturbation_pairs(original, perturbed, context, metrics, lower_is_better, 
                 )
     ds = ods if ods is not None else pds
     category, labels = _context_labels(context, ds, shape, "original")
-    lower = _lower_names(resolve_lower_is_better(metrics, lower_is_better), metrics)
+    lower = resolve_lower_is_better(metrics, lower_is_better)
     O = np.stack([orig[m] for m in metrics])
     Pt = np.stack([pert[m] for m in metrics])
     with np.errstate(invalid="ignore"):
@@ -716,7 +703,7 @@ def _human_pairs(
             f"data have {N} system(s)"
         )
     category, labels = _context_labels(context, ds, shape, "the data")
-    lower = _lower_names(resolve_lower_is_better(metrics, lower_is_better), metrics)
+    lower = resolve_lower_is_better(metrics, lower_is_better)
     X = np.stack([(-S[m] if m in lower else S[m]) for m in metrics])  # (K, N, M)
     known = np.vectorize(lambda v: v is not None, otypes=[bool])(labels)
     # context codes over the whole label array; pairs keep the used ones below
