@@ -453,7 +453,6 @@ def _judge_rows(judges, canon):
     else:
         order = np.full(len(j), "", dtype=object)
     pair = np.empty(len(j), dtype=np.intp)
-    unknown = []
     for k, (i, a, b) in enumerate(zip(inp, sa, sb)):
         if (i, a, b) in canon:
             pair[k] = canon[(i, a, b)]

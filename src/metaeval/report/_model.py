@@ -12,7 +12,6 @@ import math
 import re
 from dataclasses import dataclass, field
 
-import numpy as np
 
 # one JSON-ready conversion for the report and the command line
 from .._export import plain  # noqa: F401  (re-exported: the report's modules import it from here)

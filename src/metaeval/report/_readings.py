@@ -385,7 +385,7 @@ def reliability_readings(results, humans, metrics):
         f = results["stability"].to_frame()
         low = f[f.statistic < ALPHA_HIGH]
         if len(low):
-            out.append(Reading(f"Stability below .9: " + "; ".join(
+            out.append(Reading("Stability below .9: " + "; ".join(
                 f"{r.column} {fmt(r.statistic)} ({fmt(r.runs_needed, 'int')} runs averaged reach .9)"
                 for r in low.itertuples()) + f"; the other {len(f) - len(low)} metric(s) with runs are at or "
                 "above .9.", "rel-stability", ["rel-stability"]))
