@@ -171,9 +171,10 @@ def test_swap_pair_values_equals_its_numpy_twin(kind, level):
     lay = PairLayout(za, zb, z, level)
     B = 11
     bits = rs.fair_bytes(np.random.default_rng(0), B * z.size)
+    lay.pair_values(bits, 1, "pearson")  # makes the per-entry arrays
     for which, hy in ((0, lay.hval), (1, lay.havg), (2, lay.hval)):
-        args = (bits, B, lay.ncell, lay.za, lay.zb, lay.gptr, lay.cell, hy, lay.hcode, lay.eptr,
-                lay.eslot, lay.esrc, lay.enew, lay.gk, lay.hn2, which)
+        args = (bits, B, lay.ncell, lay.za, lay.zb, lay.gptr, lay.cell, hy, lay.eptr, lay.ecell,
+                lay.ecode, lay.eslot, lay.esrc, lay.enew, lay.gk, lay.hn2, which)
         fast, slow = K.swap_pair_values(*args), NK.swap_pair_values(*args)
         if which == 2:
             np.testing.assert_array_equal(fast, slow)

@@ -1635,11 +1635,13 @@ def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
 
 
 @nb.njit(cache=True)
-def _swap_walk(sel, s0, n, hcode, e0, e1, eslot, esrc, enew, k, ranks, ra, rb, fa, fb, st):
+def _swap_walk(bits, base, e0, e1, ecell, ecode, eslot, esrc, enew, k, ranks, ra, rb, fa, fb,
+               kendall):
     """One walk over a group's sorted entries for both halves: the average
     ranks (``ra``, ``rb`` by slot, when ``ranks``) and/or the Kendall
-    statistics ``st`` (2, 8) (when ``st.shape[0]``)."""
-    kendall = st.shape[0] > 0
+    counts (when ``kendall``).  Entry q belongs to half A when its source
+    ``esrc[q]`` equals its cell's coin (A takes metric B's value where the
+    coin is 1)."""
     if kendall:
         for q in range(k + 1):
             fa[q] = 0
@@ -1656,12 +1658,33 @@ def _swap_walk(sel, s0, n, hcode, e0, e1, eslot, esrc, enew, k, ranks, ra, rb, f
     kxb = 0
     e = e0
     while e < e1:
+        if e + 1 == e1 or enew[e + 1]:
+            # a block of one entry (the usual case for a continuous metric)
+            code = ecode[e]
+            if esrc[e] == _coin(bits, base + ecell[e]):
+                if ranks:
+                    ra[eslot[e]] = posa + 1.0
+                if kendall:
+                    da += posa - _fen_prefix(fa, code)
+                    _fen_add(fa, code, k)
+                    kxa += 1
+                posa += 1
+            else:
+                if ranks:
+                    rb[eslot[e]] = posb + 1.0
+                if kendall:
+                    db += posb - _fen_prefix(fb, code)
+                    _fen_add(fb, code, k)
+                    kxb += 1
+                posb += 1
+            e += 1
+            continue
         r = e + 1
         while r < e1 and not enew[r]:
             r += 1
         ka = 0
         for q in range(e, r):
-            if esrc[q] == sel[eslot[q]]:
+            if esrc[q] == _coin(bits, base + ecell[q]):
                 ka += 1
         kb = (r - e) - ka
         if ranks:
@@ -1669,18 +1692,19 @@ def _swap_walk(sel, s0, n, hcode, e0, e1, eslot, esrc, enew, k, ranks, ra, rb, f
             rka = posa + 0.5 * (ka + 1)
             rkb = posb + 0.5 * (kb + 1)
             for q in range(e, r):
-                if esrc[q] == sel[eslot[q]]:
+                if esrc[q] == _coin(bits, base + ecell[q]):
                     ra[eslot[q]] = rka
                 else:
                     rb[eslot[q]] = rkb
         if kendall:
+            # entries of a block are sorted by human code: runs of equal codes
             lasta = -1
             runa = 0
             lastb = -1
             runb = 0
             for q in range(e, r):
-                code = hcode[s0 + eslot[q]]
-                if esrc[q] == sel[eslot[q]]:
+                code = ecode[q]
+                if esrc[q] == _coin(bits, base + ecell[q]):
                     da += posa - _fen_prefix(fa, code)
                     if code == lasta:
                         runa += 1
@@ -1703,11 +1727,10 @@ def _swap_walk(sel, s0, n, hcode, e0, e1, eslot, esrc, enew, k, ranks, ra, rb, f
             kxa += 1 if ka > 0 else 0
             kxb += 1 if kb > 0 else 0
             for q in range(e, r):
-                code = hcode[s0 + eslot[q]]
-                if esrc[q] == sel[eslot[q]]:
-                    _fen_add(fa, code, k)
+                if esrc[q] == _coin(bits, base + ecell[q]):
+                    _fen_add(fa, ecode[q], k)
                 else:
-                    _fen_add(fb, code, k)
+                    _fen_add(fb, ecode[q], k)
         posa += ka
         posb += kb
         e = r
@@ -1729,8 +1752,8 @@ def _swap_kendall_out(st, n, d, n1, n3, kx, k, hn2):
 
 
 @nb.njit(parallel=True, cache=True)
-def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, hcode, eptr, eslot, esrc,
-                     enew, gk, hn2, which):
+def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ecell, ecode, eslot,
+                     esrc, enew, gk, hn2, which):
     """One statistic of both Perm-Both halves per resample and group.
 
     ``which`` 0: Pearson's r of the halves against ``hy`` (the human values
@@ -1750,12 +1773,10 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, hcode, ep
     out = np.empty((B, G, 2, ns))
     T = _n_workers(B)
     # workspace per worker, before the parallel region (issue 14.1)
-    sel = np.empty((T, nmax), np.int8)
     xa = np.empty((T, nmax))
     xb = np.empty((T, nmax))
     fa = np.empty((T, kmax + 1), np.int64)
     fb = np.empty((T, kmax + 1), np.int64)
-    nost = np.empty((0, N_STATS))
     for w in nb.prange(T):
         lo, hi = _chunk(B, T, w)
         for b in range(lo, hi):
@@ -1763,7 +1784,17 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, hcode, ep
             for g in range(G):
                 s0 = gptr[g]
                 n = gptr[g + 1] - s0
-                if which == 0:
+                if which == 2:
+                    da, db, n1a, n1b, n3a, n3b, kxa, kxb = _swap_walk(
+                        bits, base, eptr[g], eptr[g + 1], ecell, ecode, eslot, esrc, enew, gk[g],
+                        False, xa[w], xb[w], fa[w], fb[w], True)
+                    _swap_kendall_out(out[b, g, 0], n, da, n1a, n3a, kxa, gk[g], hn2[g])
+                    _swap_kendall_out(out[b, g, 1], n, db, n1b, n3b, kxb, gk[g], hn2[g])
+                    continue
+                if which == 1:
+                    _swap_walk(bits, base, eptr[g], eptr[g + 1], ecell, ecode, eslot, esrc, enew,
+                               gk[g], True, xa[w], xb[w], fa[w], fb[w], False)
+                else:
                     for t in range(n):
                         c = cell[s0 + t]
                         if _coin(bits, base + c):
@@ -1772,20 +1803,6 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, hcode, ep
                         else:
                             xa[w, t] = za[c]
                             xb[w, t] = zb[c]
-                else:
-                    for t in range(n):
-                        sel[w, t] = _coin(bits, base + cell[s0 + t])
-                if which == 2:
-                    st = out[b, g, :, :]
-                    da, db, n1a, n1b, n3a, n3b, kxa, kxb = _swap_walk(
-                        sel[w], s0, n, hcode, eptr[g], eptr[g + 1], eslot, esrc, enew, gk[g],
-                        False, xa[w], xb[w], fa[w], fb[w], st)
-                    _swap_kendall_out(st[0], n, da, n1a, n3a, kxa, gk[g], hn2[g])
-                    _swap_kendall_out(st[1], n, db, n1b, n3b, kxb, gk[g], hn2[g])
-                    continue
-                if which == 1:
-                    _swap_walk(sel[w], s0, n, hcode, eptr[g], eptr[g + 1], eslot, esrc, enew,
-                               gk[g], True, xa[w], xb[w], fa[w], fb[w], nost)
                 h = hy[s0:s0 + n]
                 out[b, g, 0, 0] = _pearson_row(xa[w, :n], h)
                 out[b, g, 1, 0] = _pearson_row(xb[w, :n], h)

@@ -209,8 +209,8 @@ def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcod
     return out
 
 
-def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, hcode, eptr, eslot, esrc,
-                     enew, gk, hn2, which):
+def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ecell, ecode, eslot,
+                     esrc, enew, gk, hn2, which):
     """See :func:`metaeval.stats._kernels.swap_pair_values`.
 
     Plain version: builds both halves and computes each group's statistic

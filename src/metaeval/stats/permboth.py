@@ -123,6 +123,7 @@ class PairLayout:
         self.hrss = np.asarray(hrss, float)
         self.hn2 = np.asarray(hn2, np.int64)
         self.n_valid = np.diff(self.gptr)
+        self.ecell = self.ecode = None  # per-entry copies, made by pair_values
 
     def group_stats(self, bits, n_resamples, *, fast=True):
         """(B, G, 3, 2): pearson/spearman/kendall_b of the two halves."""
@@ -140,9 +141,16 @@ class PairLayout:
         statistics (B, G, 2, 8) for any other method of :data:`PAIR_METHODS`."""
         which = PAIR_METHODS.index(method) if method in ("pearson", "spearman") else 2
         hy = self.havg if which == 1 else self.hval
+        if self.ecell is None:
+            # per entry: its cell and its human code (sequential reads in the walk)
+            g = np.repeat(np.arange(self.gk.size), np.diff(self.eptr))
+            slot = self.gptr[g] + self.eslot
+            self.ecell = np.ascontiguousarray(self.cell[slot])
+            self.ecode = np.ascontiguousarray(self.hcode[slot])
         out = kernels(fast).swap_pair_values(
             bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, hy,
-            self.hcode, self.eptr, self.eslot, self.esrc, self.enew, self.gk, self.hn2, which,
+            self.eptr, self.ecell, self.ecode, self.eslot, self.esrc, self.enew, self.gk,
+            self.hn2, which,
         )
         return out[..., 0] if which < 2 else out
 
