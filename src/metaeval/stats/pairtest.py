@@ -186,8 +186,10 @@ def perm_both_null(gen, xa, xb, z, opt: PairOptions):
     G = lay.gptr.size - 1
     zm = arrange(za, z, "system")[1] if system else None
     # per resample: its packed coins and their unpacked copy when a chunk
-    # does not start on a byte, and the (G, 2, 8) statistics
-    per = 2.0 * N * M + 16.0 * G * 8
+    # does not start on a byte (2 bytes per cell), and per group the (2, 8)
+    # statistics and the temporaries of the coefficients and weights (48
+    # floats)
+    per = 2.0 * N * M + 48.0 * 8 * G
     coins = _rs.CoinStream(gen, B, N * M)
     null = np.empty(B)
     nv = lay.n_valid
