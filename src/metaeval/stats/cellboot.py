@@ -124,6 +124,7 @@ class CellBootstrap:
             self.sx = np.take_along_axis(vx, self.ox, axis=1)
             self.sy = np.take_along_axis(vy, self.oy, axis=1)
             self.vf = self.valid.astype(float)
+            self.all_valid = bool(self.valid.all())
             return
         gptr, r, c, ycode, xnew, xynew, gk = slot_layout(self.x, self.y, self.valid, level)
         self.gptr, self.ycode, self.xnew, self.xynew, self.gk = gptr, ycode, xnew, xynew, gk
@@ -213,7 +214,14 @@ class CellBootstrap:
         return group, _weights(group, nv, self.coef.pair_weighted, self.average, pairs)
 
     def _system(self, k, rows, cols, cr, cc, dup_pairs):
-        cnt = np.rint(cc @ self.vf.T)  # (B, N) valid cells of each original row
+        # (B, N) valid cells of each original row: exact integers, from a
+        # float matrix product (BLAS; an int64 @ float64 product took
+        # numpy's slow mixed-type loop, 11 ms per replicate at 100 x 10^4),
+        # or M when every cell is valid (the columns' draws sum to M)
+        if self.all_valid:
+            cnt = np.full((cc.shape[0], self.x.shape[0]), float(self.x.shape[1]))
+        else:
+            cnt = np.rint(cc.astype(float) @ self.vf.T)
         with np.errstate(invalid="ignore", divide="ignore"):
             mx, my = k.boot_row_sums(self.sx, self.ox, self.sy, self.oy, cc, cr) / cnt
         if (~np.isfinite(mx) & (cnt > 0)).any() or (~np.isfinite(my) & (cnt > 0)).any():
