@@ -11,6 +11,14 @@ Run standalone (peak memory is best read with GNU time)::
     PYTHONPATH=src /usr/bin/time -v python benchmarks/scale.py --n-resamples 20
     METAEVAL_MEMORY_BUDGET=256MB PYTHONPATH=src python benchmarks/scale.py --level global
 
+``--compare`` is the issue's other target: :func:`metaeval.compare` with
+Perm-Both and 1000 resamples between metric1 and metric2 at ``input`` and
+``global`` level (target: under 1 minute each), for pearson, spearman and
+kendall_b (``--method`` to choose), printing wall and CPU time, the peak RSS
+so far and the load average of each call::
+
+    PYTHONPATH=src /usr/bin/time -v python benchmarks/scale.py --compare
+
 ``--target`` is the issue's target: one ``correlate`` call at all four levels
 x pearson/spearman/kendall_b with 1000 boot-both resamples (target: under 5
 minutes and 2 GB peak on a 2-core machine); it prints the wall and CPU time,
@@ -68,9 +76,13 @@ def main(argv=None):
                     help="all 4 levels x pearson/spearman/kendall_b, 1000 resamples, one call")
     ap.add_argument("--dask", type=int, metavar="WORKERS",
                     help="run on a local Dask cluster of WORKERS single-threaded processes")
+    ap.add_argument("--compare", action="store_true",
+                    help="compare Perm-Both 1000 at input and global level, one call each")
     args = ap.parse_args(argv)
     if args.target:
         return target(args)
+    if args.compare:
+        return compare_target(args)
     levels = args.level or ["global", "input"]
     methods = args.method or ["spearman", "kendall_b"]
 
@@ -100,6 +112,36 @@ def main(argv=None):
 
 def _load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
+
+
+def compare_target(args):
+    """The issue-15 compare target: Perm-Both 1000 between two metrics."""
+    import os
+    import warnings
+
+    import metaeval
+
+    n_res = args.n_resamples if args.n_resamples != 20 else 1000
+    levels = args.level or ["input", "global"]
+    methods = args.method or ["pearson", "spearman", "kendall_b"]
+    ds = generate(args.n_systems, args.n_inputs, args.n_metrics)
+    small = generate(5, 20, 2)
+    warnings.simplefilter("ignore")
+    print(f"metaeval {metaeval.__file__}; {args.n_systems} x {args.n_inputs} cells, "
+          f"perm-both, B={n_res}, NUMBA_NUM_THREADS="
+          f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}")
+    for level in levels:
+        for method in methods:
+            kw = dict(level=level, method=method, test="perm-both", rng=0)
+            metaeval.compare(small, "human", "metric1", "metric2", n_resamples=2, **kw)  # compile
+            load0 = _load()
+            t0, c0 = time.perf_counter(), time.process_time()
+            c = metaeval.compare(ds, "human", "metric1", "metric2", n_resamples=n_res, **kw)
+            wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+            print(f"{level:7s} {method:10s} {wall:7.1f} s wall {cpu:7.1f} s CPU  peak RSS so far "
+                  f"{peak_rss_mb():.0f} MB  load {load0} -> {_load()}  delta={c.statistic:.5f} "
+                  f"p={c.pvalue:.4f}", flush=True)
+    return 0
 
 
 def target(args):

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Every issue-15 scale figure in one command (about 45 min on an idle 2-core machine, longer when
-# it is shared): per-replicate cost, the 10^6-cell correlate target, growth with size, Dask and
+# it is shared): per-replicate cost, the 10^6-cell correlate and compare targets, growth with size, Dask and
 # --jobs. Each step prints `uptime` before it; peak memory from GNU time.
 #   sh benchmarks/scale_all.sh            (from the repository root; measures this checkout's src/)
 set -e
@@ -11,6 +11,8 @@ step "per replicate, materialised vs from the draws (one thread)"
 NUMBA_NUM_THREADS=1 python benchmarks/cellboot.py
 step "10^6-cell target: 4 levels x 3 methods x 5 metrics, 1000 boot-both resamples"
 /usr/bin/time -v python benchmarks/scale.py --target
+step "10^6-cell compare target: Perm-Both 1000 at input and global, pearson/spearman/kendall_b"
+/usr/bin/time -v python benchmarks/scale.py --compare
 step "growth with size (correlate and Perm-Both, 10^4 .. 10^6 cells)"
 python benchmarks/growth.py --case correlate --case perm --sizes 10000,30000,100000,300000,1000000 --max-seconds 400
 step "Dask vs local at 10^6 cells, 100 resamples (identical numbers)"

@@ -80,3 +80,10 @@ def test_scale_target_runs_all_levels_and_methods(capsys, monkeypatch, tmp_path)
 
     frame = pd.read_csv(tmp_path / "t.csv")
     assert len(frame) == 2 * 4 * 3 and frame["ci_low"].notna().all()
+
+
+def test_scale_compare_target_runs_every_level_and_method(capsys):
+    _load("scale").main(["--compare", "--n-systems", "4", "--n-inputs", "25", "--n-metrics", "2",
+                         "--n-resamples", "5"])
+    lines = [x for x in capsys.readouterr().out.splitlines() if " s wall " in x]
+    assert len(lines) == 2 * 3 and all("p=" in x for x in lines)

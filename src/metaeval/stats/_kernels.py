@@ -1621,3 +1621,189 @@ def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
             out[0, b, r] = s
             out[1, b, r] = u
     return out
+
+
+# --------------------------------------------------------------------------
+# Perm-Both of one statistic, bit-identical to the generic level code
+# (compare / compare_all; issue 15).  The layout is permboth.PairLayout's:
+# each group's valid cells (slots, in cell order) and its 2n candidate
+# values sorted once.  Per resample and group the coins select each half's
+# values; Pearson's r runs ``_pearson_row`` on the half's values (or average
+# ranks) gathered in cell order, as ``pearson_rows`` does on the
+# materialised half; the Kendall statistics are integer counts from one
+# walk over the sorted entries with a Fenwick tree over the human codes.
+
+
+@nb.njit(cache=True)
+def _swap_walk(bits, base, e0, e1, ecell, ecode, eslot, esrc, enew, k, ranks, ra, rb, fa, fb,
+               kendall):
+    """One walk over a group's sorted entries for both halves: the average
+    ranks (``ra``, ``rb`` by slot, when ``ranks``) and/or the Kendall
+    counts (when ``kendall``).  Entry q belongs to half A when its source
+    ``esrc[q]`` equals its cell's coin (A takes metric B's value where the
+    coin is 1)."""
+    if kendall:
+        for q in range(k + 1):
+            fa[q] = 0
+            fb[q] = 0
+    posa = 0
+    posb = 0
+    da = 0
+    db = 0
+    n1a = 0
+    n1b = 0
+    n3a = 0
+    n3b = 0
+    kxa = 0
+    kxb = 0
+    e = e0
+    while e < e1:
+        if e + 1 == e1 or enew[e + 1]:
+            # a block of one entry (the usual case for a continuous metric)
+            code = ecode[e]
+            if esrc[e] == _coin(bits, base + ecell[e]):
+                if ranks:
+                    ra[eslot[e]] = posa + 1.0
+                if kendall:
+                    da += posa - _fen_prefix(fa, code)
+                    _fen_add(fa, code, k)
+                    kxa += 1
+                posa += 1
+            else:
+                if ranks:
+                    rb[eslot[e]] = posb + 1.0
+                if kendall:
+                    db += posb - _fen_prefix(fb, code)
+                    _fen_add(fb, code, k)
+                    kxb += 1
+                posb += 1
+            e += 1
+            continue
+        r = e + 1
+        while r < e1 and not enew[r]:
+            r += 1
+        ka = 0
+        for q in range(e, r):
+            if esrc[q] == _coin(bits, base + ecell[q]):
+                ka += 1
+        kb = (r - e) - ka
+        if ranks:
+            # average rank (1-based) of a block of ka equal values from posa on
+            rka = posa + 0.5 * (ka + 1)
+            rkb = posb + 0.5 * (kb + 1)
+            for q in range(e, r):
+                if esrc[q] == _coin(bits, base + ecell[q]):
+                    ra[eslot[q]] = rka
+                else:
+                    rb[eslot[q]] = rkb
+        if kendall:
+            # entries of a block are sorted by human code: runs of equal codes
+            lasta = -1
+            runa = 0
+            lastb = -1
+            runb = 0
+            for q in range(e, r):
+                code = ecode[q]
+                if esrc[q] == _coin(bits, base + ecell[q]):
+                    da += posa - _fen_prefix(fa, code)
+                    if code == lasta:
+                        runa += 1
+                    else:
+                        n3a += runa * (runa - 1) // 2
+                        runa = 1
+                        lasta = code
+                else:
+                    db += posb - _fen_prefix(fb, code)
+                    if code == lastb:
+                        runb += 1
+                    else:
+                        n3b += runb * (runb - 1) // 2
+                        runb = 1
+                        lastb = code
+            n3a += runa * (runa - 1) // 2
+            n3b += runb * (runb - 1) // 2
+            n1a += ka * (ka - 1) // 2
+            n1b += kb * (kb - 1) // 2
+            kxa += 1 if ka > 0 else 0
+            kxb += 1 if kb > 0 else 0
+            for q in range(e, r):
+                if esrc[q] == _coin(bits, base + ecell[q]):
+                    _fen_add(fa, ecode[q], k)
+                else:
+                    _fen_add(fb, ecode[q], k)
+        posa += ka
+        posb += kb
+        e = r
+    return da, db, n1a, n1b, n3a, n3b, kxa, kxb
+
+
+@nb.njit(cache=True)
+def _swap_kendall_out(st, n, d, n1, n3, kx, k, hn2):
+    # C, D, Tx (metric only), Ty (human only), Txy, n, kx, ky as _kendall_pairs
+    n0 = n * (n - 1) // 2
+    st[C] = n0 - d - n1 - hn2 + n3
+    st[D] = d
+    st[TX] = n1 - n3
+    st[TY] = hn2 - n3
+    st[TXY] = n3
+    st[NVALID] = n
+    st[KX] = kx
+    st[KY] = k if n > 0 else 0
+
+
+@nb.njit(parallel=True, cache=True)
+def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ecell, ecode, eslot,
+                     esrc, enew, gk, hn2, which):
+    """One statistic of both Perm-Both halves per resample and group.
+
+    ``which`` 0: Pearson's r of the halves against ``hy`` (the human values
+    by slot), 1: Spearman's rho (``hy``: the human average ranks by slot),
+    both (B, G, 2, 1); 2: the Kendall sufficient statistics (B, G, 2, 8).
+    NaN (Pearson, Spearman) for groups of fewer than 2 cells or a constant
+    side, as ``pearson_rows``.
+    """
+    B = n_resamples
+    G = gptr.size - 1
+    nmax = 1
+    kmax = 1
+    for g in range(G):
+        nmax = max(nmax, gptr[g + 1] - gptr[g])
+        kmax = max(kmax, gk[g])
+    ns = N_STATS if which == 2 else 1
+    out = np.empty((B, G, 2, ns))
+    T = _n_workers(B)
+    # workspace per worker, before the parallel region (issue 14.1)
+    xa = np.empty((T, nmax))
+    xb = np.empty((T, nmax))
+    fa = np.empty((T, kmax + 1), np.int64)
+    fb = np.empty((T, kmax + 1), np.int64)
+    for w in nb.prange(T):
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            base = b * ncell
+            for g in range(G):
+                s0 = gptr[g]
+                n = gptr[g + 1] - s0
+                if which == 2:
+                    da, db, n1a, n1b, n3a, n3b, kxa, kxb = _swap_walk(
+                        bits, base, eptr[g], eptr[g + 1], ecell, ecode, eslot, esrc, enew, gk[g],
+                        False, xa[w], xb[w], fa[w], fb[w], True)
+                    _swap_kendall_out(out[b, g, 0], n, da, n1a, n3a, kxa, gk[g], hn2[g])
+                    _swap_kendall_out(out[b, g, 1], n, db, n1b, n3b, kxb, gk[g], hn2[g])
+                    continue
+                if which == 1:
+                    _swap_walk(bits, base, eptr[g], eptr[g + 1], ecell, ecode, eslot, esrc, enew,
+                               gk[g], True, xa[w], xb[w], fa[w], fb[w], False)
+                else:
+                    for t in range(n):
+                        c = cell[s0 + t]
+                        if _coin(bits, base + c):
+                            xa[w, t] = zb[c]
+                            xb[w, t] = za[c]
+                        else:
+                            xa[w, t] = za[c]
+                            xb[w, t] = zb[c]
+                h = hy[s0:s0 + n]
+                out[b, g, 0, 0] = _pearson_row(xa[w, :n], h)
+                out[b, g, 1, 0] = _pearson_row(xb[w, :n], h)
+    return out

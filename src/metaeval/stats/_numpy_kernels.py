@@ -209,6 +209,33 @@ def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcod
     return out
 
 
+def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ecell, ecode, eslot,
+                     esrc, enew, gk, hn2, which):
+    """See :func:`metaeval.stats._kernels.swap_pair_values`.
+
+    Plain version: builds both halves and computes each group's statistic
+    with the plain twins (Pearson from deviations, scipy's average ranks,
+    Kendall counts from pair signs); only ``gptr``, ``cell`` and ``hy`` are
+    used from the layout (for Kendall, ``hy`` holds the human values).
+    """
+    halves = _swap_halves(bits, n_resamples, ncell, za, zb)
+    G = gptr.size - 1
+    B = n_resamples
+    out = np.full((B, G, 2, N_STATS if which == 2 else 1), np.nan)
+    for g in range(G):
+        cells = cell[gptr[g] : gptr[g + 1]]
+        h = np.broadcast_to(hy[gptr[g] : gptr[g + 1]], (B, 1, cells.size))
+        for half, p in enumerate(halves):
+            v = p[:, cells][:, None, :]  # (B, 1, n)
+            if which == 2:
+                out[:, g, half, :] = kendall_stats(v, h, 0.0)[:, 0]
+            elif which == 1:
+                out[:, g, half, 0] = pearson_rows(average_ranks(v[:, 0])[:, None, :], h)[:, 0]
+            else:
+                out[:, g, half, 0] = pearson_rows(v, h)[:, 0]
+    return out
+
+
 def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, esrc):
     """See :func:`metaeval.stats._kernels.swap_group_means` (plain means)."""
     pa, pb = _swap_halves(bits, n_resamples, ncell, za, zb)

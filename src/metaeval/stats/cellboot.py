@@ -124,6 +124,7 @@ class CellBootstrap:
             self.sx = np.take_along_axis(vx, self.ox, axis=1)
             self.sy = np.take_along_axis(vy, self.oy, axis=1)
             self.vf = self.valid.astype(float)
+            self.all_valid = bool(self.valid.all())
             return
         gptr, r, c, ycode, xnew, xynew, gk = slot_layout(self.x, self.y, self.valid, level)
         self.gptr, self.ycode, self.xnew, self.xynew, self.gk = gptr, ycode, xnew, xynew, gk
@@ -168,6 +169,16 @@ class CellBootstrap:
     def values(self, rows, cols, dup_pairs=None):
         """The statistic of each replicate (B,) for draws ``rows`` (B, N)
         and ``cols`` (B, M); ``dup_pairs`` as in ``levels.level_values``."""
+        if self.level == "system":
+            return self.group_weights(rows, cols, dup_pairs)[0][:, 0]
+        group, w = self.group_weights(rows, cols, dup_pairs)
+        return _aggregate(group, w)
+
+    def group_weights(self, rows, cols, dup_pairs=None):
+        """Each replicate's group statistics and their weights (B, G), as
+        ``LevelValues.group`` and ``.weight`` of the materialised replicate;
+        at ``system`` level the statistic itself (B, 1) and no weights
+        (None)."""
         k = kernels(self.fast)
         N, M = self.x.shape
         rows = np.ascontiguousarray(rows, dtype=np.int64)
@@ -176,7 +187,7 @@ class CellBootstrap:
         cr = counts(rows, N)
         cc = counts(cols, M)
         if self.level == "system":
-            return self._system(k, rows, cols, cr, cc, dup_pairs)
+            return self._system(k, rows, cols, cr, cc, dup_pairs)[:, None], None
         ones = np.ones((B, 1), np.int64)
         if self.level == "input":
             wa, wb, gmult, og = cr, ones, cc, cols
@@ -200,11 +211,17 @@ class CellBootstrap:
                                  self.ib, self.gptr, self.ycode, self.xnew, self.gk)
             out = np.take_along_axis(out, og[:, :, None], axis=1)
             group, nv, pairs = out[..., 0], out[..., 1], None
-        w = _weights(group, nv, self.coef.pair_weighted, self.average, pairs)
-        return _aggregate(group, w)
+        return group, _weights(group, nv, self.coef.pair_weighted, self.average, pairs)
 
     def _system(self, k, rows, cols, cr, cc, dup_pairs):
-        cnt = np.rint(cc @ self.vf.T)  # (B, N) valid cells of each original row
+        # (B, N) valid cells of each original row: exact integers, from a
+        # float matrix product (BLAS; an int64 @ float64 product took
+        # numpy's slow mixed-type loop, 11 ms per replicate at 100 x 10^4),
+        # or M when every cell is valid (the columns' draws sum to M)
+        if self.all_valid:
+            cnt = np.full((cc.shape[0], self.x.shape[0]), float(self.x.shape[1]))
+        else:
+            cnt = np.rint(cc.astype(float) @ self.vf.T)
         with np.errstate(invalid="ignore", divide="ignore"):
             mx, my = k.boot_row_sums(self.sx, self.ox, self.sy, self.oy, cc, cr) / cnt
         if (~np.isfinite(mx) & (cnt > 0)).any() or (~np.isfinite(my) & (cnt > 0)).any():

@@ -16,8 +16,11 @@ import numpy as np
 from .._vocab import ALTERNATIVES, check_choice
 from ..errors import ParameterError
 from . import resampling as _rs
+from .cellboot import KENDALL_VARIANTS, CellBootstrap
+from .coefficients import get_coefficient, kendall_from_stats
 from .inference import exceeds, percentile_interval, resampling_pvalue, statistic
-from .levels import DUP_VARIANTS, _aggregate, arrange, grouped_values
+from .levels import DUP_VARIANTS, _aggregate, _weights, arrange, grouped_values
+from .permboth import PAIR_METHODS, PairLayout
 from .sequential import sequential_pvalues
 from .williams import williams_test
 
@@ -150,6 +153,107 @@ def williams(xa, xb, z, opt):
     return sa, sb, float(t), float(p2), float(pg), float(pl), n
 
 
+def _both_defined(ga, wa, gb, wb):
+    """Both statistics (B,) over the groups where both are defined (the rule
+    of :func:`pair_values`)."""
+    both = np.isfinite(ga) & np.isfinite(gb)
+    return _aggregate(ga, np.where(both, wa, 0.0)), _aggregate(gb, np.where(both, wb, 0.0))
+
+
+def fast_perm_both(opt: PairOptions) -> bool:
+    """Whether :func:`perm_both_null` computes the test (bit-identical to
+    the generic path, which builds both halves of every resample)."""
+    return opt.test == "perm-both" and opt.sequential is None and opt.method in PAIR_METHODS
+
+
+def perm_both_null(gen, xa, xb, z, opt: PairOptions):
+    """The Perm-Both null distribution (B,) of statistic_a - statistic_b.
+
+    The coins are those of :func:`metaeval.stats.resampling.swap_mask_chunks`
+    (one :class:`~metaeval.stats.resampling.CoinStream`); the halves are never
+    built: each group's values are sorted once (:class:`PairLayout`) and every
+    resample's statistics come from :meth:`PairLayout.pair_values`
+    (``system``: the halves' matched row means, :meth:`PairLayout.group_means`,
+    then the coefficient on N means).  Bit-identical to building the halves
+    with ``np.where`` and :func:`pair_delta` (tested), for any budget.
+    """
+    N, M = z.shape
+    B = opt.n_resamples
+    coef = get_coefficient(opt.method)
+    za, zb = zscore(xa), zscore(xb)
+    system = opt.level == "system"
+    lay = PairLayout(za, zb, z, "item" if system else opt.level)
+    G = lay.gptr.size - 1
+    zm = arrange(za, z, "system")[1] if system else None
+    # per resample: its packed coins and their unpacked copy when a chunk
+    # does not start on a byte (2 bytes per cell), and per group the (2, 8)
+    # statistics and the temporaries of the coefficients and weights (48
+    # floats)
+    per = 2.0 * N * M + 48.0 * 8 * G
+    coins = _rs.CoinStream(gen, B, N * M)
+    null = np.empty(B)
+    nv = lay.n_valid
+    for sl in _rs.resample_chunks(B, N * M, opt.budget, bytes_per_cell=per / max(1, N * M)):
+        b = sl.stop - sl.start
+        bits = coins.packed(sl)
+        if system:
+            means = lay.group_means(bits, b)
+            la, lb = (
+                grouped_values(np.ascontiguousarray(means[:, None, :, h]), zm, opt.method,
+                               average=opt.average, detail=False)
+                for h in (0, 1)
+            )
+            va, vb = _both_defined(la.group, la.weight, lb.group, lb.weight)
+        else:
+            out = lay.pair_values(bits, b, opt.method)
+            if opt.method in KENDALL_VARIANTS:
+                v = KENDALL_VARIANTS[opt.method]
+                ga, gb = kendall_from_stats(out[:, :, 0], v), kendall_from_stats(out[:, :, 1], v)
+            else:
+                ga, gb = out[..., 0], out[..., 1]
+            nvb = np.broadcast_to(nv, ga.shape)
+            wa = _weights(ga, nvb, coef.pair_weighted, opt.average)
+            wb = _weights(gb, nvb, coef.pair_weighted, opt.average)
+            va, vb = _both_defined(ga, wa, gb, wb)
+        null[sl] = va - vb
+    return null
+
+
+def boot_null(gen, xa, xb, z, opt: PairOptions):
+    """The paired bootstrap replicates (B,) of statistic_a - statistic_b:
+    from the draws (:class:`~metaeval.stats.cellboot.CellBootstrap`) where it
+    applies, else on the materialised replicates; the same numbers either
+    way (tested)."""
+    N, M = z.shape
+    B = opt.n_resamples
+    valid = np.isfinite(z)
+    dup_needed = opt.method in DUP_VARIANTS or opt.method == "acc_eq"
+    cells = None
+    bpc = None
+    if CellBootstrap.supports(opt.level, opt.method):
+        cells = [CellBootstrap(x, z, opt.level, opt.method, opt.average) for x in (xa, xb)]
+        bpc = CellBootstrap.bytes_per_resample(N, M) / max(1, N * M)
+    out = np.empty(B)
+    for sl, rows, cols in _rs.bootstrap_chunks(gen, B, N, M, opt.test[5:], opt.budget, bpc):
+        dup = _rs.duplicate_pairs(rows, cols, valid, opt.level) if dup_needed else None
+        if cells is None:
+            out[sl] = pair_delta(
+                _rs.take_cells(xa, rows, cols),
+                _rs.take_cells(xb, rows, cols),
+                _rs.take_cells(z, rows, cols),
+                opt,
+                dup,
+            )
+            continue
+        (ga, wa), (gb, wb) = (c.group_weights(rows, cols, dup) for c in cells)
+        if wa is None:  # system level: one statistic per replicate
+            out[sl] = ga[:, 0] - gb[:, 0]
+        else:
+            va, vb = _both_defined(ga, wa, gb, wb)
+            out[sl] = va - vb
+    return out
+
+
 def _sequential_null(gen, xa, xb, z, opt, delta):
     """Perm test with Besag-Clifford early stopping on the three p-values.
 
@@ -209,24 +313,14 @@ def pair_test(xa, xb, z, opt: PairOptions, gen, n_cells) -> PairTest:
         null = np.empty(B)
         if opt.sequential is not None:
             null, pv, stopped = _sequential_null(gen, xa, xb, z, opt, delta)
+        elif fast_perm_both(opt):
+            null = perm_both_null(gen, xa, xb, z, opt)
         elif opt.test.startswith("perm-"):
             za, zb = zscore(xa), zscore(xb)
             for sl, w in _rs.swap_mask_chunks(gen, B, N, M, PERM_SCHEME[opt.test], opt.budget):
                 null[sl] = pair_delta(np.where(w, zb, za), np.where(w, za, zb), z, opt)
         else:
-            valid = np.isfinite(z)
-            dup_needed = opt.method in DUP_VARIANTS or opt.method == "acc_eq"
-            chunks = _rs.bootstrap_chunks(gen, B, N, M, opt.test[5:], opt.budget)
-            for sl, rows, cols in chunks:
-                dup = _rs.duplicate_pairs(rows, cols, valid, opt.level) if dup_needed else None
-                null[sl] = pair_delta(
-                    _rs.take_cells(xa, rows, cols),
-                    _rs.take_cells(xb, rows, cols),
-                    _rs.take_cells(z, rows, cols),
-                    opt,
-                    dup,
-                )
-            boot = null
+            boot = boot_null(gen, xa, xb, z, opt)
             if np.isfinite(delta):
                 ci = percentile_interval(boot, opt.confidence_level)
             null = boot - delta
@@ -257,12 +351,15 @@ __all__ = [
     "WILLIAMS_METHODS",
     "PairOptions",
     "PairTest",
+    "boot_null",
     "check_test",
     "common_cells",
+    "fast_perm_both",
     "pair_delta",
     "pair_generator",
     "pair_test",
     "pair_values",
+    "perm_both_null",
     "williams",
     "zscore",
 ]

@@ -38,6 +38,8 @@ from .coefficients import kernels
 from .levels import _aggregate, _weights, grouped_values, arrange
 
 FAST_METHODS = ("pearson", "spearman", "kendall_b")
+#: Methods of :meth:`PairLayout.pair_values` (bit-identical to the generic path).
+PAIR_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_23", "acc_23")
 
 
 def _group_cells(shape, level):
@@ -73,6 +75,7 @@ class PairLayout:
         gptr = [0]
         eptr = [0]
         cells, hc, hr2, hcode, eslot, esrc, enew = [], [], [], [], [], [], []
+        hval, havg = [], []
         gk, hss, hrss, hn2 = [], [], [], []
         for g in _group_cells(np.shape(z), level):
             c = g[valid[g]]
@@ -87,6 +90,8 @@ class PairLayout:
             sv = vals[order]
             cells.append(c)
             hc.append(d)
+            hval.append(h)
+            havg.append(avg)
             hr2.append(r2)
             hcode.append(code)
             eslot.append(np.concatenate((np.arange(n), np.arange(n)))[order])
@@ -105,6 +110,8 @@ class PairLayout:
         self.gptr = np.asarray(gptr, np.int64)
         self.cell = cat(cells).astype(np.int64)
         self.hc = cat(hc).astype(float)
+        self.hval = cat(hval).astype(float)  # human score of each slot
+        self.havg = cat(havg).astype(float)  # its average rank (1-based) in the group
         self.hr2 = cat(hr2).astype(float)
         self.hcode = cat(hcode).astype(np.int64)
         self.eptr = np.asarray(eptr, np.int64)
@@ -116,6 +123,7 @@ class PairLayout:
         self.hrss = np.asarray(hrss, float)
         self.hn2 = np.asarray(hn2, np.int64)
         self.n_valid = np.diff(self.gptr)
+        self.ecell = self.ecode = None  # per-entry copies, made by pair_values
 
     def group_stats(self, bits, n_resamples, *, fast=True):
         """(B, G, 3, 2): pearson/spearman/kendall_b of the two halves."""
@@ -125,6 +133,26 @@ class PairLayout:
             self.hss, self.hrss, self.hn2,
         )
 
+
+    def pair_values(self, bits, n_resamples, method, *, fast=True):
+        """One statistic of both halves, computed as the generic level code
+        computes it on the materialised halves (bit-identical):
+        ``pearson``/``spearman`` (B, G, 2) and the Kendall family's sufficient
+        statistics (B, G, 2, 8) for any other method of :data:`PAIR_METHODS`."""
+        which = PAIR_METHODS.index(method) if method in ("pearson", "spearman") else 2
+        hy = self.havg if which == 1 else self.hval
+        if self.ecell is None:
+            # per entry: its cell and its human code (sequential reads in the walk)
+            g = np.repeat(np.arange(self.gk.size), np.diff(self.eptr))
+            slot = self.gptr[g] + self.eslot
+            self.ecell = np.ascontiguousarray(self.cell[slot])
+            self.ecode = np.ascontiguousarray(self.hcode[slot])
+        out = kernels(fast).swap_pair_values(
+            bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, hy,
+            self.eptr, self.ecell, self.ecode, self.eslot, self.esrc, self.enew, self.gk,
+            self.hn2, which,
+        )
+        return out[..., 0] if which < 2 else out
 
     def group_means(self, bits, n_resamples, *, fast=True):
         """(B, G, 2): each group's mean of the two halves (tie-preserving)."""

@@ -331,14 +331,7 @@ class CoinStream:
         self.next = b1
         lo, hi = b0 * self.n_cells, b1 * self.n_cells
         need = (hi + 7) // 8
-        if need > self.drawn:
-            k = need - self.drawn
-            if need < self.total:
-                k = min(-(-k // 8) * 8, self.total - self.drawn)
-            else:
-                k = self.total - self.drawn
-            self.buf = np.concatenate((self.buf, fair_bytes(self.gen, 8 * k)))
-            self.drawn += k
+        self._draw(need)
         start = self.drawn - self.buf.size  # byte index of buf[0]
         byte0 = lo // 8
         bits = np.unpackbits(self.buf[byte0 - start : need - start])
@@ -349,8 +342,32 @@ class CoinStream:
 
     def packed(self, sl: slice) -> np.ndarray:
         """The coins of resamples ``sl`` packed again from their first bit
-        (the layout the Perm-Both kernels take)."""
-        return np.packbits(self.bits(sl).ravel())
+        (the layout the Perm-Both kernels take).  A chunk that starts on a
+        byte is sliced from the drawn bytes, without unpacking (the bits past
+        its last coin are cleared, as ``numpy.packbits`` pads)."""
+        lo, hi = sl.start * self.n_cells, sl.stop * self.n_cells
+        if lo % 8 or sl.start != self.next:
+            return np.packbits(self.bits(sl).ravel())
+        self.next = sl.stop
+        need = (hi + 7) // 8
+        self._draw(need)
+        start = self.drawn - self.buf.size
+        out = self.buf[lo // 8 - start : need - start].copy()
+        if hi % 8 and out.size:
+            out[-1] &= np.uint8((0xFF << (8 - hi % 8)) & 0xFF)
+        self.buf = self.buf[hi // 8 - start :]
+        return out
+
+    def _draw(self, need):
+        """Draw bytes up to byte ``need`` (in multiples of 8 but the last)."""
+        if need > self.drawn:
+            k = need - self.drawn
+            if need < self.total:
+                k = min(-(-k // 8) * 8, self.total - self.drawn)
+            else:
+                k = self.total - self.drawn
+            self.buf = np.concatenate((self.buf, fair_bytes(self.gen, 8 * k)))
+            self.drawn += k
 
 
 def duplicate_pairs(rows, cols, valid, level):
