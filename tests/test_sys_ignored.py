@@ -35,6 +35,9 @@ CALLS = {
         ds, "h", levels="system", methods="pearson", n_splits=3, rng=0),
     "estimate_parameters": lambda ds: estimate_parameters(ds, "h"),
     "soft_pairwise_accuracy": lambda ds: soft_pairwise_accuracy(ds, "h", n_permutations=9, rng=0),
+    # found by review2: concurrent_validity's system level took the cell means of 'a' silently
+    # (correlate uses its given scores: another number for the same metric, level and method)
+    "concurrent_validity": lambda ds: metaeval.concurrent_validity(ds, criteria=["h"], metrics=["a", "b"]),
 }
 
 
