@@ -453,3 +453,18 @@ def test_read_rating_spans_and_agreement(tmp_path):
     p1.write_text('sysA\t{"errors": [{"end": 1}]}\n')
     with pytest.raises(DataError, match=r"line 1: rating is not None nor a JSON"):
         read_rating_spans(p1)
+
+
+def test_level_errors_name_the_read_mtme_option(layout):
+    """read-mtme's file level is --score-level (--level is an analysis' grouping
+    level): the errors about the file level name that option (found by review2)."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    root, _, _ = layout
+    for args in (["--score-level", "sys", "--ratings", "mqm.merged"], ["--score-level", "doc"]):
+        res = CliRunner().invoke(main, ["read-mtme", str(root), "wmt99", "en-de", "--refs", "refA", *args,
+                                        "--out", str(root / "o.csv")])
+        assert res.exit_code == 2, res.output
+        assert "(option --score-level)" in res.output and "--level)" not in res.output, res.output

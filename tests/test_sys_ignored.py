@@ -35,6 +35,9 @@ CALLS = {
         ds, "h", levels="system", methods="pearson", n_splits=3, rng=0),
     "estimate_parameters": lambda ds: estimate_parameters(ds, "h"),
     "soft_pairwise_accuracy": lambda ds: soft_pairwise_accuracy(ds, "h", n_permutations=9, rng=0),
+    # found by review2: concurrent_validity's system level took the cell means of 'a' silently
+    # (correlate uses its given scores: another number for the same metric, level and method)
+    "concurrent_validity": lambda ds: metaeval.concurrent_validity(ds, criteria=["h"], metrics=["a", "b"]),
 }
 
 
@@ -49,3 +52,17 @@ def test_silent_without_given_scores(name):
     with warnings.catch_warnings():
         warnings.simplefilter("error", SystemScoresWarning)
         CALLS[name](_ds(given=False))
+
+
+def test_read_system_scores_names_an_infinite_value_as_the_file_reads_it(tmp_path):
+    """The error for a non-finite score shows the value (inf), not numpy's repr
+    np.float64(inf) (found by review2)."""
+    from metaeval.data._sysscores import read_system_scores
+    from metaeval.errors import DataError
+
+    p = tmp_path / "s.csv"
+    p.write_text("system,m\nA,1e400\nB,2\n")
+    with pytest.raises(DataError) as exc:
+        read_system_scores(p, ["A", "B"], ["m"])
+    msg = str(exc.value)
+    assert "line 2" in msg and "finite number: inf " in msg and "np.float64" not in msg, msg

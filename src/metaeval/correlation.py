@@ -410,7 +410,9 @@ def correlate(
     pvalue : {"auto", "permutation", "none"}
         ``auto``: the analytic p-value of a single correlation (``system``
         and ``global`` levels; scipy's ``pearsonr`` t-test, ``spearmanr``
-        t-approximation, ``kendalltau`` exact or asymptotic), none (NaN)
+        t-approximation (exact over all n! pairings for n <= 9 pairs,
+        :data:`metaeval.stats.coefficients.SPEARMAN_EXACT_N`),
+        ``kendalltau`` exact or asymptotic), none (NaN)
         otherwise: the average of group correlations has no analytic null
         distribution, and averaging per-group p-values (as mt-metrics-eval
         does) does not give a valid p-value.  ``permutation``: a test of no

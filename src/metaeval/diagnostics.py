@@ -1475,7 +1475,8 @@ def correlation_design(
     per-system mean scores; means over the cells both columns score) and at
     the sentence level, where every generated text is a data point (our
     ``global`` level), with an analytic p-value (scipy: ``spearmanr``
-    t-approximation, ``pearsonr`` t-test, ``kendalltau``).  Each level's
+    t-approximation, exact over all n! pairings for n <= 9 pairs;
+    ``pearsonr`` t-test; ``kendalltau``).  Each level's
     k (k - 1) / 2 tests form one family, corrected with ``correction``
     (Bonferroni by default: :math:`\tilde p = \min(1, m p)`, m the number of
     defined tests at that level); a pair is significant when

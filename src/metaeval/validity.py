@@ -43,6 +43,7 @@ from scipy import stats as _st
 
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
+from .data import _sysscores as _sys
 from .data._accept import accepts_frames
 from .errors import (
     ConstantInputWarning,
@@ -1218,6 +1219,8 @@ def concurrent_validity(
     """
     check_dataset(dataset)
     level, coef, average = _check_level_method(level, method, average)
+    if level == "system":
+        _sys.note_ignored(dataset, "concurrent_validity")
     crit = _criteria(dataset, criteria)
     if metrics is None:
         metrics = list(dataset.metrics)

@@ -708,7 +708,7 @@ def read_mtme(
     if level not in lay.human[human]:
         raise ParameterError(
             f"human={human!r} has no {level!r} file (human-scores/{lp}.{human}.{level}.score); "
-            f"levels available: {fmt_items(sorted(lay.human[human]))} (option --level)"
+            f"levels available: {fmt_items(sorted(lay.human[human]))} (option --score-level)"
         )
     main_refs = None if refs is None else _names(refs, "refs")
     if main_refs is not None:
@@ -792,7 +792,7 @@ def read_mtme(
     human_cols = [human]
     if ratings is not None:
         if level != "seg":
-            raise ParameterError(f"ratings={ratings!r} are segment-level: use level='seg' (option --level)")
+            raise ParameterError(f"ratings={ratings!r} are segment-level: use level='seg' (option --score-level)")
         rp = lay.dir / "human-scores" / f"{lp}.{ratings}.seg.rating"
         if not rp.is_file():
             avail = sorted(q.name for q in (lay.dir / "human-scores").glob(f"{lp}.*.rating"))

@@ -479,9 +479,10 @@ def read_system_scores(
         try:
             number = _number(value, fmt in ("csv", "tsv"))
         except (TypeError, ValueError):
+            shown = value.item() if isinstance(value, np.generic) else value  # inf, not np.float64(inf)
             raise DataError(
                 f"{option} {name}, {where[r]}: the score of system {lab!r} in {column!r} is not a "
-                f"finite number: {value!r} (leave the cell empty for a system without a score)"
+                f"finite number: {shown!r} (leave the cell empty for a system without a score)"
             ) from None
         if number is not None:
             out.setdefault(column, {})[lab] = number

@@ -17,7 +17,14 @@ def alpha_batch(y):
 
     alpha = M / (M - 1) * (1 - sum_j var(Y_j) / var(sum_j Y_j)), variances
     over systems with ddof=1 (the ratio does not depend on ddof); NaN where
-    the total score is constant over systems.
+    the total score is constant over systems.  Totals are constant when
+    they differ by no more than the rounding of their sums can explain
+    (2 M eps max_i sum_j |Y_ij|, the bound of recursive summation; Higham
+    2002, section 4.2): 0.1 + 0.2 and 0.3 + 0.0 are one total, and their
+    variance of 1e-33 would otherwise give alpha = -2.6e31.
+
+    >>> alpha_batch(np.array([[[0.1, 0.2], [0.2, 0.1], [0.3, 0.0]]]))
+    array([nan])
     """
     y = np.asarray(y, dtype=float)
     B, N, M = y.shape
@@ -29,9 +36,11 @@ def alpha_batch(y):
         for s in range(0, B, step):
             blk = y[s : s + step]
             item = blk.var(axis=1, ddof=1).sum(-1)
-            total = blk.sum(-1).var(axis=-1, ddof=1)
+            sums = blk.sum(-1)
+            total = sums.var(axis=-1, ddof=1)
             a = M / (M - 1.0) * (1.0 - item / total)
-            out[s : s + step] = np.where(total > 0, a, np.nan)
+            noise = 2.0 * M * np.finfo(float).eps * np.abs(blk).sum(-1).max(-1)
+            out[s : s + step] = np.where((total > 0) & (np.ptp(sums, axis=-1) > noise), a, np.nan)
     return out
 
 
