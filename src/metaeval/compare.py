@@ -386,6 +386,15 @@ def _warn_pair(c: Comparison):
             UndefinedStatisticWarning,
             stacklevel=user_stacklevel(),
         )
+    elif c.test == "williams" and not np.isfinite(c.pvalue):
+        warnings.warn(
+            f"Williams' test of {c.metric_a!r} against {c.metric_b!r} at level {c.level!r} is "
+            f"undefined here (its t has n - 3 degrees of freedom and needs |r| < 1 for all three "
+            f"correlations; n = {c.n}): the p-value is NaN; use a permutation test "
+            "(test='perm-both') or more units",
+            UndefinedStatisticWarning,
+            stacklevel=user_stacklevel(),
+        )
 
 
 def _validate(dataset, human, level, method, test, average, n_resamples, alternative, cl):
