@@ -122,6 +122,17 @@ def _named(name: str) -> str:
     return name if in_api() else (option(name) or name)
 
 
+def _check_named_columns(pairs: Mapping[str, Any], columns: Sequence[str], what: str) -> None:
+    """Every key of ``pairs`` (an option keyed by column) must be a score column."""
+    known = set(columns)
+    unknown = [c for c in pairs if c not in known]
+    if unknown:
+        raise DataError(
+            f"{what} names column(s) {fmt_items(unknown)} that are not score columns; the "
+            f"columns are {fmt_items(list(columns), limit=40)}"
+        )
+
+
 def check_bounds(bounds: Any, columns: Sequence[str], human: Sequence[str]) -> dict[str, tuple[float, float]]:
     """``bounds`` as ``{column: (low, high)}``; a pair applies to every human column."""
     if bounds is None:
@@ -131,12 +142,7 @@ def check_bounds(bounds: Any, columns: Sequence[str], human: Sequence[str]) -> d
         pairs = dict(bounds)
     else:
         pairs = {c: bounds for c in human}
-    unknown = [c for c in pairs if c not in set(columns)]
-    if unknown:
-        raise DataError(
-            f"{what} names column(s) {fmt_items(unknown)} that are not score columns; the "
-            f"columns are {fmt_items(list(columns), limit=40)}"
-        )
+    _check_named_columns(pairs, columns, what)
     out = {}
     for c, b in pairs.items():
         try:
@@ -176,12 +182,7 @@ def check_missing_values(missing: Any, columns: Sequence[str]) -> dict[str, tupl
         pairs = {c: _codes(v) for c, v in missing.items()}
     else:
         pairs = {c: _codes(missing) for c in columns}
-    unknown = [c for c in pairs if c not in set(columns)]
-    if unknown:
-        raise DataError(
-            f"{what} names column(s) {fmt_items(unknown)} that are not score columns; "
-            f"the columns are {fmt_items(list(columns), limit=40)}"
-        )
+    _check_named_columns(pairs, columns, what)
     out = {}
     for c, vals in pairs.items():
         try:
