@@ -452,16 +452,19 @@ _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics
 _LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
 
 
+def _long_option(p):
+    """The first long spelling (``--x``) of a click parameter; None for arguments and
+    parameters without one."""
+    longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
+    return longs[0] if longs else None
+
+
 def _option_flags(ctx):
     """``{"rater": "--rater-col", ...}`` for the running command: data-layer messages name
     these flags instead of the Python keywords (None: the command has no such option)."""
     params = {p.name: p for p in (ctx.command.params if ctx is not None else [])}
-    flags = {}
-    for key, name in _API_PARAMS.items():
-        p = params.get(name) or params.get(_LAYOUT_AXES.get(key))
-        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
-        flags[key] = longs[0] if longs else None
-    return flags
+    return {key: _long_option(params.get(name) or params.get(_LAYOUT_AXES.get(key)))
+            for key, name in _API_PARAMS.items()}
 
 
 def _read_texts(path, system, input_):
@@ -627,11 +630,7 @@ def _cli_spelling(text, command=None):
         text = text.replace("system_scores=", "--system-level ")
     if command is None or "--" in text or "command line" in text:
         return text
-    flags = {}
-    for p in command.params:
-        longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
-        if longs and p.name:
-            flags[p.name] = longs[0]
+    flags = {p.name: _long_option(p) for p in command.params if p.name and _long_option(p)}
     if not flags:
         return text
     import re
