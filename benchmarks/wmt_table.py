@@ -73,8 +73,11 @@ AVERAGE_BY = {"input": "item", "item": "sys", "global": "none"}
 
 
 def find_anchor():
-    for p in (REPO.parents[0], REPO.parents[1]):
-        d = p / "shared" / "anchors" / "mt-metrics-eval"
+    """../shared/anchors/mt-metrics-eval, or under $METAEVAL_SHARED (as the tests look)."""
+    env = os.environ.get("METAEVAL_SHARED")
+    shared = ([Path(env)] if env else []) + [p / "shared" for p in (REPO.parents[0], REPO.parents[1])]
+    for s in shared:
+        d = s / "anchors" / "mt-metrics-eval"
         if (d / "mt_metrics_eval" / "stats.py").is_file():
             return d
     sys.exit("mt-metrics-eval not found in ../shared/anchors (needed as the peer)")
