@@ -4,11 +4,14 @@ The reference is the materialised replicate: ``levels.level_values`` on
 ``x[rows[:, :, None], cols[:, None, :]]`` (what ``correlate`` computed
 before), whose Kendall counts are themselves checked against pair-by-pair
 counting and scipy in test_coefficients.py / test_kernels_alloc.py.  The
-fast path must give the same numbers bit for bit: Kendall statistics are
-integer counts, and Pearson/Spearman run the same ``_pearson_row`` on the
-same values (ranks are exact half-integers) in the same order.  Each new
-kernel is also checked against its NumPy twin, which materialises the
-replicates (Kendall: expands the multiset and counts the pairs).
+fast path must give the same numbers bit for bit where it adds the same
+numbers in the same order: the Kendall statistics (integer counts) and the
+system level (the same sorted row sums).  Pearson and Spearman at the other
+levels sum over the sorted slots with weights instead of over the
+materialised cells, so they agree up to rounding (1e-12 here); Spearman's
+sums are exact integers, checked against exact rational arithmetic
+(``fractions``) below.  Each kernel is also checked against its NumPy
+twin, which materialises the replicates (expands the multiset).
 """
 
 from __future__ import annotations
@@ -64,7 +67,7 @@ def _dup(rows, cols, x, y, level, method):
 @pytest.mark.parametrize("kind, N, M", [("adversarial", 6, 9), ("ties", 5, 30), ("continuous", 3, 4),
                                         ("adversarial", 1, 7), ("ties", 8, 1)])
 @pytest.mark.parametrize("unit", rs.BOOTSTRAP_UNITS)
-def test_replicates_equal_the_materialised_replicates_bit_for_bit(kind, N, M, unit):
+def test_replicates_equal_the_materialised_replicates(kind, N, M, unit):
     x, y = _data(kind, N, M, seed=N * M)
     rows, cols = rs.bootstrap_indices(np.random.default_rng(7), 12, N, M, unit)
     for level in LEVELS:
@@ -77,7 +80,16 @@ def test_replicates_equal_the_materialised_replicates_bit_for_bit(kind, N, M, un
                 with np.errstate(all="ignore"):
                     got = CellBootstrap(x, y, level, method, average).values(rows, cols, dup)
                     ref = _reference(x, y, rows, cols, level, method, average, dup)
-                np.testing.assert_array_equal(got, ref, err_msg=f"{level} {method} {average}")
+                _assert_same(got, ref, level, method, f"{level} {method} {average}")
+
+
+def _assert_same(got, ref, level, method, msg=""):
+    """Bit for bit, except Pearson/Spearman outside the system level: to rounding."""
+    if level != "system" and method in ("pearson", "spearman"):
+        assert np.array_equal(np.isnan(got), np.isnan(ref)), msg
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=msg)
+    else:
+        np.testing.assert_array_equal(got, ref, err_msg=msg)
 
 
 @pytest.mark.parametrize("level", ["input", "item", "global"])
@@ -91,11 +103,11 @@ def test_large_groups_use_the_same_counts_as_knight_and_ranked_kernels(level):
     for method in ("pearson", "spearman", "kendall_b", "acc_23"):
         dup = _dup(rows, cols, x, y, level, method)
         got = CellBootstrap(x, y, level, method).values(rows, cols, dup)
-        np.testing.assert_array_equal(got, _reference(x, y, rows, cols, level, method, "macro", dup))
+        _assert_same(got, _reference(x, y, rows, cols, level, method, "macro", dup), level, method)
 
 
-def _kernel_args(x, y, level, rows, cols):
-    cb = CellBootstrap(x, y, level, "spearman")
+def _kernel_args(x, y, level, rows, cols, method="spearman"):
+    cb = CellBootstrap(x, y, level, method)
     N, M = x.shape
     B = rows.shape[0]
     cr, cc = counts(rows, N), counts(cols, M)
@@ -116,22 +128,97 @@ def test_boot_kendall_stats_equals_its_numpy_twin(level, kind):
 
 @pytest.mark.parametrize("level", ["input", "item", "global"])
 @pytest.mark.parametrize("ranked", [False, True])
-def test_boot_pearson_equals_its_numpy_twin(level, ranked):
+@pytest.mark.parametrize("kind", ["adversarial", "ties", "continuous"])
+def test_boot_pearson_equals_its_numpy_twin(level, ranked, kind):
     N, M = 5, 8
-    x, y = _data("adversarial", N, M, seed=5)
+    x, y = _data(kind, N, M, seed=5)
     rows, cols = (np.ascontiguousarray(a) for a in rs.bootstrap_indices(np.random.default_rng(4), 6, N, M, "both"))
-    cb, wa, wb, gmult = _kernel_args(x, y, level, rows, cols)
-    none = np.zeros((0, 0), np.int32)
-    args = (cb.xg, cb.yg, cb.xcode if ranked else none, cb.ycodes if ranked else none,
-            {"input": 0, "item": 1, "global": 2}[level], M, rows, cols, gmult, wa, cb.ia, wb, cb.ib,
-            cb.gptr, cb.ycode, cb.xnew, cb.gk)
+    cb, wa, wb, gmult = _kernel_args(x, y, level, rows, cols, "spearman" if ranked else "pearson")
+    args = (wa, cb.ia, wb, cb.ib, gmult, cb.gptr, cb.xs, cb.ys, cb.ycode, cb.xnew, cb.gk, ranked)
     with np.errstate(all="ignore"):
         fast = _kernels.boot_pearson(*args)
         slow = _numpy_kernels.boot_pearson(*args)
-    # counts exact; r from two implementations of the corrected two-pass sums
+    # counts exact; r from the weighted slots (fast) and the expanded multiset (slow)
     np.testing.assert_array_equal(fast[..., 1], slow[..., 1])
-    np.testing.assert_allclose(fast[..., 0], slow[..., 0], rtol=0, atol=1e-13)
     assert np.array_equal(np.isnan(fast[..., 0]), np.isnan(slow[..., 0]))
+    np.testing.assert_allclose(fast[..., 0], slow[..., 0], rtol=0, atol=1e-13)
+
+
+def _exact_spearman(xe, ye):
+    """Spearman's rho of the expanded values in exact rational arithmetic
+    (average ranks as Fractions), rounded once; None when undefined."""
+    from fractions import Fraction
+
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [None] * len(v)
+        i = 0
+        while i < len(v):
+            j = i
+            while j + 1 < len(v) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for t in range(i, j + 1):
+                r[order[t]] = Fraction(i + j + 2, 2)
+            i = j + 1
+        return r
+
+    n = len(xe)
+    if n < 2:
+        return None
+    rx, ry = ranks(xe), ranks(ye)
+    mx, my = sum(rx) / n, sum(ry) / n
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx = sum((a - mx) ** 2 for a in rx)
+    syy = sum((b - my) ** 2 for b in ry)
+    if sxx == 0 or syy == 0:
+        return None
+    # rho^2 exactly, then the root of a correctly rounded float: within 2 ulps
+    return float(sxy / abs(sxy)) * float(sxy * sxy / (sxx * syy)) ** 0.5 if sxy else 0.0
+
+
+@pytest.mark.parametrize("level", ["input", "item", "global"])
+@pytest.mark.parametrize("seed", range(4))
+def test_spearman_replicates_are_exact_until_the_last_division(level, seed):
+    # against exact rational arithmetic on the expanded multiset: the
+    # fast path's integer sums leave only the final root and division
+    N, M = 4, 7
+    rng = np.random.default_rng(seed)
+    y = rng.integers(1, 4, size=(N, M)).astype(float)
+    x = np.round(y + rng.normal(size=(N, M)), 0)
+    x[0, 0] = np.nan
+    rows, cols = rs.bootstrap_indices(rng, 5, N, M, "both")
+    got = CellBootstrap(x, y, level, "spearman").values(rows, cols)
+    group, w = CellBootstrap(x, y, level, "spearman").group_weights(rows, cols)
+    valid = np.isfinite(x) & np.isfinite(y)
+    for b in range(rows.shape[0]):
+        xb = x[rows[b][:, None], cols[b][None, :]]
+        yb = y[rows[b][:, None], cols[b][None, :]]
+        vb = valid[rows[b][:, None], cols[b][None, :]]
+        groups = {"input": [(slice(None), j) for j in range(M)],
+                  "item": [(i, slice(None)) for i in range(N)], "global": [(slice(None), slice(None))]}[level]
+        exact = []
+        for gi in groups:
+            keep = vb[gi].ravel()
+            e = _exact_spearman(list(xb[gi].ravel()[keep]), list(yb[gi].ravel()[keep]))
+            exact.append(np.nan if e is None else e)
+        # the replicate's groups are in drawn order; compare group by group
+        og = {"input": cols[b], "item": rows[b], "global": [0]}[level]
+        for gpos, g0 in enumerate(og):
+            v = group[b, gpos]
+            if np.isnan(exact[gpos]):
+                assert np.isnan(v)
+            else:
+                assert abs(v - exact[gpos]) <= 4 * np.spacing(abs(exact[gpos]) or 1.0), (level, b, g0)
+    assert got.shape == (rows.shape[0],)
+
+
+def test_spearman_of_groups_beyond_the_exact_range_is_materialised():
+    from metaeval.stats.cellboot import SPEARMAN_EXACT_MAX
+
+    assert CellBootstrap.supports("global", "spearman", (1000, SPEARMAN_EXACT_MAX // 1000))
+    assert not CellBootstrap.supports("global", "spearman", (1000, SPEARMAN_EXACT_MAX // 1000 + 1))
+    assert CellBootstrap.supports("input", "spearman", (1000, SPEARMAN_EXACT_MAX))
+    assert CellBootstrap.supports("global", "pearson", (10**4, 10**4))
 
 
 def test_boot_row_sums_equals_its_numpy_twin_and_the_sorted_cumulative_sum():

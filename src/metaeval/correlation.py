@@ -177,7 +177,8 @@ def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit,
     dup_needed = method in DUP_VARIANTS or method == "acc_eq"
     dist = np.empty(n_resamples)
     # replicates computed from the draws, not materialised (stats/cellboot.py)
-    cells = CellBootstrap(x, y, level, method, average) if CellBootstrap.supports(level, method) else None
+    cells = (CellBootstrap(x, y, level, method, average)
+             if CellBootstrap.supports(level, method, x.shape) else None)
     bpc = None if cells is None else CellBootstrap.bytes_per_resample(N, M) / max(1, N * M)
     for sl, rows, cols in _rs.bootstrap_chunks(gen, n_resamples, N, M, unit, budget, bpc):
         dup = _rs.duplicate_pairs(rows, cols, valid, level) if dup_needed else None

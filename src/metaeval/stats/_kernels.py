@@ -1345,16 +1345,22 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
 # * the Kendall sufficient statistics are one weighted walk over the slots
 #   with a Fenwick tree over the group's dense human codes
 #   (O(n log k), no sort; integer counts, so exactly today's numbers);
-# * average ranks are cumulative weights over the blocks of equal values
-#   (O(n + k)); Pearson's r of values or ranks is computed by the same
-#   ``_pearson_row`` on the replicate's cells gathered in the order the
-#   resampled (B, N, M) arrays had, so it is bit-identical to the
-#   materialised replicate.
+# * Pearson's r is the corrected two-pass algorithm of ``_pearson_row``
+#   with each slot's value counted w times, summed in slot order (one pass
+#   for the means, one for the centred sums; O(n), sequential reads);
+# * Spearman's rho comes from the doubled average ranks 2 (weight of the
+#   smaller values) + (weight of the equal ones) + 1 of the blocks of equal
+#   metric values and of the human codes, in exact integer arithmetic
+#   (O(n + k)).
+# Pearson and Spearman thus equal the materialised replicate's values up to
+# rounding (the sums run in another order; Spearman's is exact until its
+# final division), not bit for bit.
 #
 # Slot layout of one level (G0 original groups, slots gptr[g]:gptr[g+1]):
 #   ia[s], ib[s]  columns of the weight matrices wa (B, A), wb (B, Bd): the
 #                 slot's weight in replicate b is wa[b, ia[s]] * wb[b, ib[s]]
-#   item[s]       index of the slot's cell in the rank workspace
+#   xs[s], ys[s]  the slot's metric and human values (scaled by a power of
+#                 two per group where they could overflow)
 #   ycode[s]      dense rank 0..gk[g]-1 of the human score in its group
 #   xnew[s]       1 if the metric value differs from the previous slot's
 #                 (1 at the group's first slot); xynew[s] likewise for (x, y)
@@ -1457,121 +1463,193 @@ def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
 
 
 @nb.njit(cache=True)
-def _weighted_rank_tables(b, s0, s1, wa, ia, wb, ib, ycode, xnew, k, rxt, ryt):
-    """Average ranks, within replicate b's multiset of slots s0:s1, of each
-    block of equal metric values (``rxt[block]``, blocks numbered in slot
-    order) and of each human code (``ryt[code]``): (weight of the smaller
-    values) + (weight of the equal ones + 1) / 2, the value ``_rank_row``
-    gives on the materialised replicate (exact half-integers)."""
-    for q in range(k + 1):
-        ryt[q] = 0.0
-    cum = 0
-    blk = -1
+def _weighted_pearson_group(b, s0, s1, wa, ia, wb, ib, xs, ys):
+    """Pearson's r and the weight n of slots s0:s1 under replicate b's
+    weights (the replicate's multiset of the group's valid cells):
+    ``_pearson_row``'s corrected two-pass algorithm with each value counted
+    w times (Sxx = sum w d^2 - n dbar^2, dbar = sum w d / n), over the slots
+    in their sorted order.  ``xs``, ``ys`` are the slots' values, scaled by
+    a power of two per group where they could overflow
+    (:func:`metaeval.stats.cellboot.slot_layout`).  NaN, as
+    ``_pearson_row``, for n < 2 or a side constant in the replicate."""
+    # no branch on the weight (0 for about a third of the slots of a
+    # bootstrap draw): a slot of weight 0 adds exact zeros and is left out
+    # of the extremes
+    n = 0
+    sx = 0.0
+    sy = 0.0
+    xmin = np.inf
+    xmax = -np.inf
+    ymin = np.inf
+    ymax = -np.inf
+    for s in range(s0, s1):
+        w = wa[b, ia[s]] * wb[b, ib[s]]
+        vx = xs[s]
+        vy = ys[s]
+        fw = float(w)
+        n += w
+        sx += fw * vx
+        sy += fw * vy
+        on = w > 0
+        xmin = min(xmin, vx if on else np.inf)
+        xmax = max(xmax, vx if on else -np.inf)
+        ymin = min(ymin, vy if on else np.inf)
+        ymax = max(ymax, vy if on else -np.inf)
+    if n < 2 or not (xmax > xmin) or not (ymax > ymin):
+        return np.nan, n
+    mx = sx / n
+    my = sy / n
+    cx = 0.0
+    cy = 0.0
+    sxy = 0.0
+    sxx = 0.0
+    syy = 0.0
+    for s in range(s0, s1):
+        fw = float(wa[b, ia[s]] * wb[b, ib[s]])
+        dx = xs[s] - mx
+        dy = ys[s] - my
+        wdx = fw * dx
+        wdy = fw * dy
+        cx += wdx
+        cy += wdy
+        sxy += wdx * dy
+        sxx += wdx * dx
+        syy += wdy * dy
+    cx /= n
+    cy /= n
+    sxy -= n * cx * cy
+    sxx -= n * cx * cx
+    syy -= n * cy * cy
+    if not (sxx > 0.0 and syy > 0.0):
+        return np.nan, n
+    r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
+    return min(1.0, max(-1.0, r)), n
+
+
+@nb.njit(cache=True)
+def _weighted_spearman_group(b, s0, s1, wa, ia, wb, ib, ycode, xnew, k, wy, ay):
+    """Spearman's rho and the weight n of slots s0:s1 under replicate b's
+    weights, in exact integer arithmetic (valid for n <= ``cellboot.SPEARMAN_EXACT_MAX``).
+
+    With doubled average ranks R = 2 (weight of the smaller values) + (weight
+    of the equal ones) + 1, whose mean is n + 1:
+
+    * Sxx = ((n^3 - n) - sum over blocks of equal metric values (t^3 - t)) / 3
+      and Syy likewise over the human codes' weights W_c (the tie-corrected
+      sums of squares, 4x those of plain ranks);
+    * Sxy = sum_c (R_c - n - 1) (A_c - (n + 1) W_c), with A_c the sum of
+      w R over the slots of human code c (``ay``; ``wy`` holds W_c).
+
+    Every term is an integer below n^3 (< 2^63); rho = Sxy / sqrt(Sxx Syy)
+    rounds once at the end, so it is at least as accurate as Pearson's r of
+    the materialised replicate's ranks.  NaN for n < 2 or a side constant in
+    the replicate (Sxx or Syy = 0, exactly)."""
+    for q in range(k):
+        wy[q] = 0
+        ay[q] = 0
+    n = 0
+    t3 = 0
     s = s0
     while s < s1:
         e = s + 1
         while e < s1 and not xnew[e]:
             e += 1
-        wsum = 0
-        for t in range(s, e):
-            w = wa[b, ia[t]] * wb[b, ib[t]]
-            wsum += w
-            ryt[ycode[t]] += w
-        blk += 1
-        rxt[blk] = cum + 0.5 * (wsum + 1)
-        cum += wsum
+        t = 0
+        for u in range(s, e):
+            t += wa[b, ia[u]] * wb[b, ib[u]]
+        # no branch on t = 0 (a block not drawn adds zeros)
+        rk = 2 * n + t + 1
+        for u in range(s, e):
+            w = wa[b, ia[u]] * wb[b, ib[u]]
+            c = ycode[u]
+            wy[c] += w
+            ay[c] += w * rk
+        t3 += t * t * t - t
+        n += t
         s = e
+    if n < 2:
+        return np.nan, n
+    n1 = n + 1
+    full = n * n * n - n
+    sxx = (full - t3) // 3
     cum = 0
-    for q in range(k):
-        c = ryt[q]
-        ryt[q] = cum + 0.5 * (c + 1)
-        cum += c
+    u3 = 0
+    sxy = 0
+    for c in range(k):
+        wc = wy[c]
+        if wc == 0:
+            continue
+        sxy += (2 * cum + wc + 1 - n1) * (ay[c] - n1 * wc)
+        u3 += wc * wc * wc - wc
+        cum += wc
+    syy = (full - u3) // 3
+    if sxx == 0 or syy == 0:
+        return np.nan, n
+    r = sxy / (np.sqrt(float(sxx)) * np.sqrt(float(syy)))
+    return min(1.0, max(-1.0, r)), n
 
 
 @nb.njit(parallel=True, cache=True)
-def boot_pearson(xg, yg, xcode, ycodes, level, M, rows, cols, gmult, wa, ia, wb, ib, gptr,
-                 ycode, xnew, gk):
-    """Pearson's r of every original group of every bootstrap replicate (of
-    the average ranks when ``xcode`` is not empty: Spearman's rho), and its
-    number of valid cells: (B, G0, 2); groups with ``gmult[b, g] == 0`` are
-    skipped (NaN).
+def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
+    """Pearson's r of every original group of every bootstrap replicate (or
+    Spearman's rho when ``ranked``), and its number of valid cells: (B, G0, 2);
+    groups with ``gmult[b, g] == 0`` are skipped (NaN).
 
-    ``xg``, ``yg`` (G0, L) are the original scores group by group: ``x.T``
-    at ``input`` (``level`` 0: group = column, item = row), ``x`` at
-    ``item`` (1: group = row, item = column), ``x.reshape(1, N M)`` at
-    ``global`` (2; ``M`` columns).  ``xcode``, ``ycodes`` (G0, L) int32:
-    each cell's metric block (slot order) and human code, -1 where not
-    valid (or shape (0, 0) for Pearson).  ``rows`` (B, N), ``cols`` (B, M):
-    the draws.  A group's cells are taken in the order of the materialised
-    replicate ``x[rows[b][:, None], cols[b][None, :]]`` (values, or their
-    ranks in the replicate from the slot layout) and passed to
-    ``_pearson_row``, so the values are bit-identical to ``pearson_rows`` on
-    the materialised replicate (or on its ``average_ranks``).  The result and
-    the workspace (2 L + 2 max(L, k) floats per worker) are allocated before
-    the parallel region."""
-    B = rows.shape[0]
-    G, L = xg.shape
-    ranked = xcode.shape[0] > 0
+    Computed from the slots and the replicate's weights (block comment
+    above), without gathering the replicate's cells: Pearson by
+    ``_weighted_pearson_group`` on the slot values ``xs``, ``ys``; Spearman
+    by ``_weighted_spearman_group`` in exact integers (groups of at most
+    ``cellboot.SPEARMAN_EXACT_MAX`` replicate cells; the caller checks).  The values
+    equal ``pearson_rows`` on the materialised replicate (or on its
+    ``average_ranks``) up to rounding: the sums run in another order (tested
+    against the NumPy twin, which materialises).  The result and the
+    workspace (2 (k + 1) integers per worker) are allocated before the
+    parallel region."""
+    B = wa.shape[0]
+    G = gptr.size - 1
     kmax = 1
     for g in range(G):
         kmax = max(kmax, gk[g])
     out = np.full((B, G, 2), np.nan)
     NT = B * G
     T = _n_workers(NT)
-    wf = np.empty((T, 2, max(L, 1)))
-    wt = np.empty((T, 2, max(L, kmax) + 1))
+    wy = np.empty((T, kmax + 1), np.int64)
+    ay = np.empty((T, kmax + 1), np.int64)
     for w in nb.prange(T):
         lo, hi = _chunk(NT, T, w)
-        xv = wf[w, 0]
-        yv = wf[w, 1]
-        rxt = wt[w, 0]
-        ryt = wt[w, 1]
         for t in range(lo, hi):
             b = t // G
             g = t % G
             if gmult[b, g] == 0:
                 continue
             if ranked:
-                _weighted_rank_tables(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew, gk[g],
-                                      rxt, ryt)
-            m = 0
-            if level == 2:
-                N = rows.shape[1]
-                for i in range(N):
-                    base = rows[b, i] * M
-                    p0 = i * M
-                    for j in range(M):
-                        q = base + cols[b, j]
-                        m += _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv,
-                                        p0 + j)
+                r, n = _weighted_spearman_group(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode,
+                                                xnew, gk[g], wy[w], ay[w])
             else:
-                idx = rows if level == 0 else cols
-                for p in range(L):
-                    m += _boot_cell(xg, yg, xcode, ycodes, ranked, g, idx[b, p], rxt, ryt, xv, yv,
-                                    p)
-            out[b, g, 0] = _pearson_row(xv[:L], yv[:L])
-            out[b, g, 1] = m
+                r, n = _weighted_pearson_group(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, xs, ys)
+            out[b, g, 0] = r
+            out[b, g, 1] = n
     return out
 
 
 @nb.njit(cache=True, inline="always")
-def _boot_cell(xg, yg, xcode, ycodes, ranked, g, q, rxt, ryt, xv, yv, p):
-    """Cell ``q`` of group ``g`` into position ``p`` of the replicate's group
-    (its ranks when ``ranked``, NaN when not valid); 1 if valid."""
-    if ranked:
-        cx = xcode[g, q]
-        if cx < 0:
-            xv[p] = np.nan
-            yv[p] = np.nan
-            return 0
-        xv[p] = rxt[cx]
-        yv[p] = ryt[ycodes[g, q]]
-        return 1
-    vx = xg[g, q]
-    vy = yg[g, q]
-    xv[p] = vx
-    yv[p] = vy
-    return 1 if (np.isfinite(vx) and np.isfinite(vy)) else 0
+def _add_times(s, val, k):
+    """``s`` plus ``val`` added ``k`` times, one addition after the other
+    (the sequence of a sum over the replicate's copies); k <= 3 without a
+    branch (the multiplicities of a bootstrap draw are Poisson(1)-like)."""
+    a1 = s + val
+    a2 = a1 + val
+    r = a2 + val
+    if k < 3:
+        r = a2
+    if k < 2:
+        r = a1
+    if k < 1:
+        r = s
+    while k > 3:
+        r += val
+        k -= 1
+    return r
 
 
 @nb.njit(parallel=True, cache=True)
@@ -1587,39 +1665,51 @@ def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
     sequence of additions (equal values in any order give the same sums; a
     sum starts from -0.0, the identity of floating-point addition, as a
     cumulative sum starts from its first value).  Rows with
-    ``rows_used[b, r] == 0`` are skipped (0).  Both sums run in one loop
-    (two independent chains of additions)."""
+    ``rows_used[b, r] == 0`` are skipped (0).  Two rows are summed in one
+    loop (four independent chains of additions), and a multiplicity up to 3
+    costs no branch (``_add_times``): the additions are the same, one after
+    the other, in the same order.  The result and the workspace (N integers
+    per worker) are allocated before the parallel region."""
     B = cc.shape[0]
     N, M = sx.shape
     out = np.zeros((2, B, N))
-    NT = B * N
-    T = _n_workers(NT)
+    T = _n_workers(B)
+    used = np.empty((T, max(N, 1)), np.int64)
     for w in nb.prange(T):
-        lo, hi = _chunk(NT, T, w)
-        for t in range(lo, hi):
-            b = t // N
-            r = t % N
-            if rows_used[b, r] == 0:
-                continue
-            s = -0.0
-            u = -0.0
-            for p in range(M):
-                k = cc[b, ox[r, p]]
-                val = sx[r, p]
-                a = s + val
-                s = a if k > 0 else s
-                while k > 1:
-                    s += val
-                    k -= 1
-                k = cc[b, oy[r, p]]
-                val = sy[r, p]
-                a = u + val
-                u = a if k > 0 else u
-                while k > 1:
-                    u += val
-                    k -= 1
-            out[0, b, r] = s
-            out[1, b, r] = u
+        lo, hi = _chunk(B, T, w)
+        rs = used[w]
+        for b in range(lo, hi):
+            n = 0
+            for r in range(N):
+                if rows_used[b, r] != 0:
+                    rs[n] = r
+                    n += 1
+            i = 0
+            while i < n:
+                r = rs[i]
+                if i + 1 < n:
+                    r2 = rs[i + 1]
+                    s = -0.0
+                    u = -0.0
+                    s2 = -0.0
+                    u2 = -0.0
+                    for p in range(M):
+                        s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
+                        u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
+                        s2 = _add_times(s2, sx[r2, p], cc[b, ox[r2, p]])
+                        u2 = _add_times(u2, sy[r2, p], cc[b, oy[r2, p]])
+                    out[0, b, r2] = s2
+                    out[1, b, r2] = u2
+                    i += 2
+                else:
+                    s = -0.0
+                    u = -0.0
+                    for p in range(M):
+                        s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
+                        u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
+                    i += 1
+                out[0, b, r] = s
+                out[1, b, r] = u
     return out
 
 

@@ -274,42 +274,35 @@ def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
     return out
 
 
-def _materialise(a, rows, cols, level):
-    """Replicates (B, G, n) of ``a`` (N, M) arranged for ``level`` (0 input,
-    1 item, 2 global)."""
-    t = a[rows[:, :, None], cols[:, None, :]]
-    if level == 0:
-        return t.transpose(0, 2, 1)
-    if level == 1:
-        return t
-    return t.reshape(t.shape[0], 1, -1)
-
-
-def boot_pearson(xg, yg, xcode, ycodes, level, M, rows, cols, gmult, wa, ia, wb, ib, gptr,
-                 ycode, xnew, gk):
+def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
     """See :func:`metaeval.stats._kernels.boot_pearson`.
 
-    Plain version: materialises the replicates and computes Pearson's r (of
-    scipy's average ranks of the valid cells when ``xcode`` is not empty);
-    the slot layout is not used."""
+    Plain version: expands each replicate's multiset of slots (``np.repeat``
+    by the weights) and computes Pearson's r of the expanded group (of
+    scipy's average ranks when ``ranked``: the metric's block codes and the
+    human codes, which keep every comparison)."""
     from scipy.stats import rankdata
 
-    N = rows.shape[1]
-    x, y = (a.T if level == 0 else a.reshape(N, M) for a in (xg, yg))
-    xb = _materialise(x, rows, cols, level)
-    yb = _materialise(y, rows, cols, level)
-    valid = np.isfinite(xb) & np.isfinite(yb)
-    if xcode.shape[0] > 0:
-        xb = rankdata(np.where(valid, xb, np.nan), axis=-1, nan_policy="omit")
-        yb = rankdata(np.where(valid, yb, np.nan), axis=-1, nan_policy="omit")
-    r = pearson_rows(xb, yb)
-    nv = valid.sum(-1)
-    B = rows.shape[0]
-    og = cols if level == 0 else rows if level == 1 else np.zeros((B, 1), np.int64)
-    out = np.full((B, xg.shape[0], 2), np.nan)
-    for b in range(B):
-        out[b, og[b], 0] = r[b]
-        out[b, og[b], 1] = nv[b]
+    B = wa.shape[0]
+    G = gptr.size - 1
+    out = np.full((B, G, 2), np.nan)
+    for g in range(G):
+        sl = slice(gptr[g], gptr[g + 1])
+        if ranked:
+            xv = (np.cumsum(xnew[sl]) - 1).astype(float)
+            yv = ycode[sl].astype(float)
+        else:
+            xv, yv = xs[sl], ys[sl]
+        for b in range(B):
+            if gmult[b, g] == 0:
+                continue
+            w = (wa[b, ia[sl]] * wb[b, ib[sl]]).astype(np.int64)
+            xe = np.repeat(xv, w)
+            ye = np.repeat(yv, w)
+            if ranked and xe.size:
+                xe, ye = rankdata(xe), rankdata(ye)
+            out[b, g, 0] = pearson_rows(xe[None, None], ye[None, None])[0, 0]
+            out[b, g, 1] = xe.size
     return out
 
 

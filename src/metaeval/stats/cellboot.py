@@ -16,14 +16,19 @@ ranking each of them:
   Fenwick tree over the group's human levels: O(n log k) per replicate
   instead of O(n log n) sorting of float64 values, and integer counts equal
   to the materialised replicate's;
-* ``spearman``: average ranks of a multiset are cumulative weights over the
-  blocks of equal values (O(n) per replicate); ``pearson`` and ``spearman``
-  then run the same Pearson routine on the cells in the materialised
-  replicate's order, so the values are bit-identical to it;
+* ``pearson``: the corrected two-pass algorithm of the engine's Pearson
+  routine with each cell counted as often as it was drawn, over the sorted
+  slots (O(n) per replicate, sequential reads); ``spearman``: the doubled
+  average ranks of a multiset are cumulative weights over the blocks of
+  equal values, and the tie-corrected sums of squares and the cross sum are
+  exact integers (O(n + k) per replicate).  Both equal the materialised
+  replicate's value up to rounding (the sums run in another order), not
+  bit for bit; Spearman's is exact until its final division;
 * ``system`` level: each replicate's matched row sums add the original row's
   sorted values with the column multiplicities (the sequence of additions of
-  ``levels._matched_mean``: bit-identical), then the registry coefficient on
-  the N means.
+  ``levels._matched_mean``: bit-identical, so systems with equal multisets
+  of scores keep exactly equal means), then the registry coefficient on the
+  N means.
 
 Memory per replicate is its (N + M) draws and its (G, 8) statistics; the
 kernels' workspace is O(cells) per worker, whatever the number of
@@ -35,11 +40,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels
+from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels, pow2_exponents
 from .levels import DUP_VARIANTS, _aggregate, _weights, grouped_values
 
 KENDALL_VARIANTS = {"kendall_b": "b", "kendall_c": "c", "kendall_23": "23", "acc_23": "acc23"}
 _LEVEL_CODE = {"input": 0, "item": 1, "global": 2}
+
+#: Largest replicate group (cells) whose Spearman rho is computed from the
+#: draws: its integer sums stay below n^3 < 2^63.  Larger groups (a
+#: ``global`` level of more than 2 million cells) are materialised.
+SPEARMAN_EXACT_MAX = 2_000_000
 
 
 def counts(idx, n):
@@ -94,18 +104,34 @@ def slot_layout(x, y, valid, level):
             xnew.astype(np.int8), xynew.astype(np.int8), gk)
 
 
+def _scaled(v, gptr):
+    """Slot values ``v`` scaled by a power of two per group (exact) where the
+    group's largest magnitude is outside Pearson's safe range."""
+    if v.size == 0:
+        return v
+    nonempty = np.diff(gptr) > 0
+    amax = np.zeros(gptr.size - 1)
+    amax[nonempty] = np.maximum.reduceat(np.abs(v), gptr[:-1][nonempty])
+    e = pow2_exponents(amax)
+    if not e.any():
+        return v
+    return np.ldexp(v, -np.repeat(e, np.diff(gptr)))
+
+
 class CellBootstrap:
     """Bootstrap replicates of ``method`` at ``level`` on the (N, M) scores
     ``x`` (metric) and ``y`` (human), computed from each replicate's row and
     column draws (module docstring).
 
     :meth:`values` equals ``levels.level_values`` on the materialised
-    replicates ``x[rows[:, :, None], cols[:, None, :]]`` (bit-identical:
-    the tests compare them), with the same ``dup_pairs`` correction.
+    replicates ``x[rows[:, :, None], cols[:, None, :]]``, with the same
+    ``dup_pairs`` correction: bit for bit for the Kendall family and at the
+    ``system`` level, up to rounding for Pearson and Spearman elsewhere (the
+    tests compare them).
     """
 
     def __init__(self, x, y, level, method, average="macro", *, fast=True):
-        if not self.supports(level, method):
+        if not self.supports(level, method, np.shape(x)):
             raise ValueError(f"{method} at {level}: not covered by CellBootstrap")
         self.x = np.ascontiguousarray(x, dtype=float)
         self.y = np.ascontiguousarray(y, dtype=float)
@@ -131,31 +157,30 @@ class CellBootstrap:
         zero = np.zeros(r.size, np.int32)
         r32, c32 = r.astype(np.int32), c.astype(np.int32)
         if level == "input":
-            self.ia, self.ib, item = r32, zero, r
-            self.xg, self.yg = np.ascontiguousarray(self.x.T), np.ascontiguousarray(self.y.T)
+            self.ia, self.ib = r32, zero
         elif level == "item":
-            self.ia, self.ib, item = c32, zero, c
-            self.xg, self.yg = self.x, self.y
+            self.ia, self.ib = c32, zero
         else:
-            self.ia, self.ib, item = r32, c32, r * M + c
-            self.xg, self.yg = self.x.reshape(1, -1), self.y.reshape(1, -1)
-        self.xcode = self.ycodes = np.zeros((0, 0), np.int32)
-        if method == "spearman":
-            G, L = self.xg.shape
-            g = np.repeat(np.arange(G), np.diff(gptr))
-            blk = np.cumsum(xnew) - 1
-            blk -= blk[gptr[g]] if blk.size else 0
-            self.xcode = np.full((G, L), -1, np.int32)
-            self.ycodes = np.full((G, L), -1, np.int32)
-            self.xcode[g, item] = blk
-            self.ycodes[g, item] = ycode
+            self.ia, self.ib = r32, c32
+        self.xs = self.ys = np.zeros(0)
+        if method == "pearson":
+            self.xs = _scaled(self.x[r, c], gptr)
+            self.ys = _scaled(self.y[r, c], gptr)
 
     @staticmethod
-    def supports(level, method):
-        """Whether :class:`CellBootstrap` computes ``method`` at ``level``."""
+    def supports(level, method, shape=None):
+        """Whether :class:`CellBootstrap` computes ``method`` at ``level``
+        (on (N, M) scores of ``shape``: Spearman's replicate groups must
+        hold at most :data:`SPEARMAN_EXACT_MAX` cells)."""
         if level == "system":
             return True
-        return level in _LEVEL_CODE and (method in KENDALL_VARIANTS or method in ("pearson", "spearman"))
+        if level not in _LEVEL_CODE:
+            return False
+        if method == "spearman" and shape is not None:
+            N, M = shape
+            size = {"input": N, "item": M, "global": N * M}[level]
+            return size <= SPEARMAN_EXACT_MAX
+        return method in KENDALL_VARIANTS or method in ("pearson", "spearman")
 
     @staticmethod
     def bytes_per_resample(n_systems, n_inputs):
@@ -206,9 +231,8 @@ class CellBootstrap:
                 pairs = nv * (nv - 1) / 2.0 - dup_pairs
             group = kendall_from_stats(s, KENDALL_VARIANTS[self.method])
         else:
-            out = k.boot_pearson(self.xg, self.yg, self.xcode, self.ycodes,
-                                 _LEVEL_CODE[self.level], M, rows, cols, gmult, wa, self.ia, wb,
-                                 self.ib, self.gptr, self.ycode, self.xnew, self.gk)
+            out = k.boot_pearson(wa, self.ia, wb, self.ib, gmult, self.gptr, self.xs, self.ys,
+                                 self.ycode, self.xnew, self.gk, self.method == "spearman")
             out = np.take_along_axis(out, og[:, :, None], axis=1)
             group, nv, pairs = out[..., 0], out[..., 1], None
         return group, _weights(group, nv, self.coef.pair_weighted, self.average, pairs)

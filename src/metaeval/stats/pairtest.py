@@ -223,14 +223,14 @@ def boot_null(gen, xa, xb, z, opt: PairOptions):
     """The paired bootstrap replicates (B,) of statistic_a - statistic_b:
     from the draws (:class:`~metaeval.stats.cellboot.CellBootstrap`) where it
     applies, else on the materialised replicates; the same numbers either
-    way (tested)."""
+    way (tested; Pearson and Spearman up to rounding)."""
     N, M = z.shape
     B = opt.n_resamples
     valid = np.isfinite(z)
     dup_needed = opt.method in DUP_VARIANTS or opt.method == "acc_eq"
     cells = None
     bpc = None
-    if CellBootstrap.supports(opt.level, opt.method):
+    if CellBootstrap.supports(opt.level, opt.method, z.shape):
         cells = [CellBootstrap(x, z, opt.level, opt.method, opt.average) for x in (xa, xb)]
         bpc = CellBootstrap.bytes_per_resample(N, M) / max(1, N * M)
     out = np.empty(B)
