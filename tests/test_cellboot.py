@@ -237,6 +237,28 @@ def test_boot_row_sums_equals_its_numpy_twin_and_the_sorted_cumulative_sum():
         np.testing.assert_array_equal(np.where(cr > 0, fast[h], 0.0), np.where(cr > 0, ref, 0.0))
 
 
+@pytest.mark.parametrize("used", [[1, 1, 1, 1, 1], [0, 1, 1, 0, 1], [1, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
+def test_boot_row_sums_with_large_multiplicities_and_odd_rows(used):
+    # multiplicities 0..7 (the branch-free path covers up to 3, a loop the
+    # rest) and an odd number of drawn rows (summed two at a time, one alone)
+    rng = np.random.default_rng(12)
+    x = rng.normal(size=(5, 8)) * 10.0 ** rng.integers(-3, 4, size=(5, 8))
+    cb = CellBootstrap(x, np.round(x), "system", "pearson")
+    cc = np.array([[0, 1, 2, 3, 4, 5, 6, 7], [7, 0, 0, 1, 0, 0, 0, 0]], np.int64)
+    cr = np.array([used, used], np.int64)
+    args = (cb.sx, cb.ox, cb.sy, cb.oy, cc, cr)
+    fast = _kernels.boot_row_sums(*args)
+    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_sums(*args))
+    for b in range(2):
+        for r in range(5):
+            # the sorted multiset summed left to right, in Python
+            vals = sorted(v for c in range(8) for v in [x[r, c]] * int(cc[b, c]))
+            want = 0.0
+            for i, v in enumerate(vals):
+                want = v if i == 0 else want + v
+            assert fast[0, b, r] == (want if used[r] else 0.0)
+
+
 def test_signed_zero_sums_as_numpy():
     # a row of -0.0 sums to -0.0 and a mixed row to +0.0, as np.cumsum
     vs = np.array([[-0.0, -0.0, -0.0], [-0.0, 0.0, -0.0]])
@@ -295,3 +317,133 @@ def test_correlate_on_a_dask_cluster_equals_the_local_run():
     for r0, r1 in zip(local, remote):
         np.testing.assert_array_equal(r1.distribution, r0.distribution)
         assert (r1.ci_low, r1.ci_high) == (r0.ci_low, r0.ci_high)
+
+
+def _slot_layout_reference(x, y, valid, level):
+    """The slot layout by two lexsorts (cellboot.slot_layout's first version)."""
+    N, M = x.shape
+    r, c = np.nonzero(valid)
+    g, G = {"input": (c, M), "item": (r, N), "global": (np.zeros(r.size, np.int64), 1)}[level]
+    xs, ys = x[r, c], y[r, c]
+    order = np.lexsort((ys, xs, g))
+    r, c, g, xs, ys = r[order], c[order], g[order], xs[order], ys[order]
+    S = r.size
+    gptr = np.zeros(G + 1, np.int64)
+    np.cumsum(np.bincount(g, minlength=G), out=gptr[1:])
+    first = np.ones(S, bool)
+    first[1:] = g[1:] != g[:-1]
+    xnew = first.copy()
+    xnew[1:] |= xs[1:] != xs[:-1]
+    xynew = xnew.copy()
+    xynew[1:] |= ys[1:] != ys[:-1]
+    o2 = np.lexsort((ys, g))
+    g2, y2 = g[o2], ys[o2]
+    new2 = np.ones(S, bool)
+    new2[1:] = (g2[1:] != g2[:-1]) | (y2[1:] != y2[:-1])
+    code = np.cumsum(new2) - 1
+    if S:
+        code -= code[gptr[g2]]
+    ycode = np.empty(S, np.int64)
+    ycode[o2] = code
+    gk = np.zeros(G, np.int64)
+    np.maximum.at(gk, g, ycode + 1)
+    return gptr, r, c, ycode, xnew.astype(np.int8), xynew.astype(np.int8), gk
+
+
+@pytest.mark.parametrize("kind", ["adversarial", "ties", "continuous", "continuous-human"])
+@pytest.mark.parametrize("shape", [(6, 9), (1, 7), (8, 1), (3, 70000)])
+def test_slot_layout_equals_two_lexsorts(kind, shape):
+    # the faster sorts (unstable sort without metric ties, 16-bit radix sort
+    # of the groups, a table of human codes) give the lexsort order exactly;
+    # 70,000 inputs exceed the 16-bit group sort, continuous human scores the table
+    N, M = shape
+    if kind == "continuous-human":
+        rng = np.random.default_rng(1)
+        x, y = rng.normal(size=(N, M)), rng.normal(size=(N, M))
+    else:
+        x, y = _data(kind, N, M, seed=N + M)
+    valid = np.isfinite(x) & np.isfinite(y)
+    for level in ("input", "item", "global"):
+        got = slot_layout(x, y, valid, level)
+        want = _slot_layout_reference(x, y, valid, level)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b, err_msg=f"{kind} {shape} {level}")
+
+
+@pytest.mark.parametrize("unit", rs.BOOTSTRAP_UNITS)
+@pytest.mark.parametrize("budget", [1, 5000, None])
+def test_bootstrap_chunks_of_a_block_are_the_whole_runs_draws(unit, budget):
+    # a block restarts from the generator's state and skips the earlier
+    # resamples' column draws: the same indices as the whole run
+    N, M, B = 4, 7, 23
+    whole = {}
+    for sl, rows, cols in rs.bootstrap_chunks(np.random.default_rng(5), B, N, M, unit):
+        for b in range(sl.start, sl.stop):
+            whole[b] = (rows[b - sl.start].copy(), cols[b - sl.start].copy())
+    for block in (slice(0, 23), slice(0, 1), slice(5, 12), slice(22, 23), slice(7, 7)):
+        seen = []
+        for sl, rows, cols in rs.bootstrap_chunks(np.random.default_rng(5), B, N, M, unit,
+                                                  budget=budget, block=block):
+            for b in range(sl.start, sl.stop):
+                np.testing.assert_array_equal(rows[b - sl.start], whole[b][0])
+                np.testing.assert_array_equal(cols[b - sl.start], whole[b][1])
+                seen.append(b)
+        assert seen == list(range(block.start, block.stop))
+
+
+def test_boot_blocks_split_only_when_the_intervals_do_not_fill_the_workers():
+    from metaeval.correlation import MIN_BLOCK, boot_blocks
+
+    assert boot_blocks(60, 1000, 1) == 1  # one worker: never split
+    assert boot_blocks(60, 1000, 2) == 1  # 60 intervals keep 2 workers busy
+    assert boot_blocks(1, 1000, 2) == 4  # two tasks per worker
+    assert boot_blocks(1, 1000, 16) == 1000 // MIN_BLOCK  # blocks of at least MIN_BLOCK
+    assert boot_blocks(3, 40, 8) == 1  # too few resamples to split
+
+
+@pytest.mark.parametrize("ci", ["boot-both", "boot-systems", "boot-inputs"])
+def test_correlate_split_into_blocks_equals_the_unsplit_run(ci, monkeypatch):
+    # n_jobs=2 with one or two intervals splits each bootstrap into blocks
+    # (one task each); the permutation p-value draws from the same generator
+    # first, so the blocks must start from the state after it
+    import metaeval.correlation as mc
+
+    rng = np.random.default_rng(3)
+    h = rng.integers(1, 6, size=(6, 40)).astype(float)
+    ds = metaeval.Dataset.from_arrays({"h": h, "a": h + rng.normal(size=h.shape)}, human="h")
+    for level, pvalue in (("global", "permutation"), ("input", "none"), ("system", "permutation")):
+        kw = dict(level=level, method="kendall_b", ci=ci, pvalue=pvalue, n_resamples=230, rng=9)
+        ref = metaeval.correlate(ds, "h", **kw)
+        calls = []
+        real = mc._run_in_blocks
+        monkeypatch.setattr(mc, "_run_in_blocks", lambda *a: calls.append(a[4]) or real(*a))
+        ticks = []
+        got = metaeval.correlate(ds, "h", n_jobs=2, memory_budget=20_000, progress=ticks.append, **kw)
+        monkeypatch.undo()
+        assert calls == [4] and sum(ticks) == 1
+        r0, r1 = ref[0], got[0]
+        np.testing.assert_array_equal(r1.distribution, r0.distribution)
+        np.testing.assert_array_equal(r1.null_distribution, r0.null_distribution)
+        assert (r1.ci_low, r1.ci_high, r1.pvalue, r1.n_resamples_nan, r1.signature) == \
+            (r0.ci_low, r0.ci_high, r0.pvalue, r0.n_resamples_nan, r0.signature)
+
+
+def test_correlate_blocks_on_a_dask_cluster_equal_the_local_run():
+    # one interval on a 2-thread Dask cluster: its resamples run as 4 tasks
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client, LocalCluster
+    from joblib import parallel_config
+
+    import metaeval.correlation as mc
+
+    rng = np.random.default_rng(4)
+    h = rng.integers(1, 6, size=(5, 40)).astype(float)
+    ds = metaeval.Dataset.from_arrays({"h": h, "a": h + rng.normal(size=h.shape)}, human="h")
+    kw = dict(level="global", method="spearman", ci="boot-both", n_resamples=200, rng=4)
+    local = metaeval.correlate(ds, "h", **kw)
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cl, \
+            Client(cl), parallel_config(backend="dask"):
+        assert mc.boot_blocks(1, 200, mc._workers(-1)) == 4
+        remote = metaeval.correlate(ds, "h", n_jobs=-1, **kw)
+    np.testing.assert_array_equal(remote[0].distribution, local[0].distribution)
+    assert (remote[0].ci_low, remote[0].ci_high) == (local[0].ci_low, local[0].ci_high)

@@ -132,3 +132,33 @@ def test_private_cache_dir_not_ours_is_not_used(tmp_path, monkeypatch):
     # a fresh, private folder of the right name is used as is
     planted.unlink()
     assert Path(_jit._private_cache_dir()) == planted
+
+
+def test_kernels_compiled_for_another_thread_pool_are_not_reused(tmp_path):
+    # the parallel kernels freeze NUMBA_NUM_THREADS into their compiled code
+    # and numba's cache index ignores it: a cache written with 1 thread used
+    # to make every later run split its work for 1 thread (one core busy);
+    # each pool size now has its own cache folder
+    code = ("from metaeval.stats import _kernels as K; "
+            "print(K._POOL, K._n_workers(10), K.kendall_stats.stats.cache_path)")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    out = {}
+    for threads in ("1", "2", "1"):
+        env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path), "NUMBA_NUM_THREADS": threads,
+               "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")}
+        res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env=env, timeout=300)
+        assert res.returncode == 0, res.stderr
+        pool, workers, path = res.stdout.split()
+        assert (int(pool), int(workers)) == (int(threads), int(threads))
+        out.setdefault(threads, set()).add(path)
+    assert all(len(p) == 1 for p in out.values())
+    (p1,), (p2,) = out["1"], out["2"]
+    assert p1 != p2 and "numba-threads-1" in p1 and "numba-threads-2" in p2
+    # numba's setting is restored after the kernels: other packages' caches do not move
+    res = subprocess.run([sys.executable, "-c", "import numba.core.config as c; "
+                          "from metaeval.stats import _kernels; print(c.CACHE_DIR)"],
+                         capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "NUMBA_CACHE_DIR": str(tmp_path),
+                              "PYTHONPATH": src + os.pathsep + os.environ.get("PYTHONPATH", "")})
+    assert res.stdout.strip() == str(tmp_path), res.stderr

@@ -10,7 +10,7 @@ interval, the counts of what was used and dropped, and a signature.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
@@ -165,23 +165,28 @@ def permutation_null(gen, xg, yg, method, average, n_resamples, budget=None):
     return null
 
 
-def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit, budget=None):
+def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit, budget=None,
+                           block=None):
     """Bootstrap replicates of the statistic, in chunks of resamples.
 
     Pairs formed by one original drawn twice are left out of the pair
     statistics (:mod:`metaeval.stats.levels`, "Bootstrap replicates and
-    duplicated originals").
+    duplicated originals").  ``block`` (a slice of ``range(n_resamples)``):
+    only those replicates, with the draws of the whole run
+    (:func:`metaeval.stats.resampling.bootstrap_chunks`).
     """
     N, M = x.shape
     valid = np.isfinite(x) & np.isfinite(y)
     dup_needed = method in DUP_VARIANTS or method == "acc_eq"
-    dist = np.empty(n_resamples)
+    lo = 0 if block is None else block.start
+    dist = np.empty(n_resamples - lo if block is None else block.stop - lo)
     # replicates computed from the draws, not materialised (stats/cellboot.py)
     cells = (CellBootstrap(x, y, level, method, average)
              if CellBootstrap.supports(level, method, x.shape) else None)
     bpc = None if cells is None else CellBootstrap.bytes_per_resample(N, M) / max(1, N * M)
-    for sl, rows, cols in _rs.bootstrap_chunks(gen, n_resamples, N, M, unit, budget, bpc):
+    for sl, rows, cols in _rs.bootstrap_chunks(gen, n_resamples, N, M, unit, budget, bpc, block):
         dup = _rs.duplicate_pairs(rows, cols, valid, level) if dup_needed else None
+        sl = slice(sl.start - lo, sl.stop - lo)
         if cells is not None:
             dist[sl] = cells.values(rows, cols, dup)
             continue
@@ -193,7 +198,11 @@ def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit,
     return dist
 
 
-def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None):
+def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None, boot=None):
+    """One (metric, level, method) result.  ``boot(gen)``, if given, replaces
+    the bootstrap: it receives the unit's generator where the bootstrap's
+    draws begin and returns the replicates, or None to leave the interval
+    for :func:`_with_distribution` (the run split into blocks of resamples)."""
     coef = get_coefficient(method)
     lv = level_values(x, y, level, method, average=opt.average)
     stat = float(lv.value[0])
@@ -235,13 +244,15 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None):
     elif opt.ci in _sys.INPUT_RESAMPLING and systag and systag.startswith("given"):
         pass  # inputs of given system scores cannot be resampled: NaN, warned in correlate()
     elif opt.ci.startswith("boot-"):
-        dist = bootstrap_distribution(
-            gen, x, y, level, method, opt.average, opt.n_resamples, opt.ci[5:], opt.budget
-        )
-        n_nan += int((~np.isfinite(dist)).sum())
-        # an undefined statistic has no interval, whatever the replicates say
-        if np.isfinite(stat):
-            lo, hi = percentile_interval(dist, opt.confidence_level)
+        if boot is None:
+            dist = bootstrap_distribution(
+                gen, x, y, level, method, opt.average, opt.n_resamples, opt.ci[5:], opt.budget
+            )
+        else:
+            dist = boot(gen)
+        if dist is not None:
+            n_nan += int((~np.isfinite(dist)).sum())
+            lo, hi = _interval(stat, dist, opt)
 
     sig = make_signature(
         human=opt.human,
@@ -285,6 +296,56 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None):
         null_distribution=null,
         group_statistics=group,
     )
+
+
+def _interval(stat, dist, opt):
+    # an undefined statistic has no interval, whatever the replicates say
+    if np.isfinite(stat):
+        return percentile_interval(dist, opt.confidence_level)
+    return np.nan, np.nan
+
+
+def _with_distribution(res: Correlation, dist, opt: _Options) -> Correlation:
+    """``res`` (computed with its bootstrap left out) completed with the
+    replicates ``dist``: the same result as the unsplit computation."""
+    lo, hi = _interval(res.statistic, dist, opt)
+    return replace(res, distribution=dist, ci_low=float(lo), ci_high=float(hi),
+                   n_resamples_nan=res.n_resamples_nan + int((~np.isfinite(dist)).sum()))
+
+
+#: Fewest resamples in one block of a bootstrap split over workers (each
+#: block repeats the interval's set-up: sorting the groups once).
+MIN_BLOCK = 50
+
+
+def boot_blocks(n_units, n_resamples, workers):
+    """How many blocks of resamples each bootstrap interval is split into
+    when ``workers`` workers run ``n_units`` intervals: enough for two tasks
+    per worker, in blocks of at least :data:`MIN_BLOCK` resamples; 1 (no
+    split) on one worker or when the intervals alone are enough."""
+    if workers <= 1 or n_units <= 0:
+        return 1
+    want = -(-2 * workers // n_units)
+    return max(1, min(want, n_resamples // MIN_BLOCK))
+
+
+def _block_slices(n_resamples, k):
+    """``k`` consecutive slices of ``range(n_resamples)`` of (nearly) equal size."""
+    edges = [(n_resamples * i) // k for i in range(k + 1)]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:])]
+
+
+def _workers(n_jobs) -> int:
+    """The number of workers ``n_jobs`` means for the active joblib backend
+    (a Dask cluster's threads under ``parallel_config(backend="dask")``)."""
+    if n_jobs == 1:
+        return 1
+    from joblib import effective_n_jobs
+
+    try:
+        return max(1, int(effective_n_jobs(n_jobs)))
+    except Exception:  # noqa: BLE001 - a backend that cannot tell: do not split
+        return 1
 
 
 def _warn_degenerate(res: Correlation, n_resamples: int):
@@ -528,19 +589,83 @@ def correlate(
                 stacklevel=user_stacklevel(),
             )
 
+    def inputs(m, lv):
+        if lv == "system":
+            return sys_inputs[m]
+        return (dataset.scores(m), y), None
+
     def work(u):
         m, lv, meth = u
-        x, yy, tag = dataset.scores(m), y, None
-        if lv == "system":
-            (x, yy), tag = sys_inputs[m]
+        (x, yy), tag = inputs(m, lv)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
             return _correlate_one(x, yy, m, lv, meth, opt, ss, tag)
 
-    out = run_units(work, units, n_jobs=n_jobs, progress=progress)
+    blocks = boot_blocks(len(units), n_resamples, _workers(n_jobs)) if ci.startswith("boot-") else 1
+    if blocks <= 1:
+        out = run_units(work, units, n_jobs=n_jobs, progress=progress)
+    else:
+        out = _run_in_blocks(units, inputs, opt, ss, blocks, n_jobs, progress)
     for r in out:
         _warn_degenerate(r, n_resamples)
     return Correlations(tuple(out))
+
+
+def _run_in_blocks(units, inputs, opt, ss, blocks, n_jobs, progress):
+    """The units with each bootstrap split into ``blocks`` blocks of
+    resamples, every block one task (so that one interval can use several
+    workers or Dask tasks).  First each unit without its bootstrap, which
+    also records its generator's state where the bootstrap's draws begin;
+    then the blocks, each restarting from that state and drawing as the
+    whole run does (``bootstrap_chunks(block=...)``); the replicates are
+    joined in order.  The numbers equal the unsplit run's (tested)."""
+
+    def first(u):
+        m, lv, meth = u
+        (x, yy), tag = inputs(m, lv)
+        state = {}
+
+        def record(gen):
+            state["s"] = gen.bit_generator.state
+            return None
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            res = _correlate_one(x, yy, m, lv, meth, opt, ss, tag, boot=record)
+        return res, state.get("s")
+
+    head = run_units(first, units, n_jobs=n_jobs)
+    tasks = [(i, sl, st) for i, (_, st) in enumerate(head) if st is not None
+             for sl in _block_slices(opt.n_resamples, blocks)]
+
+    def block(t):
+        i, sl, st = t
+        m, lv, meth = units[i]
+        (x, yy), _ = inputs(m, lv)
+        bg = getattr(np.random, st["bit_generator"])()
+        bg.state = st
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return bootstrap_distribution(np.random.Generator(bg), x, yy, lv, meth, opt.average,
+                                          opt.n_resamples, opt.ci[5:], opt.budget, block=sl)
+
+    done = {"blocks": 0}
+    n_boot = len(tasks) // blocks
+    if progress is not None and len(head) > n_boot:
+        progress(len(head) - n_boot)  # the units without a bootstrap are finished
+
+    def tick(k):
+        before = done["blocks"] // blocks
+        done["blocks"] += k
+        if progress is not None and done["blocks"] // blocks > before:
+            progress(done["blocks"] // blocks - before)
+
+    parts = run_units(block, tasks, n_jobs=n_jobs, progress=tick)
+    out = [res for res, _ in head]
+    for j in range(0, len(tasks), blocks):
+        i = tasks[j][0]
+        out[i] = _with_distribution(out[i], np.concatenate(parts[j:j + blocks]), opt)
+    return out
 
 
 __all__ = ["correlate", "Correlation", "Correlations", "CI_METHODS", "PVALUE_METHODS"]

@@ -18,6 +18,15 @@ cache index is read with pickle, so a folder of that name that is not a
 directory owned by this user and closed to others is not used; a fresh
 private folder is made instead (no reuse between runs, but safe).  Nothing
 changes when numba's own locations work.
+
+The parallel kernels of :mod:`metaeval.stats._kernels` freeze the size of
+numba's thread pool (``NUMBA_NUM_THREADS``) into their compiled code, and
+numba's cache index does not record it: a cache written by a run with one
+thread made every later run split its work for one thread (one core busy,
+whatever the pool).  :func:`begin_pool_cache` therefore gives those kernels
+a cache folder per pool size, ``numba-threads-<n>`` inside the folder numba
+would use, while they are decorated (:func:`end_pool_cache` restores
+numba's setting, so other packages' caches are not moved).
 """
 
 from __future__ import annotations
@@ -99,3 +108,52 @@ def setup_cache() -> str | None:
             )
     _state["dir"] = fallback
     return fallback
+
+
+def _writable_dir(path) -> bool:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(path, os.W_OK | os.X_OK)
+
+
+def pool_cache_dir(pool: int) -> str:
+    """The cache folder of kernels compiled for a thread pool of ``pool``:
+    ``numba-threads-<pool>`` inside ``NUMBA_CACHE_DIR`` (or the private
+    fallback of :func:`setup_cache`), else inside this package's
+    ``__pycache__``, else inside numba's per-user folder, else the private
+    folder in the temporary directory: the first that is writable."""
+    from numba.core import config
+
+    name = f"numba-threads-{int(pool)}"
+    bases = []
+    if config.CACHE_DIR:
+        bases.append(config.CACHE_DIR)
+    bases.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__"))
+    bases.append(os.path.join(os.path.expanduser("~"), ".cache", "metaeval"))
+    for base in bases:
+        path = os.path.join(base, name)
+        if _writable_dir(path):
+            return path
+    private = _private_cache_dir()
+    if private is None:  # setup_cache() raised already in this case
+        raise RuntimeError("metaeval: no writable folder for numba's cache; set NUMBA_CACHE_DIR")
+    return os.path.join(private, name)
+
+
+def begin_pool_cache(pool: int) -> None:
+    """Point numba's cache folder at :func:`pool_cache_dir` until
+    :func:`end_pool_cache` (while the pool-dependent kernels are decorated:
+    numba picks a function's cache folder when it is decorated)."""
+    from numba.core import config
+
+    _state["saved"] = config.CACHE_DIR
+    config.CACHE_DIR = pool_cache_dir(pool)
+
+
+def end_pool_cache() -> None:
+    from numba.core import config
+
+    if "saved" in _state:
+        config.CACHE_DIR = _state.pop("saved")

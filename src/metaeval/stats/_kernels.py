@@ -34,6 +34,8 @@ import math
 import numba as nb
 import numpy as np
 
+from . import _jit
+
 # Columns of the sufficient-statistics array returned by ``kendall_stats``.
 C, D, TX, TY, TXY, NVALID, KX, KY = range(8)
 N_STATS = 8
@@ -56,6 +58,11 @@ TIE_TOL = 1e-12
 
 # Workers of the parallel kernels (see ``_n_workers``).
 _POOL = int(nb.config.NUMBA_NUM_THREADS)
+
+# The compiled kernels depend on _POOL, which numba's cache index ignores:
+# they are cached in a folder per pool size (stats/_jit.py), restored at the
+# end of this module.
+_jit.begin_pool_cache(_POOL)
 
 
 @nb.njit(cache=True)
@@ -132,8 +139,10 @@ def _n_workers(N):
 
     The thread count is the size of numba's pool (``NUMBA_NUM_THREADS``),
     frozen at compile time: ``nb.get_num_threads()`` would stop the kernels
-    from being cached.  A cache compiled with another pool size only changes
-    how the tasks are split, never a result or a memory access."""
+    from being cached.  The kernels are cached in a folder per pool size
+    (``_jit.begin_pool_cache``): a cache compiled for another pool would
+    split the tasks for that pool (never changing a result or a memory
+    access, but leaving cores idle)."""
     return max(1, min(_POOL, N))
 
 
@@ -1897,3 +1906,6 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
                 out[b, g, 0, 0] = _pearson_row(xa[w, :n], h)
                 out[b, g, 1, 0] = _pearson_row(xb[w, :n], h)
     return out
+
+
+_jit.end_pool_cache()

@@ -67,7 +67,10 @@ def slot_layout(x, y, valid, level):
     Slots are the valid cells, grouped by column (``input``), row (``item``)
     or all together (``global``), sorted by (metric, human) within a group;
     ``ycode`` is the dense rank of the human score within its group and
-    ``gk`` the number of distinct human scores per group."""
+    ``gk`` the number of distinct human scores per group.  The order is that
+    of ``np.lexsort((y, x, group))`` over the valid cells in row-major order
+    (tested); it is computed with cheaper sorts where they give the same
+    order (:func:`_xy_order`, :func:`_group_order`, :func:`_dense_codes`)."""
     N, M = x.shape
     r, c = np.nonzero(valid)
     if level == "input":
@@ -78,7 +81,9 @@ def slot_layout(x, y, valid, level):
         g, G = np.zeros(r.size, np.int64), 1
     xs = x[r, c]
     ys = y[r, c]
-    order = np.lexsort((ys, xs, g))
+    order = _xy_order(xs, ys)
+    if G > 1:
+        order = order[_group_order(g[order], G)]
     r, c, g, xs, ys = r[order], c[order], g[order], xs[order], ys[order]
     S = r.size
     gptr = np.zeros(G + 1, np.int64)
@@ -89,19 +94,58 @@ def slot_layout(x, y, valid, level):
     xnew[1:] |= xs[1:] != xs[:-1]
     xynew = xnew.copy()
     xynew[1:] |= ys[1:] != ys[:-1]
-    # dense human codes within each group
-    o2 = np.lexsort((ys, g))
-    g2, y2 = g[o2], ys[o2]
+    ycode, gk = _dense_codes(ys, g, G, gptr)
+    return (gptr, r.astype(np.int64), c.astype(np.int64), ycode.astype(np.int32),
+            xnew.astype(np.int8), xynew.astype(np.int8), gk)
+
+
+def _xy_order(xs, ys):
+    """``np.lexsort((ys, xs))``: when no two metric values are equal (as
+    for continuous metrics) the plain (unstable, faster) sort of ``xs`` is
+    the same order; otherwise the stable two-key sort."""
+    o = np.argsort(xs)
+    xo = xs[o]
+    if xo.size > 1 and (xo[1:] == xo[:-1]).any():
+        return np.lexsort((ys, xs))
+    return o
+
+
+def _group_order(g, G):
+    """Stable order of the group numbers ``g`` (0..G-1): a radix sort of
+    16-bit integers when G fits in them (NumPy's stable sort of 16-bit
+    types), else the stable sort of int64."""
+    if G <= 1 << 16:
+        return np.argsort(g.astype(np.uint16), kind="stable")
+    return np.argsort(g, kind="stable")
+
+
+def _dense_codes(ys, g, G, gptr):
+    """Dense rank of each slot's human score within its group, and the
+    number of distinct scores per group.  With K distinct scores overall
+    and G * K small, from a (G, K) table of the codes present; otherwise by
+    sorting (group, score) pairs."""
+    S = ys.size
+    gk = np.zeros(G, np.int64)
+    if S == 0:
+        return np.zeros(0, np.int64), gk
+    _, yc = np.unique(ys, return_inverse=True)
+    yc = yc.reshape(-1)
+    K = int(yc.max()) + 1
+    if G * K <= 1 << 24:
+        present = np.zeros((G, K), bool)
+        present[g, yc] = True
+        rank = np.cumsum(present, axis=1) - 1
+        return rank[g, yc], present.sum(1).astype(np.int64)
+    o2 = np.lexsort((yc, g))
+    g2, y2 = g[o2], yc[o2]
     new2 = np.ones(S, bool)
     new2[1:] = (g2[1:] != g2[:-1]) | (y2[1:] != y2[:-1])
     code = np.cumsum(new2) - 1
-    code -= code[gptr[g2]] if S else 0
+    code -= code[gptr[g2]]
     ycode = np.empty(S, np.int64)
     ycode[o2] = code
-    gk = np.zeros(G, np.int64)
     np.maximum.at(gk, g, ycode + 1)
-    return (gptr, r.astype(np.int64), c.astype(np.int64), ycode.astype(np.int32),
-            xnew.astype(np.int8), xynew.astype(np.int8), gk)
+    return ycode, gk
 
 
 def _scaled(v, gptr):

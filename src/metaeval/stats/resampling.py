@@ -232,7 +232,7 @@ class WithinGroupShuffle:
 
 
 def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None,
-                     bytes_per_cell=None):
+                     bytes_per_cell=None, block=None):
     """:func:`bootstrap_indices` in chunks of resamples: yields
     ``(slice, rows, cols)`` with the chunk's index matrices.
 
@@ -242,15 +242,26 @@ def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None,
     The chunks' cell arrays (``n_systems * n_inputs`` cells per resample,
     ``bytes_per_cell`` bytes each, default :data:`BYTES_PER_CELL`) fit in
     :func:`memory_budget`.
+
+    ``block`` (a slice of ``range(n_resamples)``) yields only those
+    resamples, with the same draws: the row indices of all resamples are
+    drawn (as always) and the column indices of the resamples before the
+    block are drawn and discarded.  A run split into blocks (one task each,
+    :func:`metaeval.correlate` on several workers) thus gives the numbers of
+    the unsplit run; the slices yielded are absolute.
     """
     if unit not in BOOTSTRAP_UNITS:
         raise ParameterError(f"bootstrap unit {unit!r}; choose one of {', '.join(BOOTSTRAP_UNITS)}")
     B, N, M = n_resamples, n_systems, n_inputs
+    lo, hi = (0, B) if block is None else (block.start, block.stop)
     rows_all = None
     if unit in ("systems", "both"):
         rows_all = gen.integers(0, N, size=(B, N))
+    if unit in ("inputs", "both"):
+        skip_integers(gen, M, lo * M)
     bpc = BYTES_PER_CELL if bytes_per_cell is None else bytes_per_cell
-    for sl in resample_chunks(B, N * M, budget, bytes_per_cell=bpc):
+    for sl in resample_chunks(hi - lo, N * M, budget, bytes_per_cell=bpc):
+        sl = slice(lo + sl.start, lo + sl.stop)
         b = sl.stop - sl.start
         rows = np.broadcast_to(np.arange(N), (b, N)) if rows_all is None else rows_all[sl]
         if unit in ("inputs", "both"):
@@ -258,6 +269,17 @@ def bootstrap_chunks(gen, n_resamples, n_systems, n_inputs, unit, budget=None,
         else:
             cols = np.broadcast_to(np.arange(M), (b, M))
         yield sl, rows, cols
+
+
+def skip_integers(gen, high, count, piece=1 << 20):
+    """Advance ``gen`` past ``count`` draws of ``gen.integers(0, high)``
+    (drawn and discarded in pieces of at most ``piece``: bounded integers
+    are drawn element by element, so the stream continues as if they had
+    been used)."""
+    while count > 0:
+        k = min(count, piece)
+        gen.integers(0, high, size=k)
+        count -= k
 
 
 # --------------------------------------------------------------------------
