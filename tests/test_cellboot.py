@@ -447,3 +447,28 @@ def test_correlate_blocks_on_a_dask_cluster_equal_the_local_run():
         remote = metaeval.correlate(ds, "h", n_jobs=-1, **kw)
     np.testing.assert_array_equal(remote[0].distribution, local[0].distribution)
     assert (remote[0].ci_low, remote[0].ci_high) == (local[0].ci_low, local[0].ci_high)
+
+
+def test_the_methods_of_one_level_share_the_sorted_layout(monkeypatch):
+    # correlate's units for one (metric, level) sort the same cells: the
+    # layout is computed once per data (keyed by the values), and the
+    # replicates are those of a fresh layout
+    import metaeval.stats.cellboot as cbm
+
+    monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 0)
+    monkeypatch.setattr(cbm, "_LAYOUTS", type(cbm._LAYOUTS)())
+    x, y = _data("ties", 5, 8, seed=1)
+    rows, cols = rs.bootstrap_indices(np.random.default_rng(0), 7, 5, 8, "both")
+    for level in ("system", "input", "global"):
+        a = CellBootstrap(x, y, level, "kendall_b")
+        b = CellBootstrap(x.copy(), y.copy(), level, "spearman")  # equal values, other arrays
+        c = CellBootstrap(x + 1.0, y, level, "kendall_b")  # other values
+        if level == "system":
+            assert a.ox is b.ox and a.ox is not c.ox
+        else:
+            assert a.ycode is b.ycode and a.ycode is not c.ycode
+        monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 10**9)  # no sharing: fresh layouts
+        fresh = CellBootstrap(x, y, level, "spearman").values(rows, cols)
+        monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 0)
+        np.testing.assert_array_equal(b.values(rows, cols), fresh)
+    assert len(cbm._LAYOUTS) == cbm._LAYOUTS_KEEP

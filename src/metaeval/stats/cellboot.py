@@ -38,6 +38,10 @@ those replicates as before.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+
 import numpy as np
 
 from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels, pow2_exponents
@@ -57,7 +61,41 @@ def counts(idx, n):
     idx = np.asarray(idx)
     B = idx.shape[0]
     flat = (idx + n * np.arange(B)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.int64)
+    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.int64, copy=False)
+
+
+# The sorted layouts of the last few (scores, level) seen in this process:
+# the methods of one level (correlate's units come metric by metric, level by
+# level) share them instead of sorting the same 10^6 cells again.  Keyed by
+# a digest of the values, so a hit is the same data.  (Not flagged read-only:
+# numba would compile every kernel again for read-only arrays.)
+_LAYOUTS: OrderedDict = OrderedDict()
+_LAYOUTS_LOCK = threading.Lock()
+_LAYOUTS_KEEP = 4
+_LAYOUTS_MIN_CELLS = 100_000
+
+
+def _digest(a) -> bytes:
+    return hashlib.blake2b(memoryview(np.ascontiguousarray(a)).cast("B"), digest_size=16).digest()
+
+
+def _shared(kind, x, y, make):
+    """``make()``, computed once per (``kind``, values of ``x`` and ``y``)
+    among the last few (only for large data: small data sorts in no time)."""
+    if x.size < _LAYOUTS_MIN_CELLS:
+        return make()
+    key = (kind, x.shape, _digest(x), _digest(y))
+    with _LAYOUTS_LOCK:
+        hit = _LAYOUTS.get(key)
+        if hit is not None:
+            _LAYOUTS.move_to_end(key)
+            return hit
+    val = make()  # shared by the instances of one data: never written to
+    with _LAYOUTS_LOCK:
+        _LAYOUTS[key] = val
+        while len(_LAYOUTS) > _LAYOUTS_KEEP:
+            _LAYOUTS.popitem(last=False)
+    return val
 
 
 def slot_layout(x, y, valid, level):
@@ -187,16 +225,12 @@ class CellBootstrap:
         self.valid = np.isfinite(self.x) & np.isfinite(self.y)
         N, M = self.x.shape
         if level == "system":
-            vx = np.where(self.valid, self.x, 0.0)
-            vy = np.where(self.valid, self.y, 0.0)
-            self.ox = np.ascontiguousarray(np.argsort(vx, axis=1, kind="stable"))
-            self.oy = np.ascontiguousarray(np.argsort(vy, axis=1, kind="stable"))
-            self.sx = np.take_along_axis(vx, self.ox, axis=1)
-            self.sy = np.take_along_axis(vy, self.oy, axis=1)
+            self.ox, self.oy, self.sx, self.sy = _shared("system", self.x, self.y, self._sorted_rows)
             self.vf = self.valid.astype(float)
             self.all_valid = bool(self.valid.all())
             return
-        gptr, r, c, ycode, xnew, xynew, gk = slot_layout(self.x, self.y, self.valid, level)
+        gptr, r, c, ycode, xnew, xynew, gk = _shared(
+            level, self.x, self.y, lambda: slot_layout(self.x, self.y, self.valid, level))
         self.gptr, self.ycode, self.xnew, self.xynew, self.gk = gptr, ycode, xnew, xynew, gk
         zero = np.zeros(r.size, np.int32)
         r32, c32 = r.astype(np.int32), c.astype(np.int32)
@@ -210,6 +244,15 @@ class CellBootstrap:
         if method == "pearson":
             self.xs = _scaled(self.x[r, c], gptr)
             self.ys = _scaled(self.y[r, c], gptr)
+
+    def _sorted_rows(self):
+        """Each row's values sorted (invalid cells as 0) and their columns,
+        for the metric and the human score: ``ox, oy, sx, sy``."""
+        vx = np.where(self.valid, self.x, 0.0)
+        vy = np.where(self.valid, self.y, 0.0)
+        ox = np.ascontiguousarray(np.argsort(vx, axis=1, kind="stable"))
+        oy = np.ascontiguousarray(np.argsort(vy, axis=1, kind="stable"))
+        return ox, oy, np.take_along_axis(vx, ox, axis=1), np.take_along_axis(vy, oy, axis=1)
 
     @staticmethod
     def supports(level, method, shape=None):
@@ -267,13 +310,19 @@ class CellBootstrap:
         if self.method in KENDALL_VARIANTS:
             so = k.boot_kendall_stats(wa, self.ia, wb, self.ib, gmult, self.gptr, self.ycode,
                                       self.xnew, self.xynew, self.gk)
-            s = np.take_along_axis(so, og[:, :, None], axis=1)
-            nv = s[..., NVALID]
+            variant = KENDALL_VARIANTS[self.method]
             pairs = None
             if dup_pairs is not None and self.method in DUP_VARIANTS:
+                s = np.take_along_axis(so, og[:, :, None], axis=1)
+                nv = s[..., NVALID]
                 s[..., TXY] -= dup_pairs
                 pairs = nv * (nv - 1) / 2.0 - dup_pairs
-            group = kendall_from_stats(s, KENDALL_VARIANTS[self.method])
+                group = kendall_from_stats(s, variant)
+            else:
+                # the statistic of each original group, then in drawn order
+                # (elementwise: the same values as from the drawn groups' counts)
+                group = np.take_along_axis(kendall_from_stats(so, variant), og, axis=1)
+                nv = np.take_along_axis(so[..., NVALID], og, axis=1)
         else:
             out = k.boot_pearson(wa, self.ia, wb, self.ib, gmult, self.gptr, self.xs, self.ys,
                                  self.ycode, self.xnew, self.gk, self.method == "spearman")
