@@ -24,8 +24,12 @@ x pearson/spearman/kendall_b with 1000 boot-both resamples (target: under 5
 minutes and 2 GB peak on a 2-core machine); it prints the wall and CPU time,
 the peak RSS and the load average before and after.  ``--dask N`` runs the
 same call on a local Dask cluster of N single-threaded worker processes
-(``joblib.parallel_config(backend="dask")``, ``n_jobs=-1``) and checks that
-the intervals equal a local run's when ``--check`` is given.
+(``joblib.parallel_config(backend="dask")``, ``n_jobs=-1``); ``--jobs N``
+runs it with ``n_jobs=N`` locally.  ``--level``, ``--method`` and
+``--n-metrics`` narrow the call: with one interval (``--n-metrics 1 --level
+global --method kendall_b``) its resamples run as blocks, one task each, on
+the Dask workers or the ``--jobs`` processes.  ``SCALE_TARGET_OUT=FILE``
+saves every result row (CSV) to compare two runs.
 
 Resampling memory is O(cells + chunk): the resampled cell arrays are
 processed in chunks sized from ``METAEVAL_MEMORY_BUDGET`` (default 1 GiB), so
@@ -74,6 +78,7 @@ def main(argv=None):
     ap.add_argument("--n-inputs", type=int, default=10_000)
     ap.add_argument("--target", action="store_true",
                     help="all 4 levels x pearson/spearman/kendall_b, 1000 resamples, one call")
+    ap.add_argument("--jobs", type=int, default=1, help="n_jobs of the --target call")
     ap.add_argument("--dask", type=int, metavar="WORKERS",
                     help="run on a local Dask cluster of WORKERS single-threaded processes")
     ap.add_argument("--compare", action="store_true",
@@ -152,14 +157,15 @@ def target(args):
     import metaeval
 
     n_res = args.n_resamples if args.n_resamples != 20 else 1000
-    levels = ["system", "input", "item", "global"]
-    methods = ["pearson", "spearman", "kendall_b"]
+    levels = args.level or ["system", "input", "item", "global"]
+    methods = args.method or ["pearson", "spearman", "kendall_b"]
     ds = generate(args.n_systems, args.n_inputs, args.n_metrics)
     warnings.simplefilter("ignore")
     kw = dict(level=levels, method=methods, ci="boot-both", n_resamples=n_res, pvalue="none", rng=0)
     metaeval.correlate(generate(5, 20, 1), "human", **{**kw, "n_resamples": 2})  # compile
     print(f"metaeval {metaeval.__file__}; {args.n_systems} x {args.n_inputs} cells, "
-          f"{args.n_metrics} metrics, B={n_res}, NUMBA_NUM_THREADS="
+          f"{args.n_metrics} metrics, {len(levels)} levels x {len(methods)} methods, B={n_res}, "
+          f"jobs={args.jobs}, dask={args.dask}, NUMBA_NUM_THREADS="
           f"{os.environ.get('NUMBA_NUM_THREADS', 'default')}, load before {_load()}")
     t0, c0 = time.perf_counter(), time.process_time()
     if args.dask:
@@ -175,7 +181,7 @@ def target(args):
                 Client(cluster), parallel_config(backend="dask"):
             res = metaeval.correlate(ds, "human", n_jobs=-1, **kw)
     else:
-        res = metaeval.correlate(ds, "human", **kw)
+        res = metaeval.correlate(ds, "human", n_jobs=args.jobs, **kw)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     print(f"correlate: {wall:.1f} s wall, {cpu:.1f} s CPU (this process), peak RSS "
           f"{peak_rss_mb():.0f} MB (this process), load after {_load()}")
