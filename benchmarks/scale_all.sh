@@ -19,6 +19,11 @@ step "Dask vs local at 10^6 cells, 100 resamples (identical numbers)"
 SCALE_TARGET_OUT=/tmp/scale_local.csv python benchmarks/scale.py --target --n-resamples 100
 SCALE_TARGET_OUT=/tmp/scale_dask.csv python benchmarks/scale.py --target --n-resamples 100 --dask 2
 cmp /tmp/scale_local.csv /tmp/scale_dask.csv && echo "Dask and local results identical"
+step "one interval at 10^6 cells (global kendall_b, 1000 resamples): local, Dask and --jobs 2 run it as blocks of resamples"
+SCALE_TARGET_OUT=/tmp/one_local.csv python benchmarks/scale.py --target --n-metrics 1 --level global --method kendall_b
+SCALE_TARGET_OUT=/tmp/one_dask.csv python benchmarks/scale.py --target --n-metrics 1 --level global --method kendall_b --dask 2
+SCALE_TARGET_OUT=/tmp/one_jobs.csv python benchmarks/scale.py --target --n-metrics 1 --level global --method kendall_b --jobs 2
+cmp /tmp/one_local.csv /tmp/one_dask.csv && cmp /tmp/one_local.csv /tmp/one_jobs.csv && echo "blocks: identical"
 step "--jobs 1 vs 2"
 python benchmarks/jobs_speedup.py
 python benchmarks/jobs_speedup_measures.py

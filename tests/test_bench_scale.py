@@ -64,12 +64,17 @@ def test_growth_child_reports_one_json_line(capsys, monkeypatch):
     assert 0.0 < rec["pvalue_input"] <= 1.0 and 0.0 < rec["pvalue_global"] <= 1.0
 
 
-def test_cellboot_benchmark_finds_identical_replicates(capsys):
-    # the benchmark times both ways and checks the values are bit-identical
+def test_cellboot_benchmark_finds_equal_replicates(capsys):
+    # the benchmark times both ways and compares the values: bit-identical for
+    # Kendall and the system level, to rounding for Pearson/Spearman elsewhere
     _load("cellboot").main(["--n-systems", "4", "--n-inputs", "30", "--b", "2"])
     line = next(x for x in capsys.readouterr().out.splitlines() if x.startswith("RESULT "))
     rows = json.loads(line[7:])
-    assert len(rows) == 12 and all(r["identical"] for r in rows)
+    assert len(rows) == 12
+    for r in rows:
+        if r["level"] == "system" or r["method"] == "kendall_b":
+            assert r["identical"], r
+        assert r["max_abs_diff"] <= 1e-12, r
 
 
 def test_scale_target_runs_all_levels_and_methods(capsys, monkeypatch, tmp_path):
