@@ -178,8 +178,8 @@ def bootstrap_distribution(gen, x, y, level, method, average, n_resamples, unit,
     N, M = x.shape
     valid = np.isfinite(x) & np.isfinite(y)
     dup_needed = method in DUP_VARIANTS or method == "acc_eq"
-    lo = 0 if block is None else block.start
-    dist = np.empty(n_resamples - lo if block is None else block.stop - lo)
+    lo, hi = (0, n_resamples) if block is None else (block.start, block.stop)
+    dist = np.empty(hi - lo)
     # replicates computed from the draws, not materialised (stats/cellboot.py)
     cells = (CellBootstrap(x, y, level, method, average)
              if CellBootstrap.supports(level, method, x.shape) else None)
