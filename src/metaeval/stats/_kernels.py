@@ -1641,7 +1641,7 @@ def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
     return out
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _add_times(s, val, k):
     """``s`` plus ``val`` added ``k`` times, one addition after the other
     (the sequence of a sum over the replicate's copies); k <= 3 without a
@@ -1693,32 +1693,23 @@ def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
                 if rows_used[b, r] != 0:
                     rs[n] = r
                     n += 1
-            i = 0
-            while i < n:
+            # rows two at a time; an odd last row is paired with itself
+            for i in range(0, n, 2):
                 r = rs[i]
-                if i + 1 < n:
-                    r2 = rs[i + 1]
-                    s = -0.0
-                    u = -0.0
-                    s2 = -0.0
-                    u2 = -0.0
-                    for p in range(M):
-                        s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
-                        u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
-                        s2 = _add_times(s2, sx[r2, p], cc[b, ox[r2, p]])
-                        u2 = _add_times(u2, sy[r2, p], cc[b, oy[r2, p]])
-                    out[0, b, r2] = s2
-                    out[1, b, r2] = u2
-                    i += 2
-                else:
-                    s = -0.0
-                    u = -0.0
-                    for p in range(M):
-                        s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
-                        u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
-                    i += 1
+                r2 = rs[min(i + 1, n - 1)]
+                s = -0.0
+                u = -0.0
+                s2 = -0.0
+                u2 = -0.0
+                for p in range(M):
+                    s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
+                    u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
+                    s2 = _add_times(s2, sx[r2, p], cc[b, ox[r2, p]])
+                    u2 = _add_times(u2, sy[r2, p], cc[b, oy[r2, p]])
                 out[0, b, r] = s
                 out[1, b, r] = u
+                out[0, b, r2] = s2
+                out[1, b, r2] = u2
     return out
 
 
