@@ -146,7 +146,7 @@ def _n_workers(N):
     return max(1, min(_POOL, N))
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _chunk(N, T, w):
     return (w * N) // T, ((w + 1) * N) // T
 
@@ -346,7 +346,7 @@ _RADIX_SIZE = 1 << _RADIX_BITS
 _SIGN = np.uint64(0x8000000000000000)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _float_key(u):
     """The bits ``u`` of a float64 as an unsigned key ordered as the floats
     (negative: all bits flipped; positive: sign bit set).  -0.0 and 0.0 get
@@ -356,7 +356,7 @@ def _float_key(u):
     return u | _SIGN
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _key_float_bits(k):
     if k & _SIGN:
         return k & ~_SIGN
@@ -827,7 +827,7 @@ def tc_workspace_length(G, n):
     return max(G * n, G, 1)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _lex_less(xs, ys, a, b):
     return xs[a] < xs[b] or (xs[a] == xs[b] and ys[a] < ys[b])
 
@@ -864,7 +864,7 @@ def _lex_sift(xs, ys, lo, root, n):
             return
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _heap_sift(key, item, pos, size):
     """Restore the min-heap property below ``pos`` (hole technique)."""
     k = key[pos]
@@ -1088,12 +1088,12 @@ def tie_calibration_best(x, y, weights, dup_pairs=None):
 # Output (B, G, 3, 2): [pearson, spearman, kendall_b] x [pa, pb].
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _coin(bits, idx):
     return (bits[idx >> 3] >> (7 - (idx & 7))) & 1
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _fen_add(tree, i, k):
     i += 1
     while i <= k:
@@ -1101,7 +1101,7 @@ def _fen_add(tree, i, k):
         i += i & (-i)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True)
 def _fen_prefix(tree, i):
     # number of inserted codes <= i
     i += 1
