@@ -865,7 +865,10 @@ def _with(options):
 @click.option("--pvalue", default="auto", show_default=True, help="|".join(_choices.PVALUE_METHODS))
 @click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
 @click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Worker processes (1: in-process; the kernels use all cores anyway; -1: one per "
+                   "core). The metric x level x method intervals are the tasks, split into blocks "
+                   "of resamples when there are fewer than two per worker; same numbers.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def correlate(data, human, metrics, system, input_, rater, level, method, average, ci,
               confidence_level, n_resamples, pvalue, alternative, seed, jobs, fmt):

@@ -488,7 +488,12 @@ def correlate(
         Anything :func:`numpy.random.default_rng` accepts; ``None`` draws
         fresh entropy, recorded in the signature.
     n_jobs : int
-        Workers (joblib); results do not depend on it.
+        Workers (joblib; ``-1``: one per core, or the threads of a Dask
+        cluster under ``joblib.parallel_config(backend="dask")``).  The
+        (metric, level, method) units are the tasks; when they are fewer
+        than two per worker, each bootstrap interval is also split into
+        blocks of resamples (at least 50), one task each.  The results do
+        not depend on it.
     progress : callable, optional
         Called with 1 after each metric x level x method unit.
     memory_budget : int or str, optional
