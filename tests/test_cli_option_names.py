@@ -57,3 +57,27 @@ def test_messages_for_both_audiences_are_left_alone(basic):
     # check_level_size's message already gives the command-line spelling: not rewritten
     line = _err("correlate", basic, "--human", "human", "--level", "system", "--systems", "s0")
     assert "command line" in line or "--" in line
+
+
+@pytest.mark.parametrize("command", ["correlate", "compare"])
+def test_jobs_is_named_as_the_option(basic, command):
+    # the analyses say n_jobs=; the command line's option is --jobs
+    line = _err(command, basic, "--human", "human", "--jobs", "0")
+    assert "--jobs 0" in line and "n_jobs" not in line
+
+
+@pytest.mark.parametrize(
+    "args, flag",
+    [
+        (["--alpha", "2"], "--alpha 2"),
+        (["--correction", "nope"], "--correction 'nope'"),
+        (["--cluster-correction", "x"], "--cluster-correction 'x'"),
+        (["--jobs", "0"], "--jobs 0"),
+    ],
+)
+def test_compare_of_two_metrics_refuses_bad_all_pairs_options(basic, args, flag):
+    # with two metrics these options do not apply (one test), but a bad value
+    # was silently accepted; it is the same error as with more metrics
+    two = _err("compare", basic, "--human", "human", "--metrics", "bleu,chrf",
+               "--n-resamples", "20", *args)
+    assert flag in two

@@ -614,6 +614,10 @@ def _template(message):
     return _QUOTED_OR_NUMBER.sub("#", message)
 
 
+#: analysis keyword -> the parameter name of the command-line option that sets it
+_KEYWORD_OPTIONS = {"n_jobs": "jobs", "rng": "seed"}
+
+
 def _cli_spelling(text, command=None):
     """An analysis' message with its options spelled as the command line's.
 
@@ -633,6 +637,10 @@ def _cli_spelling(text, command=None):
     flags = {p.name: _long_option(p) for p in command.params if p.name and _long_option(p)}
     if not flags:
         return text
+    # keywords the analyses spell otherwise than the options
+    for keyword, name in _KEYWORD_OPTIONS.items():
+        if name in flags:
+            flags.setdefault(keyword, flags[name])
     import re
 
     return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
@@ -935,6 +943,15 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
             "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
     if len(mets) == 2:
+        # one pair: the all-pairs options (matrix and cluster corrections, alpha,
+        # workers) do not apply, but a bad value is still an error
+        from ._parallel import check_n_jobs
+        from ._vocab import check_choice, check_number
+
+        check_choice(correction, "correction", _choices.CORRECTIONS)
+        check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
+        check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
+        check_n_jobs(jobs)
         c = _compare(ds, human, mets[0], mets[1], **common)
         if fmt == "json":
             _emit_json(_clean([{k: c.to_dict()[k] for k in keys}])[0])
