@@ -472,3 +472,20 @@ def test_the_methods_of_one_level_share_the_sorted_layout(monkeypatch):
         monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 0)
         np.testing.assert_array_equal(b.values(rows, cols), fresh)
     assert len(cbm._LAYOUTS) == cbm._LAYOUTS_KEEP
+
+
+def test_correlate_forgets_the_shared_layouts_when_it_returns(monkeypatch):
+    import metaeval.stats.cellboot as cbm
+
+    monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 0)
+    monkeypatch.setattr(cbm, "_LAYOUTS", type(cbm._LAYOUTS)())
+    seen = []
+    real = cbm._shared
+    monkeypatch.setattr(cbm, "_shared", lambda *a: seen.append(a[0]) or real(*a))
+    rng = np.random.default_rng(1)
+    h = rng.integers(1, 6, size=(4, 30)).astype(float)
+    ds = metaeval.Dataset.from_arrays({"h": h, "a": h + rng.normal(size=h.shape)}, human="h")
+    metaeval.correlate(ds, "h", level=["system", "input"], method=["pearson", "kendall_b"],
+                       n_resamples=20, rng=0)
+    assert seen.count("input") == 2 and seen.count("system") == 2  # shared while running
+    assert len(cbm._LAYOUTS) == 0  # and forgotten after

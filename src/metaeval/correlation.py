@@ -42,7 +42,7 @@ from ._vocab import (
     metric_columns,
 )
 from .stats import resampling as _rs
-from .stats.cellboot import CellBootstrap
+from .stats.cellboot import CellBootstrap, clear_layouts
 from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue
 from .stats.coefficients import DEFAULT_METHOD, fisher_interval, get_coefficient
 from .stats.levels import (
@@ -607,10 +607,13 @@ def correlate(
             return _correlate_one(x, yy, m, lv, meth, opt, ss, tag)
 
     blocks = boot_blocks(len(units), n_resamples, _workers(n_jobs)) if ci.startswith("boot-") else 1
-    if blocks <= 1:
-        out = run_units(work, units, n_jobs=n_jobs, progress=progress)
-    else:
-        out = _run_in_blocks(units, inputs, opt, ss, blocks, n_jobs, progress)
+    try:
+        if blocks <= 1:
+            out = run_units(work, units, n_jobs=n_jobs, progress=progress)
+        else:
+            out = _run_in_blocks(units, inputs, opt, ss, blocks, n_jobs, progress)
+    finally:
+        clear_layouts()
     for r in out:
         _warn_degenerate(r, n_resamples)
     return Correlations(tuple(out))

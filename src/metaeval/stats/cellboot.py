@@ -71,8 +71,15 @@ def counts(idx, n):
 # numba would compile every kernel again for read-only arrays.)
 _LAYOUTS: OrderedDict = OrderedDict()
 _LAYOUTS_LOCK = threading.Lock()
-_LAYOUTS_KEEP = 4
+_LAYOUTS_KEEP = 2
 _LAYOUTS_MIN_CELLS = 100_000
+
+
+def clear_layouts() -> None:
+    """Forget the shared layouts (``correlate`` calls it when it returns, so
+    a session does not keep them)."""
+    with _LAYOUTS_LOCK:
+        _LAYOUTS.clear()
 
 
 def _digest(a) -> bytes:
