@@ -489,3 +489,39 @@ def test_correlate_forgets_the_shared_layouts_when_it_returns(monkeypatch):
                        n_resamples=20, rng=0)
     assert seen.count("input") == 2 and seen.count("system") == 2  # shared while running
     assert len(cbm._LAYOUTS) == 0  # and forgotten after
+
+
+@pytest.mark.parametrize("level", ["input", "item", "global"])
+def test_pearson_replicates_scale_by_their_own_drawn_values(level):
+    # a group spanning more than the safe range (an overflow sentinel 1e300,
+    # or tiny values beside an ordinary one): a replicate that does not draw
+    # the extreme value is scaled by its own largest value, as the
+    # materialised replicate's Pearson routine does (found in review: scaling
+    # by the whole group's largest value underflowed the squares to NaN)
+    y = np.array([[1.0, 2.0], [2.0, 1.5], [3.0, 3.5], [4.0, 4.0], [4.5, 5.0]])
+    rows = np.array([[1, 2, 3, 4, 4], [0, 1, 2, 3, 4], [1, 1, 2, 3, 4]])
+    cols = np.array([[0, 1], [0, 0], [1, 1]])
+    for x in (np.array([[1e300, 1.0], [1.0, 2.0], [2.0, 2.5], [3.0, 3.0], [5.0, 6.0]]),
+              np.array([[1.0, 2e-200], [1e-200, 1e-200], [2e-200, 4e-200], [3e-200, 3e-200],
+                        [5e-200, 6e-200]])):
+        got = CellBootstrap(x, y, level, "pearson").values(rows, cols)
+        ref = _reference(x, y, rows, cols, level, "pearson", "macro", None)
+        # (at item level, a replicate drawing one column twice is constant: NaN both ways)
+        assert np.array_equal(np.isnan(got), np.isnan(ref)) and np.isfinite(ref).any()
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12)
+
+
+def test_compare_clears_the_shared_layouts(monkeypatch):
+    import metaeval.stats.cellboot as cbm
+
+    monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 0)
+    monkeypatch.setattr(cbm, "_LAYOUTS", type(cbm._LAYOUTS)())
+    rng = np.random.default_rng(2)
+    h = rng.integers(1, 6, size=(5, 20)).astype(float)
+    ds = metaeval.Dataset.from_arrays({"h": h, "a": h + rng.normal(size=h.shape),
+                                       "b": h + rng.normal(size=h.shape),
+                                       "c": h + rng.normal(size=h.shape)}, human="h")
+    metaeval.compare(ds, "h", "a", "b", level="input", test="boot-both", n_resamples=20, rng=0)
+    assert len(cbm._LAYOUTS) == 0
+    metaeval.compare_all(ds, "h", level="input", test="boot-both", n_resamples=20, rng=0)
+    assert len(cbm._LAYOUTS) == 0

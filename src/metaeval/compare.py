@@ -81,6 +81,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
+from .stats.cellboot import clear_layouts
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
 from .stats.coefficients import DEFAULT_METHOD
@@ -526,9 +527,12 @@ def compare(
         raise DataError(
             f"metrics {metric_a!r} and {metric_b!r} share fewer than 2 cells with {human!r}"
         )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        c = _pair_test(xa, xb, z, opt, lab, pair_generator(ss, metric_a, metric_b), n, cols)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            c = _pair_test(xa, xb, z, opt, lab, pair_generator(ss, metric_a, metric_b), n, cols)
+    finally:
+        clear_layouts()
     if systag is not None:
         c = replace(c, signature=_sys.add_sys_key(c.signature, systag))
     _warn_pair(c)
@@ -673,7 +677,10 @@ def compare_all(
             c = _pair_test(xa, xb, zz, opt, lab, pair_generator(ss, a, b), n, (a, b))
         return c if tag is None else replace(c, signature=_sys.add_sys_key(c.signature, tag))
 
-    pairs = run_units(work, units, n_jobs=n_jobs, progress=progress)
+    try:
+        pairs = run_units(work, units, n_jobs=n_jobs, progress=progress)
+    finally:
+        clear_layouts()
     for c in pairs:
         _warn_pair(c)
     P = np.full((K, K), np.nan)

@@ -122,7 +122,7 @@ def pool_cache_dir(pool: int) -> str:
     """The cache folder of kernels compiled for a thread pool of ``pool``:
     ``numba-threads-<pool>`` inside ``NUMBA_CACHE_DIR`` (or the private
     fallback of :func:`setup_cache`), else inside this package's
-    ``__pycache__``, else inside numba's per-user folder, else the private
+    ``__pycache__``, else inside ``~/.cache/metaeval``, else the private
     folder in the temporary directory: the first that is writable."""
     from numba.core import config
 

@@ -1368,8 +1368,7 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, 
 # Slot layout of one level (G0 original groups, slots gptr[g]:gptr[g+1]):
 #   ia[s], ib[s]  columns of the weight matrices wa (B, A), wb (B, Bd): the
 #                 slot's weight in replicate b is wa[b, ia[s]] * wb[b, ib[s]]
-#   xs[s], ys[s]  the slot's metric and human values (scaled by a power of
-#                 two per group where they could overflow)
+#   xs[s], ys[s]  the slot's metric and human values
 #   ycode[s]      dense rank 0..gk[g]-1 of the human score in its group
 #   xnew[s]       1 if the metric value differs from the previous slot's
 #                 (1 at the group's first slot); xynew[s] likewise for (x, y)
@@ -1477,10 +1476,11 @@ def _weighted_pearson_group(b, s0, s1, wa, ia, wb, ib, xs, ys):
     weights (the replicate's multiset of the group's valid cells):
     ``_pearson_row``'s corrected two-pass algorithm with each value counted
     w times (Sxx = sum w d^2 - n dbar^2, dbar = sum w d / n), over the slots
-    in their sorted order.  ``xs``, ``ys`` are the slots' values, scaled by
-    a power of two per group where they could overflow
-    (:func:`metaeval.stats.cellboot.slot_layout`).  NaN, as
-    ``_pearson_row``, for n < 2 or a side constant in the replicate."""
+    ``xs``, ``ys`` in their sorted order.  As ``_pearson_row``, a replicate
+    whose drawn values lie outside the safe range is scaled by a power of two
+    taken from its own largest drawn magnitude (the sums are then taken
+    again, scaled), and the result is NaN for n < 2 or a side constant in
+    the replicate."""
     # no branch on the weight (0 for about a third of the slots of a
     # bootstrap draw): a slot of weight 0 adds exact zeros and is left out
     # of the extremes
@@ -1506,6 +1506,16 @@ def _weighted_pearson_group(b, s0, s1, wa, ia, wb, ib, xs, ys):
         ymax = max(ymax, vy if on else -np.inf)
     if n < 2 or not (xmax > xmin) or not (ymax > ymin):
         return np.nan, n
+    ex = -_pow2_exponent(max(abs(xmin), abs(xmax)))
+    ey = -_pow2_exponent(max(abs(ymin), abs(ymax)))
+    scaled = ex != 0 or ey != 0
+    if scaled:
+        sx = 0.0
+        sy = 0.0
+        for s in range(s0, s1):
+            fw = float(wa[b, ia[s]] * wb[b, ib[s]])
+            sx += fw * math.ldexp(xs[s], ex)
+            sy += fw * math.ldexp(ys[s], ey)
     mx = sx / n
     my = sy / n
     cx = 0.0
@@ -1515,8 +1525,12 @@ def _weighted_pearson_group(b, s0, s1, wa, ia, wb, ib, xs, ys):
     syy = 0.0
     for s in range(s0, s1):
         fw = float(wa[b, ia[s]] * wb[b, ib[s]])
-        dx = xs[s] - mx
-        dy = ys[s] - my
+        if scaled:
+            dx = math.ldexp(xs[s], ex) - mx
+            dy = math.ldexp(ys[s], ey) - my
+        else:
+            dx = xs[s] - mx
+            dy = ys[s] - my
         wdx = fw * dx
         wdy = fw * dy
         cx += wdx

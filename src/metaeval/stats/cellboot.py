@@ -44,7 +44,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels, pow2_exponents
+from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels
 from .levels import DUP_VARIANTS, _aggregate, _weights, grouped_values
 
 KENDALL_VARIANTS = {"kendall_b": "b", "kendall_c": "c", "kendall_23": "23", "acc_23": "acc23"}
@@ -76,8 +76,9 @@ _LAYOUTS_MIN_CELLS = 100_000
 
 
 def clear_layouts() -> None:
-    """Forget the shared layouts (``correlate`` calls it when it returns, so
-    a session does not keep them)."""
+    """Forget the shared layouts (``correlate``, ``compare`` and
+    ``compare_all`` call it when they return, so a session does not keep
+    them)."""
     with _LAYOUTS_LOCK:
         _LAYOUTS.clear()
 
@@ -176,11 +177,12 @@ def _dense_codes(ys, g, G, gptr):
     _, yc = np.unique(ys, return_inverse=True)
     yc = yc.reshape(-1)
     K = int(yc.max()) + 1
-    if G * K <= 1 << 24:
+    if G * K <= 1 << 22:  # the table and its int32 counts: at most 20 MB
         present = np.zeros((G, K), bool)
         present[g, yc] = True
-        rank = np.cumsum(present, axis=1) - 1
-        return rank[g, yc], present.sum(1).astype(np.int64)
+        rank = np.cumsum(present, axis=1, dtype=np.int32)
+        rank -= 1
+        return rank[g, yc].astype(np.int64), present.sum(1).astype(np.int64)
     o2 = np.lexsort((yc, g))
     g2, y2 = g[o2], yc[o2]
     new2 = np.ones(S, bool)
@@ -191,20 +193,6 @@ def _dense_codes(ys, g, G, gptr):
     ycode[o2] = code
     np.maximum.at(gk, g, ycode + 1)
     return ycode, gk
-
-
-def _scaled(v, gptr):
-    """Slot values ``v`` scaled by a power of two per group (exact) where the
-    group's largest magnitude is outside Pearson's safe range."""
-    if v.size == 0:
-        return v
-    nonempty = np.diff(gptr) > 0
-    amax = np.zeros(gptr.size - 1)
-    amax[nonempty] = np.maximum.reduceat(np.abs(v), gptr[:-1][nonempty])
-    e = pow2_exponents(amax)
-    if not e.any():
-        return v
-    return np.ldexp(v, -np.repeat(e, np.diff(gptr)))
 
 
 class CellBootstrap:
@@ -249,8 +237,8 @@ class CellBootstrap:
             self.ia, self.ib = r32, c32
         self.xs = self.ys = np.zeros(0)
         if method == "pearson":
-            self.xs = _scaled(self.x[r, c], gptr)
-            self.ys = _scaled(self.y[r, c], gptr)
+            self.xs = self.x[r, c]
+            self.ys = self.y[r, c]
 
     def _sorted_rows(self):
         """Each row's values sorted (invalid cells as 0) and their columns,

@@ -101,14 +101,6 @@ def _constant(a, valid):
 _SAFE_EXP = 400
 
 
-def pow2_exponents(amax):
-    """The binary exponents ``e`` (array like ``amax``) by which values of
-    largest magnitude ``amax`` are scaled (by ``2**-e``, exact) before
-    Pearson's sums: 0 inside the safe range."""
-    e = np.frexp(amax)[1]
-    return np.where((e >= -_SAFE_EXP) & (e <= _SAFE_EXP), 0, e)
-
-
 def _centred(a, valid, cnt):
     """Deviations from the mean over valid entries (zero elsewhere) and their
     mean ``dbar`` (the rounding of the computed mean, for the corrected
@@ -116,7 +108,8 @@ def _centred(a, valid, cnt):
     are first scaled by a power of two, which is exact; Pearson's r is
     invariant to the scaling."""
     amax = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
-    e = pow2_exponents(amax)
+    e = np.frexp(amax)[1]
+    e = np.where((e >= -_SAFE_EXP) & (e <= _SAFE_EXP), 0, e)
     a = np.where(valid, np.ldexp(np.where(valid, a, 0.0), -e[..., None]), 0.0)
     c = np.maximum(cnt, 1)
     m = a.sum(-1) / c
