@@ -193,3 +193,17 @@ def replicate_pair(xa, xb, z, rows, cols, level, method, average="macro"):
     gb = replicate_groups(xb, z, rows, cols, level, method, average)
     keep = [not (math.isnan(a[0]) or math.isnan(b[0])) for a, b in zip(ga, gb)]
     return average_groups(ga, keep), average_groups(gb, keep)
+
+
+def assert_as_materialised(got, ref, level, method, msg=""):
+    """A replicate computed from the draws (stats/cellboot.py) against the
+    materialised one: bit for bit, except Pearson/Spearman outside the system
+    level, whose sums run over the weighted sorted cells: to rounding (1e-12),
+    with the same undefined (NaN) replicates."""
+    import numpy as np
+
+    if level != "system" and method in ("pearson", "spearman"):
+        assert np.array_equal(np.isnan(got), np.isnan(ref)), msg
+        np.testing.assert_allclose(got, ref, rtol=0, atol=1e-12, err_msg=msg)
+    else:
+        np.testing.assert_array_equal(got, ref, err_msg=msg)

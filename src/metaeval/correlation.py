@@ -599,19 +599,19 @@ def correlate(
             return sys_inputs[m]
         return (dataset.scores(m), y), None
 
-    def work(u):
+    def work(u, boot=None):
         m, lv, meth = u
         (x, yy), tag = inputs(m, lv)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)
-            return _correlate_one(x, yy, m, lv, meth, opt, ss, tag)
+            return _correlate_one(x, yy, m, lv, meth, opt, ss, tag, boot=boot)
 
     blocks = boot_blocks(len(units), n_resamples, _workers(n_jobs)) if ci.startswith("boot-") else 1
     try:
         if blocks <= 1:
             out = run_units(work, units, n_jobs=n_jobs, progress=progress)
         else:
-            out = _run_in_blocks(units, inputs, opt, ss, blocks, n_jobs, progress)
+            out = _run_in_blocks(units, work, inputs, opt, blocks, n_jobs, progress)
     finally:
         clear_layouts()
     for r in out:
@@ -619,28 +619,25 @@ def correlate(
     return Correlations(tuple(out))
 
 
-def _run_in_blocks(units, inputs, opt, ss, blocks, n_jobs, progress):
+def _run_in_blocks(units, work, inputs, opt, blocks, n_jobs, progress):
     """The units with each bootstrap split into ``blocks`` blocks of
     resamples, every block one task (so that one interval can use several
     workers or Dask tasks).  First each unit without its bootstrap, which
     also records its generator's state where the bootstrap's draws begin;
     then the blocks, each restarting from that state and drawing as the
     whole run does (``bootstrap_chunks(block=...)``); the replicates are
-    joined in order.  The numbers equal the unsplit run's (tested)."""
+    joined in order.  The numbers equal the unsplit run's (tested).
+    ``work(unit, boot)`` computes one unit; ``inputs(metric, level)`` gives
+    its score matrices."""
 
     def first(u):
-        m, lv, meth = u
-        (x, yy), tag = inputs(m, lv)
         state = {}
 
         def record(gen):
             state["s"] = gen.bit_generator.state
             return None
 
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            res = _correlate_one(x, yy, m, lv, meth, opt, ss, tag, boot=record)
-        return res, state.get("s")
+        return work(u, boot=record), state.get("s")
 
     head = run_units(first, units, n_jobs=n_jobs)
     tasks = [(i, sl, st) for i, (_, st) in enumerate(head) if st is not None

@@ -257,21 +257,30 @@ def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
     by the weights) and counts the pairs of the expanded group with
     :func:`kendall_stats` (metric values replaced by their block codes, which
     keeps every comparison)."""
-    B = wa.shape[0]
-    G = gptr.size - 1
-    out = np.zeros((B, G, N_STATS))
-    for g in range(G):
+    out = np.zeros((wa.shape[0], gptr.size - 1, N_STATS))
+    for b, g, xe, ye in _expanded(wa, ia, wb, ib, gmult, gptr, _block_codes(xnew),
+                                  ycode.astype(float)):
+        out[b, g] = kendall_stats(xe[None, None], ye[None, None], 0.0)[0, 0]
+    return out
+
+
+def _block_codes(xnew):
+    """Each slot's block of equal metric values, numbered in slot order: the
+    metric's comparisons within every group, as floats."""
+    return (np.cumsum(xnew) - 1).astype(float)
+
+
+def _expanded(wa, ia, wb, ib, gmult, gptr, xv, yv):
+    """The replicates of the slot layout as expanded multisets: yields
+    ``(b, g, xe, ye)`` for every group ``g`` drawn in replicate ``b``, the
+    slots' values ``xv``, ``yv`` repeated by their weights."""
+    for g in range(gptr.size - 1):
         sl = slice(gptr[g], gptr[g + 1])
-        xc = (np.cumsum(xnew[sl]) - 1).astype(float)
-        yc = ycode[sl].astype(float)
-        for b in range(B):
+        for b in range(wa.shape[0]):
             if gmult[b, g] == 0:
                 continue
             w = (wa[b, ia[sl]] * wb[b, ib[sl]]).astype(np.int64)
-            xe = np.repeat(xc, w)
-            ye = np.repeat(yc, w)
-            out[b, g] = kendall_stats(xe[None, None], ye[None, None], 0.0)[0, 0]
-    return out
+            yield b, g, np.repeat(xv[sl], w), np.repeat(yv[sl], w)
 
 
 def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
@@ -283,26 +292,13 @@ def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
     human codes, which keep every comparison)."""
     from scipy.stats import rankdata
 
-    B = wa.shape[0]
-    G = gptr.size - 1
-    out = np.full((B, G, 2), np.nan)
-    for g in range(G):
-        sl = slice(gptr[g], gptr[g + 1])
-        if ranked:
-            xv = (np.cumsum(xnew[sl]) - 1).astype(float)
-            yv = ycode[sl].astype(float)
-        else:
-            xv, yv = xs[sl], ys[sl]
-        for b in range(B):
-            if gmult[b, g] == 0:
-                continue
-            w = (wa[b, ia[sl]] * wb[b, ib[sl]]).astype(np.int64)
-            xe = np.repeat(xv, w)
-            ye = np.repeat(yv, w)
-            if ranked and xe.size:
-                xe, ye = rankdata(xe), rankdata(ye)
-            out[b, g, 0] = pearson_rows(xe[None, None], ye[None, None])[0, 0]
-            out[b, g, 1] = xe.size
+    out = np.full((wa.shape[0], gptr.size - 1, 2), np.nan)
+    xv, yv = (_block_codes(xnew), ycode.astype(float)) if ranked else (xs, ys)
+    for b, g, xe, ye in _expanded(wa, ia, wb, ib, gmult, gptr, xv, yv):
+        if ranked and xe.size:
+            xe, ye = rankdata(xe), rankdata(ye)
+        out[b, g, 0] = pearson_rows(xe[None, None], ye[None, None])[0, 0]
+        out[b, g, 1] = xe.size
     return out
 
 
