@@ -125,9 +125,10 @@ def test_num_and_interval_formats():
 
 
 def test_jupyter_html_of_every_result_is_the_report_view():
-    """``_repr_html_`` (the result base, collections and the hand-written ones in simulation and
-    local) renders through report.tables.result_html, and that view shows to_frame() and the
-    signature; no module outside report/ builds HTML for it."""
+    """``_repr_html_`` (one method, ``_results._HtmlView``, inherited by the result base, the
+    collections, simulation's and local's tables and ``LocalPairs``: no copy of it) renders
+    through report.tables.result_html, and that view shows to_frame() and the signature; no
+    module outside report/ builds HTML for it."""
     import inspect
 
     from metaeval import _results
@@ -136,8 +137,9 @@ def test_jupyter_html_of_every_result_is_the_report_view():
 
     for cls in (_results._Result, _results._Collection, sim.Simulation, lc.LocalPairs,
                 lc.LocalAccuracy, lc.ContextTau):
-        src = inspect.getsource(cls._repr_html_)
-        assert "result_html" in src and len(src.splitlines()) < 10, cls.__qualname__
+        assert cls._repr_html_ is _results._HtmlView._repr_html_, cls.__qualname__
+    src = inspect.getsource(_results._HtmlView._repr_html_)
+    assert "result_html" in src and len(src.splitlines()) < 10
     assert not hasattr(_results, "_html")
     ds = metaeval.load_dataset("summeval")
     res = metaeval.correlate(ds, "coherence", metrics=["BLEU", "ROUGE.1"], level="system", ci="none")

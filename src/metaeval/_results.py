@@ -44,15 +44,22 @@ def frame_row(frame: pd.DataFrame, **match) -> dict:
     return frame[mask].iloc[0].to_dict()
 
 
-class _Result:
-    """Common views (a mixin of frozen dataclasses)."""
+class _HtmlView:
+    """The Jupyter view of anything with ``to_frame()`` (results, and inputs such as
+    :class:`metaeval.local.LocalPairs`): the one upward arrow of the lower layers, imported
+    inside the method so that importing a result loads no view
+    (``tests/test_architecture.py``, ``VIEW_HOOKS``)."""
 
     def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature
+        """Jupyter view: :meth:`to_frame` as an HTML table and the signature(s)
         (the view is :func:`metaeval.report.tables.result_html`)."""
         from .report.tables import result_html
 
         return result_html(self)
+
+
+class _Result(_HtmlView):
+    """Common views (a mixin of frozen dataclasses)."""
 
     def to_dict(self, *, arrays: bool = False) -> dict:
         """Plain dict of the scalar fields (and the arrays as lists if ``arrays``)."""
@@ -97,7 +104,7 @@ class _Table(_Result):
 
 
 @dataclass(frozen=True)
-class _Collection:
+class _Collection(_HtmlView):
     """A sequence of results with tidy views.
 
     Subclasses set ``_item`` (the result class, whose ``frame_columns`` are
@@ -112,13 +119,6 @@ class _Collection:
 
     def __iter__(self):
         return iter(self.results)
-
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature(s)
-        (the view is :func:`metaeval.report.tables.result_html`)."""
-        from .report.tables import result_html
-
-        return result_html(self)
 
     def __len__(self):
         return len(self.results)

@@ -59,7 +59,7 @@ from ._vocab import (
     metric_columns,
 )
 from .data import Dataset
-from ._results import _ARR, _Collection, _Result, _Table
+from ._results import _ARR, _Collection, _HtmlView, _Result, _Table
 from .direction import resolve_lower_is_better
 from .errors import (
     ConstantInputWarning,
@@ -254,7 +254,7 @@ def _outcome(d, atol):
 
 
 @dataclass(frozen=True, repr=False)
-class LocalPairs:
+class LocalPairs(_HtmlView):
     """Ordered pairs (y, y') of outputs of one input, y known to be better.
 
     Built by :func:`local_pairs`; the input of :func:`local_accuracy`,
@@ -349,12 +349,6 @@ class LocalPairs:
             "human_atol": None if self.human is None else fmt_number(self.human_atol),
             "lower": ",".join(self.lower_is_better) or None,
         }
-
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from .report.tables import result_html
-
-        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x pair: ``metric, context, input, system,
@@ -964,12 +958,6 @@ class LocalAccuracy(_Table):
             "signature": self.signature,
         }
         return pd.DataFrame(d, columns=self._COLUMNS)
-
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from .report.tables import result_html
-
-        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per metric x context (columns in the class docstring)."""
@@ -1856,12 +1844,6 @@ class ContextTau(_Table):
             index=pd.Index(labels, name="context"),
             columns=pd.Index(labels, name="context"),
         )
-
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from .report.tables import result_html
-
-        return result_html(self)
 
     def to_frame(self) -> pd.DataFrame:
         I, J = self.pair_index

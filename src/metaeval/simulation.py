@@ -660,12 +660,6 @@ class Simulation(_Table):
             f"seed={self.seed!r}, signature={self.signature!r})"
         )
 
-    def _repr_html_(self) -> str:
-        """Jupyter view: :meth:`to_frame` as an HTML table and the signature."""
-        from .report.tables import result_html
-
-        return result_html(self)
-
     def to_frame(self) -> pd.DataFrame:
         """Tidy long table, one row per grid point x measure.
 
