@@ -159,7 +159,7 @@ CHOICES = [
 
 
 def test_system_score_modes_are_the_ones_the_analyses_accept():
-    from metaeval.data._sysscores import check_mode
+    from metaeval.data.sysscores import check_mode
     from metaeval.errors import ParameterError
 
     for mode in _choices.SYSTEM_SCORE_MODES:

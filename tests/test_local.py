@@ -46,7 +46,7 @@ from metaeval import (
 )
 from metaeval import local as lc
 from metaeval.errors import SmallExpectedCountWarning
-from metaeval.stats import _wtau
+from metaeval.stats import wtau as _wtau
 from metaeval.stats.multitest import adjust_pvalues
 
 HYP = lambda r: 1.0 / (r + 1.0)

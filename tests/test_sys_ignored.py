@@ -57,7 +57,7 @@ def test_silent_without_given_scores(name):
 def test_read_system_scores_names_an_infinite_value_as_the_file_reads_it(tmp_path):
     """The error for a non-finite score shows the value (inf), not numpy's repr
     np.float64(inf) (found by review2)."""
-    from metaeval.data._sysscores import read_system_scores
+    from metaeval.data.sysscores import read_system_scores
     from metaeval.errors import DataError
 
     p = tmp_path / "s.csv"

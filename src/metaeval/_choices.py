@@ -47,7 +47,7 @@ METHODS = ("pearson", "spearman", "kendall_b", "kendall_c", "kendall_23", "acc_2
 LEVELS = ("system", "input", "item", "global")
 AVERAGES = ("macro", "micro")
 
-#: The ``system_scores`` option of the analyses (:data:`metaeval.data._sysscores.SYSTEM_SCORE_MODES`,
+#: The ``system_scores`` option of the analyses (:data:`metaeval.data.sysscores.SYSTEM_SCORE_MODES`,
 #: the CLI's ``--system-level``): given system-level scores, or the means of the cells.
 SYSTEM_SCORE_MODES = ("given", "mean")
 

@@ -2,7 +2,7 @@
 
 Analyses warn about the user's call (``SmallSampleWarning`` for a call on 7
 systems, ...).  A fixed ``stacklevel`` breaks as soon as a decorator (such as
-:func:`metaeval.data._accept.accepts_frames`) or a helper adds a frame, and
+:func:`metaeval.data.accepts_frames`) or a helper adds a frame, and
 the warning then names a metaeval file.  :func:`user_stacklevel` counts the
 frames from its caller up to the first one whose file is outside the
 metaeval package (pandas' ``find_stack_level`` does the same for pandas).

@@ -9,15 +9,16 @@ names.
 
 It imports no pandas, no analysis module and, at import time, nothing of
 :mod:`metaeval.stats` (which uses these checks): the names come from
-:mod:`metaeval._choices`; only :func:`check_method_levels` reads the
-coefficient registry, when called.
+:mod:`metaeval._choices`.  It sits below the engine and the data layer and imports
+neither (``tests/test_architecture.py``, the layer map): a check that needs the
+coefficient registry is :func:`metaeval.stats.coefficients.check_method_levels`, one that
+builds a Dataset is :func:`metaeval.data.dataset_from`.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
 
 import numpy as np
 
@@ -130,21 +131,6 @@ def check_int(v, name, minimum=1, *, option: str | None = None) -> int:
     return int(v)
 
 
-def check_method_levels(method, levels):
-    """The coefficient registry's entry for ``method``, if it is defined at every level of
-    ``levels`` (unknown names: the registry's own message)."""
-    from .stats.coefficients import get_coefficient
-
-    coef = get_coefficient(method)
-    bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
-    if bad:
-        raise ParameterError(
-            f"method={method!r} is defined only at level {', '.join(coef.levels)}; "
-            f"not at {', '.join(bad)}"
-        )
-    return coef
-
-
 # --------------------------------------------------------------------------
 # datasets and their columns
 
@@ -153,7 +139,7 @@ def check_dataset(dataset):
     """Raise a TypeError unless ``dataset`` behaves like a metaeval Dataset.
 
     Duck-typed so that subclasses and proxies work.  (DataFrames are turned
-    into Datasets before this by :func:`metaeval.data._accept.accepts_frames`.)
+    into Datasets before this by :func:`metaeval.data.accepts_frames`.)
     """
     if not all(hasattr(dataset, a) for a in ("ratings", "scores", "rater_labels", "columns")):
         raise TypeError(
@@ -240,36 +226,3 @@ def check_level_size(dataset, level):
         )
     if level == "global" and N * M < 2:
         raise DataError("level='global' needs at least 2 cells; the dataset has 1")
-
-
-def dataset_from(data, human, *, what: str):
-    """``(Dataset, human columns)`` from a Dataset or a mapping of score arrays.
-
-    The text-level diagnostics take plain ``{column: array}`` mappings too
-    (a 1-D array is one system); ``human`` then must name the human columns.
-    """
-    from .data import Dataset
-
-    if isinstance(data, Dataset):
-        return data, human_columns(data, human, what=what)
-    if isinstance(data, Mapping):
-        if human is None:
-            raise ParameterError(
-                f"{what}: with a mapping of score arrays, name the human column(s) with human="
-            )
-        humans = as_list(human, "human")
-        missing = [h for h in humans if h not in data]
-        if missing:
-            raise DataError(
-                f"human column(s) {', '.join(map(repr, missing))} not in the data; "
-                f"columns: {', '.join(map(str, data))}"
-            )
-        arrays = {}
-        for k, v in data.items():
-            a = np.asarray(v, dtype=float)
-            arrays[k] = a[None, :] if a.ndim == 1 else a
-        return Dataset.from_arrays(arrays, human=humans), humans
-    raise ParameterError(
-        f"{what}: data must be a metaeval Dataset or a mapping of column name to score array, "
-        f"got {type(data).__name__}"
-    )

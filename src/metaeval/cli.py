@@ -186,7 +186,7 @@ def _attach_system_scores(ds, ctx, layout, system):
             raise ParameterError("--system-level given: the data has no given system-level scores; "
                                  "give them with --system-scores FILE (or use --system-level mean)")
         return ds
-    from .data._sysscores import read_system_scores
+    from .data.sysscores import read_system_scores
 
     # rows of systems that --systems/--exclude-systems dropped are skipped, not unknown
     table = read_system_scores(path, ds.systems, ds.columns, system=system or "system",

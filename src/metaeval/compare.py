@@ -58,21 +58,21 @@ import pandas as pd
 
 from ._parallel import check_n_jobs, run_units
 from ._results import _ARR, _Result
-from .data import _sysscores as _sys
+from .data import sysscores as _sys
 from ._stacklevel import user_stacklevel
-from .data._accept import accepts_frames
+from .data import accepts_frames
 from ._signature import make_signature
 from ._vocab import (
     ALTERNATIVES,
     CORRECTIONS,
     check_choice,
     check_level_size,
-    check_method_levels,
     check_number,
     check_probability,
     human_column,
     metric_columns,
 )
+from .stats.coefficients import check_method_levels
 from .errors import (
     DataError,
     DegenerateGroupWarning,

@@ -18,9 +18,9 @@ import numpy as np
 from ._parallel import check_n_jobs, run_units
 from ._results import _ARR, _Collection, _Result
 from ._stacklevel import user_stacklevel
-from .data._accept import accepts_frames
+from .data import accepts_frames
 from ._signature import make_signature
-from .data import _sysscores as _sys
+from .data import sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     ParameterError,
@@ -36,11 +36,11 @@ from ._vocab import (
     as_list,
     check_choice,
     check_level_size,
-    check_method_levels,
     check_probability,
     human_column,
     metric_columns,
 )
+from .stats.coefficients import check_method_levels
 from .stats import resampling as _rs
 from .stats.cellboot import CellBootstrap, clear_layouts
 from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue

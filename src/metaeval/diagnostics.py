@@ -48,7 +48,7 @@ from scipy import stats as _st
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
-from .data._accept import accepts_frames
+from .data import accepts_frames
 from ._signature import fmt_number
 from ._vocab import (
     ALTERNATIVES,
@@ -59,11 +59,11 @@ from ._vocab import (
     check_int,
     check_number,
     check_probability,
-    dataset_from,
     metric_columns,
 )
+from .data import dataset_from
 from .data import Dataset
-from .data import _sysscores as _sys
+from .data import sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     DataError,

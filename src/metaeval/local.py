@@ -47,7 +47,7 @@ from . import _choices
 from ._parallel import check_n_jobs, run_units
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
-from .data._accept import accepts_frames
+from .data import accepts_frames
 from ._signature import fmt_number
 from ._vocab import (
     BINOMIAL_CIS,
@@ -69,7 +69,8 @@ from .errors import (
     TooFewPairsWarning,
     UndefinedStatisticWarning,
 )
-from .stats import _wtau
+from .stats import wtau as _wtau
+from .stats.wtau import WTAU_VARIANTS, check_variant, rank_weights, tau_batch, weighted_tau
 from .stats import resampling as _rs
 from .stats.inference import binomial_interval, resampling_pvalue, use_kernels
 from .stats.multitest import adjust_pvalues
@@ -88,27 +89,6 @@ TIES = ("incorrect", "exclude")
 #: p-values of :func:`context_chi2`.
 CHI2_TESTS = ("auto", "asymptotic", "permutation")
 
-#: Weighted-tau variants: name -> (symmetric, additive, description).
-WTAU_VARIANTS = {
-    "vigna": (
-        True,
-        True,
-        (
-            "Vigna's (2015) additive tau_h, averaged over the rankings by (x, y) and "
-            "(y, x): scipy.stats.weightedtau(x, y, rank=True, weigher=w, additive=True), "
-            "scipy's default; symmetric"
-        ),
-    ),
-    "shieh": (
-        False,
-        False,
-        (
-            "Shieh's (1998) product weights w(r_a) w(r_b), ranks r from the first "
-            "(row) vector: scipy.stats.weightedtau(x, y, rank=None, weigher=w, "
-            "additive=False); directed"
-        ),
-    ),
-}
 
 # outcome codes of a pair for one metric
 CORRECT, TIE, INCORRECT, MISSING = 1, 0, -1, -2
@@ -127,10 +107,6 @@ MIN_EXPECTED = 5.0
 #: column, weighted tau): Eq. 2 sums fractions in floating point, so two
 #: equal accuracies (1/3 and 2/6) can differ in the last bits.
 ACCURACY_TIE_TOL = 1e-9
-
-
-def _hyperbolic(r):
-    return 1.0 / (r + 1.0)
 
 
 # --------------------------------------------------------------------------
@@ -1614,128 +1590,6 @@ def context_chi2(
 # H2: weighted Kendall tau between the metric rankings of contexts
 
 
-def _weights(weigher, K: int) -> tuple[np.ndarray, str]:
-    if weigher is None:
-        return _hyperbolic(np.arange(K, dtype=float)), "hyperbolic"
-    if not callable(weigher):
-        raise ParameterError(
-            f"weigher={weigher!r} must be a function of the 0-based rank r (e.g. "
-            "lambda r: 1 / (r + 1), the default hyperbolic weigher)"
-        )
-    w = np.array([float(weigher(r)) for r in range(K)])
-    if not (np.isfinite(w).all() and (w > 0).all()):
-        raise ParameterError(
-            f"weigher must give a finite positive weight to every rank 0..{K - 1}; got "
-            f"{w.tolist()}"
-        )
-    return w, "custom"
-
-
-def _variant(variant):
-    if not isinstance(variant, str) or variant not in WTAU_VARIANTS:
-        choices = "; ".join(f"{k!r}: {v[2]}" for k, v in WTAU_VARIANTS.items())
-        raise ParameterError(f"variant={variant!r}; choose one of {choices}")
-    return WTAU_VARIANTS[variant][:2]
-
-
-def weighted_tau(
-    x, y, *, variant: str = "vigna", weigher: Callable | None = None
-) -> float:
-    r"""Weighted Kendall tau of two score vectors, top-weighted by rank.
-
-    Elements are ranked by decreasing value (rank 0 = the largest; in
-    :func:`context_tau` the most accurate metric) and weighted by
-    ``weigher(r)``, by default the hyperbolic weight :math:`1/(r+1)` of
-    paper 004 (section 4.3).  With pair weights :math:`W_{ab}`,
-
-    .. math:: \tau = \frac{\sum_{a<b} W_{ab}\,\mathrm{sgn}(x_a - x_b)\,
-              \mathrm{sgn}(y_a - y_b)}{\sqrt{\sum_{a<b} W_{ab}[x_a \ne x_b]}
-              \sqrt{\sum_{a<b} W_{ab}[y_a \ne y_b]}}
-
-    (Vigna 2015, Def. of :math:`\tau_w` with ties, a weighted tau-b).  The
-    rank of an element is its position in the decreasing lexicographic order
-    of (x, y): ties in x are broken by y; ties in both do not affect the
-    value.  ``variant``:
-
-    ``"vigna"`` (default)
-        :math:`W_{ab} = w(r_a) + w(r_b)` (additive), and the value is the
-        average of the one ranked by (x, y) and the one ranked by (y, x):
-        Vigna's :math:`\tau_h`, symmetric in x and y.  Equals
-        ``scipy.stats.weightedtau(x, y, rank=True, weigher=lambda r: 1/(r+1),
-        additive=True)``, which is scipy's default; the wording of paper 004
-        ("a hyperbolic weighing that maps each rank r to weight 1/(r+1)")
-        is that of scipy's documentation of this default.
-    ``"shieh"``
-        :math:`W_{ab} = w(r_a)\,w(r_b)` (multiplicative) with the ranks of x
-        (then y) only.  For x and y without ties this is Shieh's (1998)
-        weighted tau :math:`\tau_w = \sum_{a<b} w_{ab}\,\mathrm{sgn}(a-b)\,
-        \mathrm{sgn}(R_a - R_b) / \sum_{a<b} w_{ab}` with the product
-        weights :math:`w_{ab} = v_a v_b`, :math:`v_a = 1/(a+1)` over the
-        positions a of x's ranking; with ties, Vigna's generalisation.
-        Equals ``scipy.stats.weightedtau(x, y, rank=None, weigher=...,
-        additive=False)``.  Not symmetric: x gives the weights.
-
-    Unlike scipy (which takes NaN for the smallest value), pairs with a NaN
-    are left out.
-
-    Parameters
-    ----------
-    x, y : array_like
-        1-D, same length.
-    variant : {"vigna", "shieh"}
-    weigher : callable, optional
-        Weight of a 0-based rank (finite, positive); default ``1/(r+1)``.
-
-    Returns
-    -------
-    float
-        NaN (with a warning) when fewer than two complete pairs remain or x
-        or y is constant.
-
-    References
-    ----------
-    G. S. Shieh (1998). A weighted Kendall's tau statistic. *Statistics &
-    Probability Letters* 39(1), 17-24.
-
-    S. Vigna (2015). A weighted correlation index for rankings with ties.
-    *Proceedings of WWW 2015*, 1166-1176.
-
-    Examples
-    --------
-    >>> round(weighted_tau([0.9, 0.7, 0.3], [0.3, 0.7, 0.9]), 6)
-    -1.0
-    >>> from scipy.stats import weightedtau
-    >>> x, y = [0.9, 0.8, 0.5, 0.4], [0.8, 0.9, 0.4, 0.5]
-    >>> bool(np.isclose(weighted_tau(x, y), weightedtau(x, y).statistic))
-    True
-    """
-    symmetric, additive = _variant(variant)
-    x = np.asarray(x, float)
-    y = np.asarray(y, float)
-    if x.ndim != 1 or x.shape != y.shape:
-        raise ParameterError(
-            f"x and y must be 1-D of the same length; got {x.shape}, {y.shape}"
-        )
-    ok = np.isfinite(x) & np.isfinite(y)
-    n = int(ok.sum())
-    w, _ = _weights(weigher, max(n, 1))
-    A = np.stack([x[ok], y[ok]])[None]  # (1, 2, n)
-    t = float(
-        _wtau.weighted_tau_pairs_numpy(
-            A, np.array([0]), np.array([1]), w, symmetric, additive
-        )[0, 0]
-    )
-    if not np.isfinite(t):
-        cls = TooFewPairsWarning if n < 2 else ConstantInputWarning
-        warnings.warn(
-            f"weighted tau undefined: {n} complete pair(s)"
-            + ("" if n < 2 else ", and x or y is constant"),
-            cls,
-            stacklevel=user_stacklevel(),
-        )
-    return t
-
-
 @dataclass(frozen=True)
 class ContextTau(_Table):
     """Weighted tau between the metric rankings of every pair of contexts (H2).
@@ -1895,16 +1749,6 @@ class ContextTau(_Table):
         return d
 
 
-def _tau_batch(A, I, J, w, symmetric, additive):
-    B, _, K = A.shape
-    fn = (
-        _wtau.weighted_tau_pairs
-        if use_kernels(B * I.size * K * K)
-        else _wtau.weighted_tau_pairs_numpy
-    )
-    return fn(np.ascontiguousarray(A), I, J, w, symmetric, additive)
-
-
 def _accuracies(sums, K):
     num, den = sums[..., :K], sums[..., K:]
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -2060,7 +1904,7 @@ def context_tau(
     """
     pairs = _check_pairs(pairs, "context_tau")
     average = _check_options(average, ties)
-    symmetric, additive = _variant(variant)
+    symmetric, additive = check_variant(variant)
     check_choice(correction, "correction", CORRECTIONS)
     B = check_int(n_resamples, "n_resamples", 0)
     cluster_threshold = check_number(cluster_threshold, "cluster_threshold", lo=-1, hi=1)
@@ -2078,7 +1922,7 @@ def context_tau(
             f"context {pairs.category!r} has {C} context(s) with pairs; the weighted tau "
             "compares at least two"
         )
-    w, wname = _weights(weigher, K)
+    w, wname = rank_weights(weigher, K)
     b = _blocks(pairs)
     num, den = _block_values(b, average, ties)
     values = np.ascontiguousarray(np.concatenate([num, den], axis=0).T)  # (nb, 2K)
@@ -2093,8 +1937,8 @@ def context_tau(
     A_obs = _snap(
         _accuracies(_wtau.label_sums_numpy(values, lab0[None], C), K)
     )  # (1, C, K)
-    t_obs = _tau_batch(A_obs, I, J, w, symmetric, additive)[0]
-    diag = _tau_batch(A_obs, np.arange(C), np.arange(C), w, symmetric, additive)[0]
+    t_obs = tau_batch(A_obs, I, J, w, symmetric, additive)[0]
+    diag = tau_batch(A_obs, np.arange(C), np.arange(C), w, symmetric, additive)[0]
     fin = np.isfinite(A_obs[0])
     n_met = (fin[:, None, :] & fin[None, :, :]).sum(-1)
     tau = np.full((C, C), np.nan)
@@ -2143,7 +1987,7 @@ def context_tau(
                 else _wtau.label_sums_numpy
             )
             A = _snap(_accuracies(sums(values, labels, C), K))
-            t = _tau_batch(A, I, J, w, symmetric, additive)
+            t = tau_batch(A, I, J, w, symmetric, additive)
             return t, _mean_tau(t)
 
         for (s, e), (t, m) in zip(units, run_units(work, units, n_jobs=n_jobs)):

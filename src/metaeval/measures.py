@@ -36,8 +36,8 @@ import pandas as pd
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._results import _Table
 from ._stacklevel import user_stacklevel
-from .data import _sysscores as _sys
-from .data._accept import accepts_frames
+from .data import sysscores as _sys
+from .data import accepts_frames
 from ._signature import make_signature
 from ._vocab import check_choice, check_int, check_level_size, human_column, metric_columns
 from .errors import ParameterError, UndefinedStatisticWarning

@@ -52,15 +52,15 @@ from ._results import _ARR, _Result
 from ._results import _Collection as _BaseCollection
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
-from .data._accept import accepts_frames
+from .data import accepts_frames
 from ._vocab import (
     as_list,
     check_choice,
     check_dataset,
     check_int,
-    check_method_levels,
     check_probability,
 )
+from .stats.coefficients import check_method_levels
 from .errors import (
     MissingCellsWarning,
     RaterDesignWarning,

@@ -47,16 +47,16 @@ from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._results import _Collection, _Result, _Table
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
-from .data import _sysscores as _sys
-from .data._accept import accepts_frames
+from .data import sysscores as _sys
+from .data import accepts_frames
 from ._vocab import (
     check_choice,
     check_int,
-    check_method_levels,
     check_number,
     human_column,
     metric_columns,
 )
+from .stats.coefficients import check_method_levels
 from .errors import ConstantInputWarning, DataError, ParameterError
 from .stats import resampling as _rs
 from .stats.codes import (

@@ -43,8 +43,8 @@ from scipy import stats as _st
 
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
-from .data import _sysscores as _sys
-from .data._accept import accepts_frames
+from .data import sysscores as _sys
+from .data import accepts_frames
 from .errors import (
     ConstantInputWarning,
     HeywoodCaseWarning,
@@ -55,7 +55,8 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from ._results import _ARR, _Collection, _Result
-from ._vocab import as_list, check_choice, check_dataset, check_int, check_method_levels
+from ._vocab import as_list, check_choice, check_dataset, check_int
+from .stats.coefficients import check_method_levels
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
 from .stats.alpha import alpha_batch, listwise_complete

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
-from .data import _sysscores as _sys
+from .data import sysscores as _sys
 from ._vocab import check_choice, check_int, check_probability, human_column, metric_columns
 from .errors import (
     DataError,

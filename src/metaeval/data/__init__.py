@@ -24,6 +24,7 @@ read_transcripts, read_kaldi_transcripts, read_kaldi_text
     WER, MER, WIL, WIP, CER into a metric-only dataset with contexts.
 """
 
+from ._accept import accepts_frames, dataset_from
 from ._asr import read_kaldi_text, read_kaldi_transcripts, read_transcripts
 from ._bundled import list_datasets, load_dataset
 from ._dataset import Dataset

@@ -34,9 +34,11 @@ import inspect
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from metaeval.errors import InputTypeError, ParameterError
+from metaeval._vocab import as_list, human_columns
+from metaeval.errors import DataError, InputTypeError, ParameterError
 
 from ._dataset import Dataset
 
@@ -269,3 +271,34 @@ def _add_frame_doc(doc: str | None) -> str | None:
         end -= 1
     block = [indent + s if s else s for s in _FRAME_DOC.rstrip("\n").split("\n")]
     return "\n".join(lines[:end] + block + lines[end:])
+
+
+def dataset_from(data, human, *, what: str):
+    """``(Dataset, human columns)`` from a Dataset or a mapping of score arrays.
+
+    The text-level diagnostics take plain ``{column: array}`` mappings too
+    (a 1-D array is one system); ``human`` then must name the human columns.
+    """
+    if isinstance(data, Dataset):
+        return data, human_columns(data, human, what=what)
+    if isinstance(data, Mapping):
+        if human is None:
+            raise ParameterError(
+                f"{what}: with a mapping of score arrays, name the human column(s) with human="
+            )
+        humans = as_list(human, "human")
+        missing = [h for h in humans if h not in data]
+        if missing:
+            raise DataError(
+                f"human column(s) {', '.join(map(repr, missing))} not in the data; "
+                f"columns: {', '.join(map(str, data))}"
+            )
+        arrays = {}
+        for k, v in data.items():
+            a = np.asarray(v, dtype=float)
+            arrays[k] = a[None, :] if a.ndim == 1 else a
+        return Dataset.from_arrays(arrays, human=humans), humans
+    raise ParameterError(
+        f"{what}: data must be a metaeval Dataset or a mapping of column name to score array, "
+        f"got {type(data).__name__}"
+    )

@@ -18,7 +18,7 @@ from ._scale import (
     check_missing_values,
     warn_undeclared,
 )
-from ._sysscores import check_system_scores
+from .sysscores import check_system_scores
 from ._validate import (
     MAX_SHOWN,
     RESERVED_NAMES,

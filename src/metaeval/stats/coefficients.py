@@ -499,6 +499,19 @@ def get_coefficient(method: str) -> Coefficient:
         ) from None
 
 
+def check_method_levels(method, levels):
+    """The coefficient registry's entry for ``method``, if it is defined at every level of
+    ``levels`` (unknown names: the registry's own message)."""
+    coef = get_coefficient(method)
+    bad = [lv for lv in levels if coef.levels is not None and lv not in coef.levels]
+    if bad:
+        raise ParameterError(
+            f"method={method!r} is defined only at level {', '.join(coef.levels)}; "
+            f"not at {', '.join(bad)}"
+        )
+    return coef
+
+
 def fisher_interval(r, n, method, confidence_level=0.95):
     """Fisher-z confidence interval with the Bonett and Wright (2000) constants.
 

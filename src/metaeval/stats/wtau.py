@@ -1,6 +1,8 @@
-"""Kernels of the local-accuracy permutation tests (private).
+"""Weighted Kendall tau (Shieh 1998, Vigna 2015): the statistic, its validation, and the
+kernels of the local-accuracy permutation tests, each with its NumPy twin.
 
-The numba kernels are serial (cheap to compile); parallelism comes from the
+:func:`weighted_tau` of two vectors is public (re-exported by :mod:`metaeval.local`, which
+uses this module for paper 004's context tau).  The numba kernels are serial (cheap to compile); parallelism comes from the
 execution layer (:func:`metaeval._parallel.run_units` over chunks of
 permutations).
 
@@ -34,8 +36,14 @@ and y swapped (the ranks then come from (y, x)): scipy's ``rank=True``.
 from __future__ import annotations
 
 import os
+import warnings
+from collections.abc import Callable
 
 import numpy as np
+
+from .._stacklevel import user_stacklevel
+from ..errors import ConstantInputWarning, ParameterError, TooFewPairsWarning
+from .inference import use_kernels
 
 _DISABLED = os.environ.get("METAEVAL_DISABLE_NUMBA", "") not in ("", "0")
 
@@ -206,3 +214,170 @@ else:
         if symmetric:
             t = (t + _half(y, x, n, weights, additive, w)) / 2.0
         return t
+
+
+# --------------------------------------------------------------------------
+# the statistic: validation and the public function
+
+#: Weighted-tau variants: name -> (symmetric, additive, description).
+WTAU_VARIANTS = {
+    "vigna": (
+        True,
+        True,
+        (
+            "Vigna's (2015) additive tau_h, averaged over the rankings by (x, y) and "
+            "(y, x): scipy.stats.weightedtau(x, y, rank=True, weigher=w, additive=True), "
+            "scipy's default; symmetric"
+        ),
+    ),
+    "shieh": (
+        False,
+        False,
+        (
+            "Shieh's (1998) product weights w(r_a) w(r_b), ranks r from the first "
+            "(row) vector: scipy.stats.weightedtau(x, y, rank=None, weigher=w, "
+            "additive=False); directed"
+        ),
+    ),
+}
+
+
+def _hyperbolic(r):
+    return 1.0 / (r + 1.0)
+
+
+def rank_weights(weigher, K: int) -> tuple[np.ndarray, str]:
+    """The weights of ranks 0..K-1 and their name for a signature: ``weigher(r)`` (finite,
+    positive), or the hyperbolic ``1/(r+1)`` of paper 004 when ``weigher`` is None."""
+    if weigher is None:
+        return _hyperbolic(np.arange(K, dtype=float)), "hyperbolic"
+    if not callable(weigher):
+        raise ParameterError(
+            f"weigher={weigher!r} must be a function of the 0-based rank r (e.g. "
+            "lambda r: 1 / (r + 1), the default hyperbolic weigher)"
+        )
+    w = np.array([float(weigher(r)) for r in range(K)])
+    if not (np.isfinite(w).all() and (w > 0).all()):
+        raise ParameterError(
+            f"weigher must give a finite positive weight to every rank 0..{K - 1}; got "
+            f"{w.tolist()}"
+        )
+    return w, "custom"
+
+
+def check_variant(variant):
+    """``(symmetric, additive)`` of a name of :data:`WTAU_VARIANTS`, or the error listing them."""
+    if not isinstance(variant, str) or variant not in WTAU_VARIANTS:
+        choices = "; ".join(f"{k!r}: {v[2]}" for k, v in WTAU_VARIANTS.items())
+        raise ParameterError(f"variant={variant!r}; choose one of {choices}")
+    return WTAU_VARIANTS[variant][:2]
+
+
+def weighted_tau(
+    x, y, *, variant: str = "vigna", weigher: Callable | None = None
+) -> float:
+    r"""Weighted Kendall tau of two score vectors, top-weighted by rank.
+
+    Elements are ranked by decreasing value (rank 0 = the largest; in
+    :func:`context_tau` the most accurate metric) and weighted by
+    ``weigher(r)``, by default the hyperbolic weight :math:`1/(r+1)` of
+    paper 004 (section 4.3).  With pair weights :math:`W_{ab}`,
+
+    .. math:: \tau = \frac{\sum_{a<b} W_{ab}\,\mathrm{sgn}(x_a - x_b)\,
+              \mathrm{sgn}(y_a - y_b)}{\sqrt{\sum_{a<b} W_{ab}[x_a \ne x_b]}
+              \sqrt{\sum_{a<b} W_{ab}[y_a \ne y_b]}}
+
+    (Vigna 2015, Def. of :math:`\tau_w` with ties, a weighted tau-b).  The
+    rank of an element is its position in the decreasing lexicographic order
+    of (x, y): ties in x are broken by y; ties in both do not affect the
+    value.  ``variant``:
+
+    ``"vigna"`` (default)
+        :math:`W_{ab} = w(r_a) + w(r_b)` (additive), and the value is the
+        average of the one ranked by (x, y) and the one ranked by (y, x):
+        Vigna's :math:`\tau_h`, symmetric in x and y.  Equals
+        ``scipy.stats.weightedtau(x, y, rank=True, weigher=lambda r: 1/(r+1),
+        additive=True)``, which is scipy's default; the wording of paper 004
+        ("a hyperbolic weighing that maps each rank r to weight 1/(r+1)")
+        is that of scipy's documentation of this default.
+    ``"shieh"``
+        :math:`W_{ab} = w(r_a)\,w(r_b)` (multiplicative) with the ranks of x
+        (then y) only.  For x and y without ties this is Shieh's (1998)
+        weighted tau :math:`\tau_w = \sum_{a<b} w_{ab}\,\mathrm{sgn}(a-b)\,
+        \mathrm{sgn}(R_a - R_b) / \sum_{a<b} w_{ab}` with the product
+        weights :math:`w_{ab} = v_a v_b`, :math:`v_a = 1/(a+1)` over the
+        positions a of x's ranking; with ties, Vigna's generalisation.
+        Equals ``scipy.stats.weightedtau(x, y, rank=None, weigher=...,
+        additive=False)``.  Not symmetric: x gives the weights.
+
+    Unlike scipy (which takes NaN for the smallest value), pairs with a NaN
+    are left out.
+
+    Parameters
+    ----------
+    x, y : array_like
+        1-D, same length.
+    variant : {"vigna", "shieh"}
+    weigher : callable, optional
+        Weight of a 0-based rank (finite, positive); default ``1/(r+1)``.
+
+    Returns
+    -------
+    float
+        NaN (with a warning) when fewer than two complete pairs remain or x
+        or y is constant.
+
+    References
+    ----------
+    G. S. Shieh (1998). A weighted Kendall's tau statistic. *Statistics &
+    Probability Letters* 39(1), 17-24.
+
+    S. Vigna (2015). A weighted correlation index for rankings with ties.
+    *Proceedings of WWW 2015*, 1166-1176.
+
+    Examples
+    --------
+    >>> round(weighted_tau([0.9, 0.7, 0.3], [0.3, 0.7, 0.9]), 6)
+    -1.0
+    >>> from scipy.stats import weightedtau
+    >>> x, y = [0.9, 0.8, 0.5, 0.4], [0.8, 0.9, 0.4, 0.5]
+    >>> bool(np.isclose(weighted_tau(x, y), weightedtau(x, y).statistic))
+    True
+    """
+    symmetric, additive = check_variant(variant)
+    x = np.asarray(x, float)
+    y = np.asarray(y, float)
+    if x.ndim != 1 or x.shape != y.shape:
+        raise ParameterError(
+            f"x and y must be 1-D of the same length; got {x.shape}, {y.shape}"
+        )
+    ok = np.isfinite(x) & np.isfinite(y)
+    n = int(ok.sum())
+    w, _ = rank_weights(weigher, max(n, 1))
+    A = np.stack([x[ok], y[ok]])[None]  # (1, 2, n)
+    t = float(
+        weighted_tau_pairs_numpy(
+            A, np.array([0]), np.array([1]), w, symmetric, additive
+        )[0, 0]
+    )
+    if not np.isfinite(t):
+        cls = TooFewPairsWarning if n < 2 else ConstantInputWarning
+        warnings.warn(
+            f"weighted tau undefined: {n} complete pair(s)"
+            + ("" if n < 2 else ", and x or y is constant"),
+            cls,
+            stacklevel=user_stacklevel(),
+        )
+    return t
+
+
+def tau_batch(A, I, J, w, symmetric, additive):
+    """:func:`weighted_tau_pairs` on a batch (B, C, K), by the kernel or its NumPy twin
+    (:func:`metaeval.stats.inference.use_kernels` decides by size)."""
+    B, _, K = A.shape
+    fn = (
+        weighted_tau_pairs
+        if use_kernels(B * I.size * K * K)
+        else weighted_tau_pairs_numpy
+    )
+    return fn(np.ascontiguousarray(A), I, J, w, symmetric, additive)
