@@ -21,11 +21,24 @@ read_summeval
     ``datasets.Dataset`` split.
 read_transcripts, read_kaldi_transcripts, read_kaldi_text
     Speech-recognition transcripts (tables, Kaldi/sclite files), scored with
-    WER, MER, WIL, WIP, CER into a metric-only dataset with contexts.
+    WER, MER, WIL, WIP, CER into a metric-only dataset with contexts
+    (``read_transcripts`` scores texts, so it lives in :mod:`metaeval.textmetrics`; this
+    package names it lazily, the one name it keeps for a higher layer:
+    ``tests/test_architecture.py``, ``KEPT_NAMES``).
+
+For the rest of the package
+---------------------------
+accepts_frames, dataset_from
+    Accept a long DataFrame, or a mapping of score arrays, wherever a Dataset is taken.
+sysscores
+    Given system-level scores (corpus BLEU, ``.sys`` tables) and the ``system_scores``
+    option of the analyses.
+read_transcript_table, open_text
+    The reading half of ``read_transcripts``; a text file opener that reads ``.gz`` too.
 """
 
 from ._accept import accepts_frames, dataset_from
-from ._asr import read_kaldi_text, read_kaldi_transcripts, read_transcripts
+from ._asr import open_text, read_kaldi_text, read_kaldi_transcripts, read_transcript_table
 from ._bundled import list_datasets, load_dataset
 from ._dataset import Dataset
 from ._io import read_dataset
@@ -45,3 +58,13 @@ __all__ = [
     "read_kaldi_text",
     "read_summeval",
 ]
+
+
+def __getattr__(name):
+    # read_transcripts scores texts, so it lives one layer up, in textmetrics; it stays
+    # importable here, where docs and users have it (imported when first asked for)
+    if name == "read_transcripts":
+        from ..textmetrics import read_transcripts
+
+        return read_transcripts
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,5 @@
-"""Read speech-recognition transcripts into a metric-only :class:`Dataset`.
+"""Read speech-recognition transcripts (the reading half; scoring is
+:func:`metaeval.textmetrics.read_transcripts`).
 
 Two layouts are read:
 
@@ -13,10 +14,10 @@ Two layouts are read:
   system, optionally with Kaldi's ``utt2spk`` and ``spk2gender`` files.
   :func:`read_kaldi_transcripts` turns them into the table above.
 
-:func:`read_transcripts` scores the table with the ASR adapters of
-:mod:`metaeval.textmetrics` (WER, MER, WIL, WIP, CER over jiwer) and returns a
-dataset with those metric columns, no human column, the texts and the labels
-as contexts.
+:func:`read_transcript_table` reads and checks the table;
+:func:`metaeval.textmetrics.read_transcripts` scores it with the ASR adapters (WER, MER,
+WIL, WIP, CER over jiwer) and returns a dataset with those metric columns, no human
+column, the texts and the labels as contexts.  This module imports no text metric.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import io
 import json
 import os
 import re
-import warnings
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,6 @@ from metaeval.errors import DataError, ParameterError
 
 from ._dataset import Dataset
 from ._validate import RESERVED_NAMES, fmt_items
-
-#: The metrics :func:`read_transcripts` computes by default.
-ASR_DEFAULT_METRICS = ("wer", "mer", "wil", "wip", "cer")
 
 _TABLE_FORMATS = {
     "csv": (".csv", ".csv.gz"),
@@ -218,7 +216,22 @@ def _text(v, column: str, where: str) -> str | None:
 # ----------------------------------------------------------------------------- the reader
 
 
-def read_transcripts(
+@dataclass(frozen=True)
+class TranscriptTable:
+    """A transcript table read and checked by :func:`read_transcript_table`: labels,
+    texts and contexts of a systems x utterances dataset, before any scoring."""
+
+    systems: list
+    inputs: list
+    texts: pd.DataFrame
+    contexts: pd.DataFrame | None
+    rows: np.ndarray  # system position of each transcript (intp)
+    cols: np.ndarray  # input position of each transcript (intp)
+    locations: list  # "file, line n" of each transcript, for messages
+    stem: str | None  # the file name without its extension (the default dataset name)
+
+
+def read_transcript_table(
     source: str | os.PathLike | pd.DataFrame,
     *,
     system: str = "system",
@@ -229,135 +242,16 @@ def read_transcripts(
     speaker: str | None = None,
     contexts: Sequence[str] | None = None,
     prefix_corpus: bool = False,
-    metrics: Sequence[Any] = ASR_DEFAULT_METRICS,
-    normalize: str = "lower-punct",
     format: str | None = None,
-    name: str | None = None,
-    provenance: str | None = None,
-    cache_dir=None,
-    n_jobs: int = 1,
-) -> Dataset:
-    """Read ASR transcripts (one row per system x utterance) and score them.
+) -> TranscriptTable:
+    """Read and check a transcript table (one row per system x utterance) without scoring it.
 
-    Parameters
-    ----------
-    source : path or DataFrame
-        A CSV, TSV, JSONL or Parquet file (``.gz`` allowed for the first
-        three; the format comes from the extension unless ``format=`` is
-        given), or a DataFrame, e.g. from :func:`read_kaldi_transcripts`.
-    system, utterance, reference, hypothesis : str
-        Column names.  Defaults follow the CEASR release (``utt_id``).
-    corpus : str, optional
-        Column naming the corpus (test set) of each row.  Default: the
-        column ``"corpus"`` if there is one.  Utterance ids are only unique
-        within a corpus: an id that occurs in two corpora is an error unless
-        ``prefix_corpus=True``.
-    speaker : str, optional
-        Column of speaker ids.  Default: ``"speaker_id"`` or ``"speaker"``
-        if present.  A speaker id found in two corpora is an error unless
-        ``prefix_corpus=True`` (two corpora's speaker ``"121"`` are
-        different people).
-    contexts : sequence of str, optional
-        Label columns kept as contexts (see :meth:`Dataset.context`).
-        Default: every column other than the four above (so the corpus,
-        speaker, gender, accent ... columns); ``[]`` keeps none.  Empty
-        labels are unknown (``None``).
-    prefix_corpus : bool
-        Make input labels ``"<corpus>/<utterance>"`` and speaker labels
-        ``"<corpus>/<speaker>"``.  Required when ids repeat across corpora.
-    metrics : sequence
-        Text metrics to score with: registry names or adapters.  The ASR
-        names (``"wer"``, ``"mer"``, ``"wil"``, ``"wip"``, ``"cer"``, the
-        default) are built with ``normalize``.  At least one is needed,
-        because a dataset holds scores.
-    normalize : {"lower-punct", "lower", "none"}
-        Text normalisation of the ASR metrics (see
-        :data:`metaeval.textmetrics.NORMALIZATIONS`); it enters each
-        column's signature.
-    format : {"csv", "tsv", "jsonl", "parquet"}, optional
-        Overrides the extension.
-    name : str, optional
-        Dataset name; default the file name without its extension.
-    provenance : str, optional
-        Citation and license text to keep with the data.
-    cache_dir, n_jobs
-        As in :func:`metaeval.textmetrics.score`: scores found in the cache
-        are not computed again.
-
-    Returns
-    -------
-    Dataset
-        Systems x utterances, ``human=()``, one metric column per metric,
-        ``texts`` with ``system``, ``input``, ``reference`` and
-        ``hypothesis``, and the label columns as contexts.  A cell without a
-        row, or whose hypothesis is missing (null in JSONL, NaN in a
-        DataFrame), is NaN.
-
-    Raises
-    ------
-    DataError
-        Missing columns, empty labels, non-text transcripts, a missing
-        reference, duplicate (corpus, system, utterance) rows, ids repeated
-        across corpora; messages name the file, line (row) and column.
-    ParameterError
-        Unknown format, metric or option.
-
-    Warns
-    -----
-    EmptyReferenceWarning
-        When references are empty after normalisation (their cells are NaN).
-
-    Notes
-    -----
-    In CSV and TSV files every field is text: an empty hypothesis field is an
-    *empty transcript* (the system output nothing; WER 1), not a missing
-    one.  Use JSONL ``null`` or a DataFrame NaN for a missing output.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> from metaeval.data import read_transcripts
-    >>> df = pd.DataFrame({
-    ...     "corpus": ["clean", "clean", "clean", "clean"],
-    ...     "system": ["k", "k", "d", "d"], "utt_id": ["u1", "u2", "u1", "u2"],
-    ...     "speaker_id": ["s7", "s9", "s7", "s9"],
-    ...     "reference": ["the cat sat", "hello world"] * 2,
-    ...     "hypothesis": ["THE CAT SAT", "HELLO WORD", "the cat", "hello, world!"]})
-    >>> ds = read_transcripts(df, metrics=["wer", "cer"])
-    >>> ds
-    Dataset(name=None, 2 systems x 2 inputs, 0 human, 2 metrics)
-    >>> ds.scores("wer")
-    array([[0.        , 0.5       ],
-           [0.33333333, 0.        ]])
-    >>> ds.context_names
-    ('system', 'input', 'corpus', 'speaker_id')
+    The reading half of :func:`metaeval.textmetrics.read_transcripts`, which documents the
+    parameters and the errors; scoring is the text metrics' job, so a reader of this layer
+    imports none of them.
     """
-    from metaeval.textmetrics import get_metric, score_texts
-    from metaeval.textmetrics._jiwer import (
-        ASR_METRICS,
-        NORMALIZATIONS,
-        EmptyReferenceWarning,
-        normalize_transcript,
-    )
-
-    if normalize not in NORMALIZATIONS:
-        raise ParameterError(f"normalize={normalize!r}; choose one of {fmt_items(NORMALIZATIONS)}")
     if not isinstance(prefix_corpus, bool):
         raise ParameterError(f"prefix_corpus={prefix_corpus!r} must be True or False")
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    metrics = list(metrics)
-    if not metrics:
-        raise ParameterError(
-            "metrics=[]: a Dataset holds scores, so name at least one metric (default: wer, mer, "
-            "wil, wip, cer)"
-        )
-    adapters = [
-        get_metric(m, normalize=normalize) if isinstance(m, str) and m in ASR_METRICS
-        else get_metric(m)
-        for m in metrics
-    ]
-
     cols, rows, where, stem, src_name = _read_table(source, format)
     if corpus is None:
         corpus = "corpus" if "corpus" in cols else None
@@ -460,39 +354,12 @@ def read_transcripts(
             ctx[k].append(qualify(c, v) if k == speaker else v)
         cells.append((s_pos[s], i_pos[inp]))
 
-    # -- score
-    hyps, refs = tx["hypothesis"], tx["reference"]
-    empty = [k for k, (h, r) in enumerate(zip(hyps, refs))
-             if h is not None and not normalize_transcript(r, normalize).split()]
-    rows_idx = np.array([p[0] for p in cells], dtype=np.intp)
-    cols_idx = np.array([p[1] for p in cells], dtype=np.intp)
-    ratings: dict[str, np.ndarray] = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", EmptyReferenceWarning)  # reported once, below
-        for adapter in adapters:
-            out = score_texts(adapter, hyps, references=refs, cache_dir=cache_dir, n_jobs=n_jobs)
-            for col, values in out.items():
-                if col in ratings:
-                    raise ParameterError(
-                        f"two metrics write the column {col!r}; give one of them another name="
-                    )
-                grid = np.full((n, m), np.nan)
-                grid[rows_idx, cols_idx] = values
-                ratings[col] = grid
-    if empty and any(isinstance(a, tuple(ASR_METRICS.values())) for a in adapters):
-        shown = ", ".join(f"{tx['input'][k]!r} ({recs[k][7]})" for k in empty[:3])
-        warnings.warn(
-            f"{len(empty)} reference(s) are empty after normalize={normalize!r}, e.g. {shown}; "
-            "their ASR scores are NaN",
-            EmptyReferenceWarning,
-            stacklevel=2,
-        )
-
-    texts = pd.DataFrame(tx)
-    contexts_df = pd.DataFrame(ctx) if ctx_cols else None
-    return Dataset(
-        ratings, human=[], systems=systems, inputs=inputs, name=name if name is not None else stem,
-        texts=texts, provenance=provenance, contexts=contexts_df,
+    return TranscriptTable(
+        systems=systems, inputs=inputs, texts=pd.DataFrame(tx),
+        contexts=pd.DataFrame(ctx) if ctx_cols else None,
+        rows=np.array([p[0] for p in cells], dtype=np.intp),
+        cols=np.array([p[1] for p in cells], dtype=np.intp),
+        locations=[r[7] for r in recs], stem=stem,
     )
 
 
@@ -588,7 +455,8 @@ def read_kaldi_transcripts(
     format: str = "kaldi",
     missing: str = "nan",
 ) -> pd.DataFrame:
-    """Kaldi (or sclite ``trn``) transcript files as a table for :func:`read_transcripts`.
+    """Kaldi (or sclite ``trn``) transcript files as a table for
+    :func:`metaeval.textmetrics.read_transcripts`.
 
     Parameters
     ----------

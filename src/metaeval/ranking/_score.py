@@ -327,7 +327,7 @@ def score_runs(
     >>> ds.metrics, ds.scores("AP").round(4), ds.scores("P@2")
     (('AP', 'P@2', 'nDCG@3'), array([[0.5556]]), array([[0.5]]))
     """
-    from ..textmetrics._cache import ScoreCache
+    from ..textmetrics import ScoreCache
 
     ms = parse_measures(measures, rel=rel)
     if missing_queries not in MISSING_QUERIES:

@@ -29,7 +29,7 @@ from types import MappingProxyType
 import numpy as np
 import pandas as pd
 
-from ..data._asr import open_text
+from ..data import open_text
 from ..errors import DataError, ParameterError
 
 _RUN_FIELDS = ("query id", "Q0", "document id", "rank", "score", "run tag")

@@ -28,6 +28,9 @@ BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore
     The adapters.
 WER, MER, WIL, WIP, CER, normalize_transcript, NORMALIZATIONS, EmptyReferenceWarning
     Speech-recognition error rates over jiwer and their text normalisation.
+read_transcripts, ASR_DEFAULT_METRICS
+    Read ASR transcripts and score them into a metric-only dataset with contexts
+    (also importable as ``metaeval.data.read_transcripts``).
 ScoreCache
     The on-disk cache.
 LLMJudge, judge, JudgeScores, JudgeRun, OpenAIBackend, LocalBackend, JudgeBackend, ResponseCache
@@ -43,6 +46,7 @@ install_wordnet
     Put Debian's WordNet where NLTK (METEOR) reads it.
 """
 
+from ._asr import ASR_DEFAULT_METRICS, read_transcripts
 from ._base import MULTI_REF, TextMetric
 from ._bertscore import BERTScore
 from ._cache import ScoreCache
@@ -83,6 +87,8 @@ from ._score import TextScores, add_scores, corpus_scores, score, score_texts
 from ._wordnet import install_wordnet
 
 __all__ = [
+    "read_transcripts",
+    "ASR_DEFAULT_METRICS",
     "score",
     "add_scores",
     "score_texts",
