@@ -114,58 +114,167 @@ def test_no_view_import_is_pending():
     assert not PENDING_VIEWS
 
 
-#: The layers below the analysis modules: they must not import upwards.
-LOWER = ["_vocab.py", "_choices.py", "_results.py", "_signature.py", "errors.py"] + [
-    f"stats/{p.name}" for p in sorted((SRC / "stats").glob("*.py"))
-]
+#: The layer map (docs/architecture.md): every module of the package, by the longest
+#: prefix of its dotted name below ``metaeval``, has a layer; an import may point down or
+#: sideways (same layer), never up, at any depth (inside functions too).
+LAYERS = {
+    # plumbing that imports only errors/_version: names, warnings, signatures, export, execution
+    "errors": 0, "_choices": 0, "_stacklevel": 0, "_version": 0, "_signature": 0,
+    "_export": 0, "_agreement_registry": 0, "_parallel": 0,
+    "_vocab": 1,  # the vocabulary and its checks (names from _choices)
+    "_results": 1,  # the result base
+    "stats": 2,  # the engine: arrays in, arrays out
+    "data": 3,  # Dataset, readers, bundled data
+    "textmetrics": 4, "ranking": 4,  # scores from texts and ranked lists
+    "direction": 5,  # lower-is-better rule shared by analyses (reads the text-metric registry)
+    # analyses f(dataset) -> Result, and perturbations scored and detected
+    "correlation": 6, "compare": 6, "measures": 6, "simulation": 6, "reliability": 6,
+    "validity": 6, "diagnostics": 6, "local": 6, "wmt": 6, "preferences": 6, "perturb": 6,
+    "report": 7,  # views
+    "cli": 8, "__main__": 9, "": 9,  # the command line; the package's front door (re-exports)
+}
+
+#: The upward imports allowed, each inside a function (lazy) and each a view hook: a
+#: result's or an analysis' view that lives in report/ (views live only there) and is
+#: reached from the object users hold.  (importing module, imported module): why.
+VIEW_HOOKS = {
+    ("_results", "report.tables"): "every result's Jupyter view (_HtmlView._repr_html_)",
+    ("diagnostics", "report.figures"): "the documented diagnostics.plot_* aliases",
+    ("local", "report.figures"): "the documented local.plot_* aliases",
+    ("validity", "report.figures"): "the documented validity.plot_residual_pca alias",
+    ("validity", "report.tables"): "MTMM.table() and MTMM._repr_html_, the MTMM table view",
+    ("wmt", "report.tables"): "TaskResults.table(), the WMT table view",
+}
+
+#: Public names that moved up a layer and stay importable where users import them today
+#: (a lazy module ``__getattr__``): (importing module, imported module): why.
+KEPT_NAMES = {
+    ("data", "textmetrics"): "metaeval.data.read_transcripts (documented there) scores texts, "
+                             "so it lives in textmetrics",
+}
 
 
-def _imported_modules(path: pathlib.Path):
-    """``(module, line)`` of every metaeval module imported by ``path`` (any depth)."""
-    rel = path.relative_to(SRC).with_suffix("").parts  # e.g. ("stats", "levels")
-    pkg = ["metaeval", *rel[:-1]]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+def _module_name(path: pathlib.Path) -> str:
+    """Dotted name below ``metaeval`` (``""`` for the package itself)."""
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def layer_of(name: str) -> int | None:
+    """The declared layer of a module (dotted name below ``metaeval``), by longest prefix."""
+    parts = name.split(".") if name else [""]
+    for k in range(len(parts), 0, -1):
+        key = ".".join(parts[:k])
+        if key in LAYERS:
+            return LAYERS[key]
+    return None
+
+
+def imports(name: str, source: str, *, is_package: bool = False):
+    """``(target, imported name or None, line, lazy)`` for every import of a metaeval module
+    in ``source`` (module ``name`` below ``metaeval``), at any depth.  ``from X import y``
+    where ``y`` is a submodule yields ``X.y``."""
+    tree = ast.parse(source)
+    lazy = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            lazy |= {id(n) for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))}
+    pkg = ["metaeval", *(name.split(".") if name else [])]
+    if not is_package:
+        pkg = pkg[:-1]
+    for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
             if node.level:
                 base = pkg[: len(pkg) - (node.level - 1)]
-                mods = [".".join(base + ([node.module] if node.module else []))]
-                if node.module is None:  # from . import x
-                    mods = [".".join(base + [a.name]) for a in node.names]
+                mod = ".".join(base + ([node.module] if node.module else []))
             else:
-                mods = [node.module or ""]
-            for m in mods:
-                yield m, node.lineno
+                mod = node.module or ""
+            if mod != "metaeval" and not mod.startswith("metaeval."):
+                continue
+            for a in node.names:
+                sub = f"{mod}.{a.name}"
+                is_mod = (SRC.parent / sub.replace(".", "/")).with_suffix(".py").exists() or (
+                    SRC.parent / sub.replace(".", "/") / "__init__.py").exists()
+                target = sub if is_mod else mod
+                yield target.removeprefix("metaeval").lstrip("."), (None if is_mod else a.name), \
+                    node.lineno, id(node) in lazy
         elif isinstance(node, ast.Import):
             for a in node.names:
-                yield a.name, node.lineno
+                if a.name == "metaeval" or a.name.startswith("metaeval."):
+                    yield a.name.removeprefix("metaeval").lstrip("."), None, node.lineno, \
+                        id(node) in lazy
 
 
-#: The one upward import a lower layer may make: the result base's Jupyter view
-#: (``_repr_html_``) renders through its view in report/ (views live only there), imported
-#: inside the method, so that importing the base loads no view.  (file, module) pairs.
-VIEW_HOOKS = {("_results.py", "metaeval.report.tables")}
+_SUBPACKAGES = {p.name for p in SRC.iterdir() if (p / "__init__.py").exists()}
 
 
-def _lazy_imports(path: pathlib.Path) -> set:
-    """Line numbers of the imports made inside a function of ``path``."""
-    lines = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            lines |= {n.lineno for n in ast.walk(node) if isinstance(n, (ast.Import, ast.ImportFrom))}
-    return lines
+def _allowed(table, name, target):
+    """Is the (importer, imported) pair declared in ``table`` (the importer exactly)?"""
+    return any(name == a and (target == b or target.startswith(b + ".")) for a, b in table)
 
 
-def test_lower_layers_do_not_import_analysis_modules_or_views():
-    upward = {f"metaeval.{m}" for m in ANALYSIS} | {"metaeval.cli", "metaeval.report"}
+def layer_violations(name: str, source: str, *, is_package: bool = False) -> list[str]:
+    """Upward imports and private names crossing into a subpackage, in one module."""
     bad = []
-    for name in LOWER:
-        lazy = _lazy_imports(SRC / name)
-        for mod, line in _imported_modules(SRC / name):
-            if (name, mod) in VIEW_HOOKS and line in lazy:
-                continue
-            if any(mod == u or mod.startswith(u + ".") for u in upward):
-                bad.append(f"metaeval/{name}:{line} imports {mod}")
+    mine = layer_of(name)
+    for target, imported, line, lazy in imports(name, source, is_package=is_package):
+        theirs = layer_of(target)
+        if theirs is None:
+            bad.append(f"{name}:{line} imports {target or 'metaeval'}, which has no layer")
+        elif theirs > mine and not (lazy and (_allowed(VIEW_HOOKS, name, target)
+                                              or _allowed(KEPT_NAMES, name, target))):
+            bad.append(f"{name}:{line} imports {target} (layer {theirs}) from layer {mine}")
+        # a private name crossing into a subpackage the importer is not in
+        parts = target.split(".") if target else []
+        if parts and parts[0] in _SUBPACKAGES and name.split(".")[0] != parts[0]:
+            below = parts[1:] + ([imported] if imported else [])
+            private = [p for p in below if p.startswith("_") and not p.startswith("__")]
+            if private:
+                bad.append(f"{name}:{line} enters {parts[0]}/ through the private name "
+                           f"{private[0]} ({'.'.join(['metaeval', *parts])})")
+    return bad
+
+
+def test_every_module_has_a_layer_and_no_import_runs_up_or_enters_a_package_privately():
+    bad = []
+    for path in sorted(SRC.rglob("*.py")):
+        name = _module_name(path)
+        if layer_of(name) is None:
+            bad.append(f"{name}: no layer in LAYERS (declare it)")
+            continue
+        bad += layer_violations(name, path.read_text(encoding="utf-8"),
+                                is_package=path.name == "__init__.py")
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize(
+    "name, source, n",
+    [
+        # a planted upward lazy import: the engine reaching for an analysis inside a function
+        ("stats.levels", "def f():\n    from ..correlation import correlate\n", 1),
+        ("stats.levels", "def f():\n    import metaeval.report.tables\n", 1),
+        ("data._io", "def f():\n    from metaeval.textmetrics import score\n", 1),
+        ("_vocab", "from .stats.coefficients import get_coefficient\n", 1),
+        # a view hook is allowed only where it is declared, and only lazily
+        ("_results", "def f():\n    from .report.tables import result_html\n", 0),
+        ("_results", "from .report.tables import result_html\n", 1),
+        ("compare", "def f():\n    from .report.tables import result_html\n", 1),
+        # private names crossing into a subpackage, however spelled
+        ("compare", "from .data._accept import accepts_frames\n", 1),
+        ("compare", "from .data import _sysscores\n", 1),
+        ("compare", "def f():\n    from .data._io import decode\n", 1),
+        ("compare", "from .stats._kernels import C\n", 1),
+        # within one subpackage, or down through public names: fine
+        ("data.sysscores", "from ._io import decode\n", 0),
+        ("compare", "from .data import accepts_frames\nfrom .stats import levels\n", 0),
+        ("wmt", "from .correlation import correlate\n", 0),  # sideways, public
+        ("data._io", "from metaeval import _choices\n", 0),  # the root's shared modules
+    ],
+)
+def test_the_layer_check_sees_every_spelling(name, source, n):
+    assert len(layer_violations(name, source)) == n, layer_violations(name, source)
 
 
 def test_the_result_base_loads_no_view():

@@ -301,7 +301,7 @@ def test_reader_agrees_with_a_slow_reference_tokenizer(tmp_path, sep):
     long rows and repeated headers: the reader accepts exactly the files whose
     reference records all have the header's width (unique, non-empty names), and then
     returns exactly the reference fields ("" is missing)."""
-    from metaeval.data._io import _read_delimited
+    from metaeval.data._io import read_delimited
 
     rng = np.random.default_rng(12345 if sep == "," else 54321)
     accepted = rejected = 0
@@ -318,7 +318,7 @@ def test_reader_agrees_with_a_slow_reference_tokenizer(tmp_path, sep):
             ok = False
         if not ok:
             with pytest.raises(DataError):
-                _read_delimited(path, [f"c{j}" for j in range(5)], sep=sep)
+                read_delimited(path, [f"c{j}" for j in range(5)], sep=sep)
             rejected += 1
             continue
         frame = _read_delimited(path, header, sep=sep)

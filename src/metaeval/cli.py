@@ -82,7 +82,7 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     any of them set with a bundled dataset is an error (they describe a file's columns).
     """
     from .data import list_datasets, load_dataset, read_dataset
-    from .data._validate import option_names
+    from .data import option_names
 
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
@@ -372,12 +372,12 @@ def _read_selected(data, kw, layout):
     import pandas as pd
 
     from .data import Dataset
-    from .data._frames import select_rows
-    from .data._io import FORMATS as READERS
-    from .data._io import _infer_format
+    from .data import select_rows
+    from .data import READERS
+    from .data import infer_format
 
     path = Path(data)
-    fmt, suffix = _infer_format(path)
+    fmt, suffix = infer_format(path)
     labels = [c for c in (kw.get("system"), kw.get("input"), kw.get("rater"), kw.get("run"))
               if isinstance(c, str)]
     frame = READERS[fmt].reader(path, labels)
@@ -423,7 +423,7 @@ def _announce_metrics(ds, data):
     """Say which columns of a file became metrics (no --metrics given) and flag the ones that
     look like ids, counts or ratings (metaeval.data._columns.column_notes); the notes are
     printed when the command has succeeded (an error stays one line)."""
-    from .data._columns import column_notes
+    from .data import column_notes
 
     mets = list(ds.metrics)
     ctx = click.get_current_context(silent=True)
@@ -472,9 +472,9 @@ def _read_texts(path, system, input_):
     system and input labels as text."""
     from pathlib import Path
 
-    from .data._io import _read_jsonl
+    from .data import read_jsonl
 
-    frame = _read_jsonl(Path(path), [])
+    frame = read_jsonl(Path(path), [])
     for c in (system, input_):
         if c in frame.columns:
             frame[c] = [v if v is None or isinstance(v, str) else str(v) for v in frame[c]]
@@ -2109,7 +2109,7 @@ def _judge_pairwise_output(frame, out, fmt):
 def _report_progress():
     """The whole run's progress on stderr (rich; only when stderr is a terminal):
     one bar over the steps, one for the units of the current step."""
-    from .report._build import Progress
+    from .report import Progress
 
     if not sys.stderr.isatty():
         return None, Progress()
@@ -2224,11 +2224,11 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
                        ks_low=ks_low, ks_high=ks_high, alpha=alpha, cache_dir=cache, n_jobs=jobs,
                        system_scores=_system_level())
     from .report import estimate
-    from .report._build import _rated, select_humans, select_metrics
+    from .report import rated_columns, select_humans, select_metrics
 
     humans = select_humans(ds, cfg.human, quick=cfg.quick)
     est = estimate(len(ds.systems), len(ds.inputs), len(humans), len(select_metrics(ds, cfg.metrics)), cfg,
-                   n_rated=len(_rated(ds, humans)))
+                   n_rated=len(rated_columns(ds, humans)))
     click.echo(f"metaeval: estimated cost: {est['text']}", err=True)  # before any work starts
     import shlex
 
@@ -2294,7 +2294,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     correlate, compare, diagnose or report with --system-scores so that their
     system level uses these numbers, as mt-metrics-eval does.  See docs/mt.md.
     """
-    from .data._mtme import read_mtme
+    from .data import read_mtme
 
     ds = read_mtme(root, testset, lp, human=human, level=level, refs=_split(refs),
                    include_human=include_human, exclude_systems=_split(exclude_systems) or (),

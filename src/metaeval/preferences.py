@@ -476,10 +476,10 @@ def _read_records(path):
     that are not objects are :class:`DataError` naming the file (and line)."""
     from pathlib import Path
 
-    from .data._io import _decode, _read_bytes
+    from .data import decode, read_bytes
 
     p = Path(path)
-    text = _decode(p, _read_bytes(p))
+    text = decode(p, read_bytes(p))
     s = text.lstrip()
     try:
         if s.startswith("["):
@@ -592,10 +592,10 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         sep = "\t" if path.lower().endswith(".tsv") else ","
         from pathlib import Path
 
-        from .data._io import _read_delimited
+        from .data import read_delimited
 
         # the data-file reader: named errors for truncated .gz, non-UTF-8 bytes, ragged rows
-        return _from_long(_read_delimited(Path(path), ["input", "rater", "judge"], sep=sep), name)
+        return _from_long(read_delimited(Path(path), ["input", "rater", "judge"], sep=sep), name)
     recs = _read_records(path)
     if not recs:
         raise DataError(f"{path} has no records")

@@ -929,7 +929,7 @@ def run_wmt(
         The results and the preset's weights (pass them to
         :meth:`TaskSetResults.table`).
     """
-    from .data._mtme import read_mtme
+    from .data import read_mtme
 
     tasks, weights = wmt_tasks(preset, lps, human=human)
     datasets = {}
@@ -1059,7 +1059,7 @@ def _overlap(u, v) -> int:
 
 
 def _span_table(spans):
-    from .data._mtme import SPAN_COLUMNS, read_error_spans
+    from .data import SPAN_COLUMNS, read_error_spans
 
     if isinstance(spans, (str, bytes)) or hasattr(spans, "__fspath__"):
         return read_error_spans(spans)
@@ -1216,7 +1216,7 @@ def span_agreement(spans, *, match: str = "char", severity: bool = False) -> Spa
 def read_error_spans(path) -> pd.DataFrame:
     """Error spans of a TSV (``system, input|segment, rater, start, end, severity,
     category[, is_source_error]``); see :func:`metaeval.data._mtme.read_error_spans`."""
-    from .data._mtme import read_error_spans as _read
+    from .data import read_error_spans as _read
 
     return _read(path)
 
@@ -1224,7 +1224,7 @@ def read_error_spans(path) -> pd.DataFrame:
 def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
     """Error spans of an mt-metrics-eval ``.rating`` file; see
     :func:`metaeval.data._mtme.read_rating_spans`."""
-    from .data._mtme import read_rating_spans as _read
+    from .data import read_rating_spans as _read
 
     return _read(path, rater=rater)
 

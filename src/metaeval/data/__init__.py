@@ -35,14 +35,29 @@ sysscores
     option of the analyses.
 read_transcript_table, open_text
     The reading half of ``read_transcripts``; a text file opener that reads ``.gz`` too.
+READERS, infer_format, read_bytes, decode, read_delimited, read_jsonl
+    The table readers by format, and their building blocks (size-capped reads, decoding
+    with the file named in errors, delimited and JSONL tables).
+select_rows, option_names, column_notes, warn_undeclared, fmt_items
+    Row filters (``--where``), the API-to-CLI spelling of layout options, notes on columns
+    that look like the other kind, the undeclared-scale warning, and the list of culprits
+    in a message.
+read_error_spans, read_rating_spans, SPAN_COLUMNS
+    Error-span annotations (mt-metrics-eval's MQM ratings, ``.rating`` files).
 """
 
 from ._accept import accepts_frames, dataset_from
 from ._asr import open_text, read_kaldi_text, read_kaldi_transcripts, read_transcript_table
 from ._bundled import list_datasets, load_dataset
+from ._columns import column_notes
+from ._frames import select_rows
+from ._io import FORMATS as READERS
+from ._io import decode, infer_format, read_bytes, read_delimited, read_jsonl
 from ._dataset import Dataset
 from ._io import read_dataset
-from ._mtme import MtmeInfo, mtme_info, read_mtme
+from ._mtme import SPAN_COLUMNS, MtmeInfo, mtme_info, read_error_spans, read_mtme, read_rating_spans
+from ._scale import warn_undeclared
+from ._validate import fmt_items, option_names
 from ._readers_ext import read_summeval
 
 __all__ = [

@@ -33,7 +33,7 @@ CSV_NA_VALUES = (
 )  # fmt: skip
 
 
-def _read_bytes(path: Path) -> bytes:
+def read_bytes(path: Path) -> bytes:
     """The file's bytes, decompressed when its name ends in ``.gz``.
 
     A truncated or corrupt gzip stream is a :class:`DataError` naming the
@@ -51,7 +51,7 @@ def _read_bytes(path: Path) -> bytes:
         ) from None
 
 
-def _decode(path: Path, raw: bytes) -> str:
+def decode(path: Path, raw: bytes) -> str:
     """UTF-8 text of ``raw`` (a leading byte-order mark is dropped).
 
     A byte sequence that is not UTF-8 is a :class:`DataError` naming the
@@ -216,8 +216,8 @@ _EXACT_FLOATS = (
 )
 
 
-def _read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.DataFrame:
-    text = _decode(path, _read_bytes(path))
+def read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.DataFrame:
+    text = decode(path, read_bytes(path))
     header = check_delimited(text, sep=sep, name=path.name)
     na_values = {c: ([""] if c in label_columns else list(CSV_NA_VALUES)) for c in header}
     try:
@@ -234,11 +234,11 @@ def _read_delimited(path: Path, label_columns: list[str], *, sep: str) -> pd.Dat
 
 
 def _read_csv(path: Path, label_columns: list[str]) -> pd.DataFrame:
-    return _read_delimited(path, label_columns, sep=",")
+    return read_delimited(path, label_columns, sep=",")
 
 
 def _read_tsv(path: Path, label_columns: list[str]) -> pd.DataFrame:
-    return _read_delimited(path, label_columns, sep="\t")
+    return read_delimited(path, label_columns, sep="\t")
 
 
 class _BadJSONValue(Exception):
@@ -279,8 +279,8 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _read_jsonl(path: Path, label_columns: list[str]) -> pd.DataFrame:
-    text = _decode(path, _read_bytes(path))
+def read_jsonl(path: Path, label_columns: list[str]) -> pd.DataFrame:
+    text = decode(path, read_bytes(path))
     records = []
     for lineno, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -340,7 +340,7 @@ class _Format:
 FORMATS: dict[str, _Format] = {
     "csv": _Format((".csv", ".csv.gz"), _read_csv),
     "tsv": _Format((".tsv", ".tsv.gz", ".tab"), _read_tsv),
-    "jsonl": _Format((".jsonl", ".jsonl.gz", ".ndjson"), _read_jsonl),
+    "jsonl": _Format((".jsonl", ".jsonl.gz", ".ndjson"), read_jsonl),
     "parquet": _Format((".parquet", ".pq"), _read_parquet),
 }
 
@@ -349,7 +349,7 @@ def _suffix_list() -> str:
     return ", ".join(s for f in FORMATS.values() for s in f.suffixes)
 
 
-def _infer_format(path: Path) -> tuple[str, str]:
+def infer_format(path: Path) -> tuple[str, str]:
     lower = path.name.lower()
     matches = [
         (fmt, suffix)
@@ -420,7 +420,7 @@ def read_dataset(
     """
     path = Path(path)
     if format is None:
-        fmt, suffix = _infer_format(path)
+        fmt, suffix = infer_format(path)
     elif format in FORMATS:
         fmt = format
         lower = path.name.lower()

@@ -337,11 +337,11 @@ def _record_lines(path: Any, fmt: str, n_rows: int) -> list[str]:
     import csv
     import io
 
-    from ._io import _decode, _read_bytes
+    from ._io import decode, read_bytes
 
     if fmt == "parquet":
         return [f"row {k + 1}" for k in range(n_rows)]
-    text = _decode(path, _read_bytes(path)).replace("\r\n", "\n")
+    text = decode(path, read_bytes(path)).replace("\r\n", "\n")
     if fmt == "jsonl":
         starts = [k for k, line in enumerate(text.split("\n"), start=1) if line.strip()]
     else:
@@ -418,11 +418,11 @@ def read_system_scores(
     """
     from pathlib import Path
 
-    from ._io import FORMATS, _infer_format
+    from ._io import FORMATS, infer_format
 
     path = Path(path)
     name = path.name
-    fmt, _ = _infer_format(path)
+    fmt, _ = infer_format(path)
     frame = FORMATS[fmt].reader(path, [system])
     where = _record_lines(path, fmt, len(frame))
     cols = [str(c) for c in frame.columns]

@@ -241,7 +241,7 @@ def cfa_interpretable(fa):
 
 
 
-def _rated(ds, cols):
+def rated_columns(ds, cols):
     return [c for c in cols if ds.ratings(c).shape[0] >= 2]
 
 
@@ -283,7 +283,7 @@ def select_humans(ds, human, *, quick=False):
         return list(dict.fromkeys(human))
     if not ds.human:
         raise DataError("the dataset has no human score column: the report needs one (--human)")
-    default = _rated(ds, ds.human) or list(ds.human)
+    default = rated_columns(ds, ds.human) or list(ds.human)
     return default[:1] if quick else default
 
 
@@ -449,12 +449,12 @@ class _Builder:
             [c for c in texts.columns if c not in ("system", "input")],
             "contexts": list(ds.context_names),
             "quick_first_human": bool(self.cfg.quick and not self.cfg.human and len(select_humans(ds, None)) > 1),
-            "rated_human": _rated(ds, ds.human),
+            "rated_human": rated_columns(ds, ds.human),
         }
         s.readings += rd.data_readings(self.data_info)
         # the data layer's note on failure codes (-1 on a 1-5 scale, ...) was given when the file was
         # read; the report shows it too, since such codes enter every correlation as scores
-        from ..data._scale import warn_undeclared
+        from ..data import warn_undeclared
 
         with _record(s):
             declared = ds.bounds
@@ -680,7 +680,7 @@ class _Builder:
 
         s = self.sec("reliability", "Reliability of metrics and human ratings", rd.intro("reliability"))
         ds = self.ds
-        rated = _rated(ds, ds.human)  # the rating design: every human column with raters
+        rated = rated_columns(ds, ds.human)  # the rating design: every human column with raters
         results = {}
         if rated:
             s.functions.append("metaeval.agreement")
@@ -750,7 +750,7 @@ class _Builder:
 
         s = self.sec("validity", "Validity: multitrait-multimethod table and factor analysis", rd.intro("validity"))
         ds = self.ds
-        traits = _rated(ds, ds.human)  # the rating design: every human column with raters
+        traits = rated_columns(ds, ds.human)  # the rating design: every human column with raters
         if len(traits) < 2:
             s.skip("MTMM and CFA need at least 2 human columns (traits) with 2+ raters each; "
                    f"the data has {len(traits)}: validity skipped")
@@ -1067,9 +1067,9 @@ class _Builder:
 
     def preferences(self, bar=None):
         s = self.sec("preferences", "Pairwise preferences", rd.intro("preferences"))
-        rated = _rated(self.ds, self.humans)
+        rated = rated_columns(self.ds, self.humans)
         if not rated:
-            others = [h for h in _rated(self.ds, self.ds.human) if h not in self.humans]
+            others = [h for h in rated_columns(self.ds, self.ds.human) if h not in self.humans]
             s.skip("no human column of the report has 2+ individual raters: pairwise preferences need the "
                    "scores of the individual raters (the preference of each rater between two outputs of an input)"
                    + (f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} raters (--human)"
@@ -1166,7 +1166,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
     t0 = time.perf_counter()
     b = _Builder(ds, cfg, ds_runs, progress)
     est = estimate(len(ds.systems), len(ds.inputs), len(b.humans), len(b.metrics), cfg,
-                   n_rated=len(_rated(ds, b.humans)))
+                   n_rated=len(rated_columns(ds, b.humans)))
     sections = b.run(writer)
     seconds = time.perf_counter() - t0
     meta = {

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..data import Dataset, read_transcript_table
-from ..data._validate import fmt_items
+from ..data import fmt_items
 from ..errors import ParameterError
 from ._jiwer import ASR_METRICS, NORMALIZATIONS, EmptyReferenceWarning, normalize_transcript
 from ._registry import get_metric
