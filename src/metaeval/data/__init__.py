@@ -46,18 +46,22 @@ read_error_spans, read_rating_spans, SPAN_COLUMNS
     Error-span annotations (mt-metrics-eval's MQM ratings, ``.rating`` files).
 """
 
-from ._accept import accepts_frames, dataset_from
-from ._asr import open_text, read_kaldi_text, read_kaldi_transcripts, read_transcript_table
+from ._asr import read_kaldi_text, read_kaldi_transcripts
 from ._bundled import list_datasets, load_dataset
-from ._columns import column_notes
-from ._frames import select_rows
-from ._io import FORMATS as READERS
-from ._io import decode, infer_format, read_bytes, read_delimited, read_jsonl
 from ._dataset import Dataset
 from ._io import read_dataset
-from ._mtme import SPAN_COLUMNS, MtmeInfo, mtme_info, read_error_spans, read_mtme, read_rating_spans
-from ._scale import warn_undeclared
-from ._validate import fmt_items, option_names
+from ._mtme import MtmeInfo, mtme_info, read_mtme
+
+# for the rest of the package (see the docstring), not in __all__
+from ._accept import accepts_frames, dataset_from  # noqa: F401
+from ._asr import open_text, read_transcript_table  # noqa: F401
+from ._columns import column_notes  # noqa: F401
+from ._frames import select_rows  # noqa: F401
+from ._io import FORMATS as READERS  # noqa: F401
+from ._io import decode, infer_format, read_bytes, read_delimited, read_jsonl  # noqa: F401
+from ._mtme import SPAN_COLUMNS, read_error_spans, read_rating_spans  # noqa: F401
+from ._scale import warn_undeclared  # noqa: F401
+from ._validate import fmt_items, option_names  # noqa: F401
 from ._readers_ext import read_summeval
 
 __all__ = [

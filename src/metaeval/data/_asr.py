@@ -38,7 +38,6 @@ import pandas as pd
 
 from metaeval.errors import DataError, ParameterError
 
-from ._dataset import Dataset
 from ._validate import RESERVED_NAMES, fmt_items
 
 _TABLE_FORMATS = {
@@ -339,7 +338,6 @@ def read_transcript_table(
     inputs = list(dict.fromkeys(qualify(r[0], r[2]) for r in recs))
     s_pos = {s: k for k, s in enumerate(systems)}
     i_pos = {i: k for k, i in enumerate(inputs)}
-    n, m = len(systems), len(inputs)
 
     tx = {"system": [], "input": [], "reference": [], "hypothesis": []}
     ctx = {"system": [], "input": [], **{k: [] for k in ctx_cols}}
