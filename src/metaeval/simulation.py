@@ -24,6 +24,10 @@ mu^m + sigma^m) and C^h - 1 thresholds ~ U(mu^h - sigma^h, mu^h + sigma^h)
 replaced by its category index, the number of thresholds at or below it
 (:func:`discretize`).
 
+The model's arrays-in, arrays-out building blocks (the draws, the model, the
+truncated-normal quantile, discretization) are :mod:`metaeval.stats.generative`;
+:func:`discretize` and :func:`truncated_normal_ppf` are re-exported here.
+
 See ``docs/simulation.md`` for the design, the grids, the reproduction of
 the paper's Table 5 and a comparison with its Figures 1 and 2.
 """
@@ -41,7 +45,6 @@ from typing import ClassVar
 
 import numpy as np
 import pandas as pd
-from scipy import special as _sp
 
 from ._parallel import Checkpoint, check_n_jobs, run_units
 from ._results import _Collection, _Result, _Table
@@ -65,6 +68,14 @@ from .stats.codes import (
     generic_measures,
     kendall_stats_from_codes,
     ranks_from_codes,
+)
+from .stats.generative import (
+    discretize,
+    draw_standard,
+    draw_threshold_uniforms,
+    model_scores,
+    thresholds_from_uniforms,
+    truncated_normal_ppf,
 )
 from .stats.levels import LEVELS, check_average, check_level, level_values
 
@@ -148,133 +159,6 @@ _POINTS_PER_UNIT = 16
 # temporaries small (fresh large arrays cost page faults).
 _SUB_BATCH = 25
 
-
-
-# --------------------------------------------------------------------------
-# the model's building blocks
-
-
-def truncated_normal_ppf(u, mu, sigma):
-    """Quantile function of Normal(mu, sigma) truncated to [-1, 1].
-
-    ``F^-1(u) = mu + sigma * Phi^-1(Phi(a) + u (Phi(b) - Phi(a)))`` with
-    ``a = (-1 - mu) / sigma``, ``b = (1 - mu) / sigma``: an exact
-    inverse-CDF draw when ``u ~ U(0, 1)``.  Probabilities above 1/2 are
-    inverted through their complement ``1 - Phi(b) + (1 - u)(Phi(b) -
-    Phi(a))``, so no precision is lost near the upper bound.
-    ``sigma = 0`` gives ``mu``.  Equals ``scipy.stats.truncnorm.ppf(u, a, b,
-    loc=mu, scale=sigma)`` (tested to 1e-12).
-
-    Parameters
-    ----------
-    u : array_like
-        Uniform(0, 1) numbers.
-    mu, sigma : float
-        Location and scale of the untruncated normal.
-    """
-    u = np.asarray(u, float)
-    if sigma == 0:
-        return np.full(u.shape, float(mu))
-    a = (-1.0 - mu) / sigma
-    b = (1.0 - mu) / sigma
-    pa = _sp.ndtr(a)
-    pb = _sp.ndtr(b)
-    width = pb - pa
-    p = pa + u * width
-    # the upper half through the complement, so no precision is lost near 1
-    q = _sp.ndtr(-b) + (1.0 - u) * width
-    z = np.where(p < 0.5, _sp.ndtri(np.minimum(p, 0.5)), -_sp.ndtri(np.minimum(q, 0.5)))
-    return np.clip(mu + sigma * z, -1.0, 1.0)
-
-
-def discretize(values, thresholds):
-    """Category indices of ``values`` for each set of thresholds.
-
-    The index of a value v is the number of thresholds t with ``t <= v``
-    (``np.digitize(v, sorted(t))``): with C - 1 thresholds it is in
-    0..C-1, and a value equal to a threshold goes to the upper category.
-    Values below every threshold get 0.
-
-    Parameters
-    ----------
-    values : array_like
-        Finite scores of any shape S.
-    thresholds : array_like, shape (B, C - 1)
-        B sets of thresholds (need not be sorted).
-
-    Returns
-    -------
-    ndarray of int64, shape (B, *S)
-
-    Notes
-    -----
-    The values are sorted once; each threshold set then costs
-    O(C log n + n) (a cumulative count of the thresholds' insertion points),
-    so the B sets cost O(n log n + B (n + C log n)).
-
-    Examples
-    --------
-    >>> discretize([0.1, 0.5, 0.9, 0.5], [[0.5, 0.2]])
-    array([[0, 2, 2, 2]])
-    """
-    v = np.asarray(values, float)
-    t = np.atleast_2d(np.asarray(thresholds, float))
-    if not np.isfinite(v).all():
-        raise ParameterError("discretize: values must be finite")
-    shape = v.shape
-    flat = v.ravel()
-    n = flat.size
-    B = t.shape[0]
-    order = np.argsort(flat, kind="stable")
-    xs = flat[order]
-    # first sorted position with x >= t: values from there on have t <= v
-    pos = np.searchsorted(xs, t, side="left")
-    cnt = np.bincount((pos + (n + 1) * np.arange(B)[:, None]).ravel(), minlength=B * (n + 1))
-    codes_sorted = np.cumsum(cnt.reshape(B, n + 1)[:, :n], axis=1)
-    codes = np.empty((B, n), np.int64)
-    codes[:, order] = codes_sorted
-    return codes.reshape((B,) + shape)
-
-
-def _draw_standard(ss, n_systems, n_inputs, t):
-    """The standard draws of iteration ``t`` (common random numbers): two
-    standard normals per system, one uniform per system (for rho_i), two
-    standard normals per cell.  They depend on the seed, N, M and t only."""
-    gen = _rs.named_generator(
-        ss, "simulation-data", f"n_systems={n_systems}", f"n_inputs={n_inputs}", f"iteration={t}"
-    )
-    e_sys = gen.standard_normal((n_systems, 2))
-    u_rho = gen.random(n_systems)
-    e_cell = gen.standard_normal((2, n_systems, n_inputs))
-    return e_sys, u_rho, e_cell
-
-
-def _draw_thresholds(ss, side, c, t, n_discretizations):
-    """Uniform(0, 1) numbers (T2, C - 1) for the thresholds of one side
-    (``metric``/``human``) at scale size ``c`` in iteration ``t``."""
-    gen = _rs.named_generator(ss, "simulation-thresholds", side, f"c={c}", f"iteration={t}")
-    return gen.random((n_discretizations, c - 1))
-
-
-def _model_scores(p, e_sys, u_rho, e_cell):
-    """Metric x and human z scores from standard draws (any leading axes)."""
-    a = e_sys[..., 0]
-    b = e_sys[..., 1]
-    rs = p["rho_sys"]
-    mu_i_m = p["mu_m"] + p["sigma_m"] * a
-    mu_i_h = p["mu_h"] + p["sigma_h"] * (rs * a + math.sqrt(max(0.0, 1.0 - rs * rs)) * b)
-    rho_i = truncated_normal_ppf(u_rho, p["mu_rho_item"], p["sigma_rho_item"])
-    e0 = e_cell[..., 0, :, :]
-    e1 = e_cell[..., 1, :, :]
-    x = mu_i_m[..., None] + p["sigma_item_m"] * e0
-    z = mu_i_h[..., None] + p["sigma_item_h"] * (
-        rho_i[..., None] * e0 + np.sqrt(np.maximum(0.0, 1.0 - rho_i * rho_i))[..., None] * e1
-    )
-    return x, z
-
-
-def _thresholds(u, mu, sigma):
-    return mu + sigma * (2.0 * u - 1.0)
 
 
 # --------------------------------------------------------------------------
@@ -457,7 +341,7 @@ def _unit_work(cfg: _Config, unit):
     out = {}
     with warnings.catch_warnings(), np.errstate(all="ignore"), _sequential_kernels():
         warnings.simplefilter("ignore", RuntimeWarning)
-        draws = [_draw_standard(cfg.ss, N, M, t) for t in range(t0, t1)]
+        draws = [draw_standard(cfg.ss, N, M, t) for t in range(t0, t1)]
         cont = [(i, p) for i, p in points if p["c_m"] is None and p["c_h"] is None]
         disc = [(i, p) for i, p in points if not (p["c_m"] is None and p["c_h"] is None)]
         for i, p in cont:
@@ -466,7 +350,7 @@ def _unit_work(cfg: _Config, unit):
             # batches of iterations (small batches keep temporaries small)
             for s0 in range(0, t1 - t0, _SUB_BATCH):
                 part = draws[s0 : s0 + _SUB_BATCH]
-                x, z = _model_scores(p, *(np.stack([d[j] for d in part]) for j in range(3)))
+                x, z = model_scores(p, *(np.stack([d[j] for d in part]) for j in range(3)))
                 if cfg.engine == "generic":
                     v, dr = generic_measures(x, z, cfg.measures, cfg.average)
                 else:
@@ -479,7 +363,7 @@ def _unit_work(cfg: _Config, unit):
             vals = np.empty((K, t1 - t0, T2))
             drop = np.zeros(K, np.int64)
             for r, t in enumerate(range(t0, t1)):
-                x, z = _model_scores(p, *draws[r])
+                x, z = model_scores(p, *draws[r])
                 v, dr = _discretized_iteration(cfg, p, x, z, t)
                 vals[:, r, :] = v
                 drop += dr.sum(-1)
@@ -491,8 +375,8 @@ def _discretized_iteration(cfg, p, x, z, t):
     """The T2 discretizations of one iteration, in batches of _SUB_BATCH."""
     T2 = p["n_discretizations"]
     cm, ch = p["c_m"], p["c_h"]
-    um = _draw_thresholds(cfg.ss, "metric", cm, t, T2) if cm is not None else None
-    uh = _draw_thresholds(cfg.ss, "human", ch, t, T2) if ch is not None else None
+    um = draw_threshold_uniforms(cfg.ss, "metric", cm, t, T2) if cm is not None else None
+    uh = draw_threshold_uniforms(cfg.ss, "human", ch, t, T2) if ch is not None else None
     K = len(cfg.measures)
     vals = np.empty((K, T2))
     drop = np.empty((K, T2), np.int64)
@@ -500,9 +384,9 @@ def _discretized_iteration(cfg, p, x, z, t):
         s1 = min(T2, s0 + _SUB_BATCH)
         xc = zc = None
         if cm is not None:
-            xc = discretize(x, _thresholds(um[s0:s1], p["mu_m"], p["sigma_m"]))
+            xc = discretize(x, thresholds_from_uniforms(um[s0:s1], p["mu_m"], p["sigma_m"]))
         if ch is not None:
-            zc = discretize(z, _thresholds(uh[s0:s1], p["mu_h"], p["sigma_h"]))
+            zc = discretize(z, thresholds_from_uniforms(uh[s0:s1], p["mu_h"], p["sigma_h"]))
         if cfg.engine == "auto" and xc is not None and zc is not None:
             v, dr = code_measures(xc, zc, cm, ch, cfg.measures, cfg.average)
         else:
@@ -1105,18 +989,18 @@ def draw_scores(
     (p,) = _expand_grid(params, None, "all", 1, n_discretizations)
     t = check_int(iteration, "iteration", 0)
     ss, _ = _rs.seed_sequence(rng)
-    x, z = _model_scores(p, *_draw_standard(ss, p["n_systems"], p["n_inputs"], t))
+    x, z = model_scores(p, *draw_standard(ss, p["n_systems"], p["n_inputs"], t))
     if p["c_m"] is None and p["c_h"] is None:
         return x, z
     T2 = p["n_discretizations"]
     if p["c_m"] is not None:
-        u = _draw_thresholds(ss, "metric", p["c_m"], t, T2)
-        x = discretize(x, _thresholds(u, p["mu_m"], p["sigma_m"])).astype(float)
+        u = draw_threshold_uniforms(ss, "metric", p["c_m"], t, T2)
+        x = discretize(x, thresholds_from_uniforms(u, p["mu_m"], p["sigma_m"])).astype(float)
     else:
         x = np.repeat(x[None], T2, axis=0)
     if p["c_h"] is not None:
-        u = _draw_thresholds(ss, "human", p["c_h"], t, T2)
-        z = discretize(z, _thresholds(u, p["mu_h"], p["sigma_h"])).astype(float)
+        u = draw_threshold_uniforms(ss, "human", p["c_h"], t, T2)
+        z = discretize(z, thresholds_from_uniforms(u, p["mu_h"], p["sigma_h"])).astype(float)
     else:
         z = np.repeat(z[None], T2, axis=0)
     return x, z

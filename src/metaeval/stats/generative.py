@@ -1,0 +1,161 @@
+"""The generative model of seed paper 000's simulation (section 4.1, Algorithm 1): arrays
+in, arrays out.  :mod:`metaeval.simulation` runs it on grids and estimates its parameters;
+``simulate``'s common random numbers are the draws of :func:`draw_standard` and
+:func:`draw_threshold_uniforms`, named streams of one seed (so a grid point's numbers do
+not depend on the other points, the workers or the chunks).
+
+The model, for N systems and M inputs::
+
+    (mu_i^m, mu_i^h) ~ BVN(mu^m, mu^h, sigma^m, sigma^h, rho_sys)      i = 1..N
+    rho_i            ~ Normal(mu_rho_item, sigma_rho_item) truncated to [-1, 1]
+    (x_ij, z_ij)     ~ BVN(mu_i^m, mu_i^h, sigma_i^m, sigma_i^h, rho_i) j = 1..M
+
+x is the metric, z the human score (:func:`model_scores`); discretization replaces every
+value by the number of thresholds at or below it (:func:`discretize`), with C - 1
+thresholds ~ U(mu - sigma, mu + sigma) per side (:func:`thresholds_from_uniforms`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy import special as _sp
+
+from ..errors import ParameterError
+from .resampling import named_generator
+
+__all__ = [
+    "discretize",
+    "draw_standard",
+    "draw_threshold_uniforms",
+    "model_scores",
+    "thresholds_from_uniforms",
+    "truncated_normal_ppf",
+]
+
+
+
+def truncated_normal_ppf(u, mu, sigma):
+    """Quantile function of Normal(mu, sigma) truncated to [-1, 1].
+
+    ``F^-1(u) = mu + sigma * Phi^-1(Phi(a) + u (Phi(b) - Phi(a)))`` with
+    ``a = (-1 - mu) / sigma``, ``b = (1 - mu) / sigma``: an exact
+    inverse-CDF draw when ``u ~ U(0, 1)``.  Probabilities above 1/2 are
+    inverted through their complement ``1 - Phi(b) + (1 - u)(Phi(b) -
+    Phi(a))``, so no precision is lost near the upper bound.
+    ``sigma = 0`` gives ``mu``.  Equals ``scipy.stats.truncnorm.ppf(u, a, b,
+    loc=mu, scale=sigma)`` (tested to 1e-12).
+
+    Parameters
+    ----------
+    u : array_like
+        Uniform(0, 1) numbers.
+    mu, sigma : float
+        Location and scale of the untruncated normal.
+    """
+    u = np.asarray(u, float)
+    if sigma == 0:
+        return np.full(u.shape, float(mu))
+    a = (-1.0 - mu) / sigma
+    b = (1.0 - mu) / sigma
+    pa = _sp.ndtr(a)
+    pb = _sp.ndtr(b)
+    width = pb - pa
+    p = pa + u * width
+    # the upper half through the complement, so no precision is lost near 1
+    q = _sp.ndtr(-b) + (1.0 - u) * width
+    z = np.where(p < 0.5, _sp.ndtri(np.minimum(p, 0.5)), -_sp.ndtri(np.minimum(q, 0.5)))
+    return np.clip(mu + sigma * z, -1.0, 1.0)
+
+
+def discretize(values, thresholds):
+    """Category indices of ``values`` for each set of thresholds.
+
+    The index of a value v is the number of thresholds t with ``t <= v``
+    (``np.digitize(v, sorted(t))``): with C - 1 thresholds it is in
+    0..C-1, and a value equal to a threshold goes to the upper category.
+    Values below every threshold get 0.
+
+    Parameters
+    ----------
+    values : array_like
+        Finite scores of any shape S.
+    thresholds : array_like, shape (B, C - 1)
+        B sets of thresholds (need not be sorted).
+
+    Returns
+    -------
+    ndarray of int64, shape (B, *S)
+
+    Notes
+    -----
+    The values are sorted once; each threshold set then costs
+    O(C log n + n) (a cumulative count of the thresholds' insertion points),
+    so the B sets cost O(n log n + B (n + C log n)).
+
+    Examples
+    --------
+    >>> discretize([0.1, 0.5, 0.9, 0.5], [[0.5, 0.2]])
+    array([[0, 2, 2, 2]])
+    """
+    v = np.asarray(values, float)
+    t = np.atleast_2d(np.asarray(thresholds, float))
+    if not np.isfinite(v).all():
+        raise ParameterError("discretize: values must be finite")
+    shape = v.shape
+    flat = v.ravel()
+    n = flat.size
+    B = t.shape[0]
+    order = np.argsort(flat, kind="stable")
+    xs = flat[order]
+    # first sorted position with x >= t: values from there on have t <= v
+    pos = np.searchsorted(xs, t, side="left")
+    cnt = np.bincount((pos + (n + 1) * np.arange(B)[:, None]).ravel(), minlength=B * (n + 1))
+    codes_sorted = np.cumsum(cnt.reshape(B, n + 1)[:, :n], axis=1)
+    codes = np.empty((B, n), np.int64)
+    codes[:, order] = codes_sorted
+    return codes.reshape((B,) + shape)
+
+
+def draw_standard(ss, n_systems, n_inputs, t):
+    """The standard draws of iteration ``t`` (common random numbers): two
+    standard normals per system, one uniform per system (for rho_i), two
+    standard normals per cell.  They depend on the seed, N, M and t only."""
+    gen = named_generator(
+        ss, "simulation-data", f"n_systems={n_systems}", f"n_inputs={n_inputs}", f"iteration={t}"
+    )
+    e_sys = gen.standard_normal((n_systems, 2))
+    u_rho = gen.random(n_systems)
+    e_cell = gen.standard_normal((2, n_systems, n_inputs))
+    return e_sys, u_rho, e_cell
+
+
+def draw_threshold_uniforms(ss, side, c, t, n_discretizations):
+    """Uniform(0, 1) numbers (T2, C - 1) for the thresholds of one side
+    (``metric``/``human``) at scale size ``c`` in iteration ``t``."""
+    gen = named_generator(ss, "simulation-thresholds", side, f"c={c}", f"iteration={t}")
+    return gen.random((n_discretizations, c - 1))
+
+
+def model_scores(p, e_sys, u_rho, e_cell):
+    """Metric x and human z scores from standard draws (any leading axes)."""
+    a = e_sys[..., 0]
+    b = e_sys[..., 1]
+    rs = p["rho_sys"]
+    mu_i_m = p["mu_m"] + p["sigma_m"] * a
+    mu_i_h = p["mu_h"] + p["sigma_h"] * (rs * a + math.sqrt(max(0.0, 1.0 - rs * rs)) * b)
+    rho_i = truncated_normal_ppf(u_rho, p["mu_rho_item"], p["sigma_rho_item"])
+    e0 = e_cell[..., 0, :, :]
+    e1 = e_cell[..., 1, :, :]
+    x = mu_i_m[..., None] + p["sigma_item_m"] * e0
+    z = mu_i_h[..., None] + p["sigma_item_h"] * (
+        rho_i[..., None] * e0 + np.sqrt(np.maximum(0.0, 1.0 - rho_i * rho_i))[..., None] * e1
+    )
+    return x, z
+
+
+def thresholds_from_uniforms(u, mu, sigma):
+    """Discretization thresholds ~ U(mu - sigma, mu + sigma) from Uniform(0, 1) numbers
+    (paper 000, section 4.1, centred on the side's mean)."""
+    return mu + sigma * (2.0 * u - 1.0)
