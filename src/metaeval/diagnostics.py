@@ -74,6 +74,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
 from .stats.inference import binomial_interval, correlation_test, use_kernels
+from .stats.ks import ks_statistic
 from .stats.levels import check_level, level_values, match_system_shapes
 from .stats.multitest import adjust_pvalues
 
@@ -396,29 +397,6 @@ def perturbation_detection(
 
 # --------------------------------------------------------------------------
 # 2. Kolmogorov-Smirnov score
-
-
-def ks_statistic(a, b) -> tuple[float, float, int]:
-    """Two-sample KS distance sup |F_a - F_b|, where it is reached, and its sign.
-
-    Returns ``(statistic, location, sign)``: ``sign`` is +1 when F_a - F_b
-    is largest (a's empirical CDF above b's: a's values tend to be smaller)
-    and -1 otherwise, as ``statistic_sign`` of ``scipy.stats.ks_2samp(a, b)``.
-
-    >>> ks_statistic([1, 2, 3], [4, 5, 6])
-    (1.0, 3.0, 1)
-    """
-    a = np.sort(np.asarray(a, float))
-    b = np.sort(np.asarray(b, float))
-    grid = np.concatenate([a, b])
-    fa = np.searchsorted(a, grid, side="right") / a.size
-    fb = np.searchsorted(b, grid, side="right") / b.size
-    diff = fa - fb
-    i_plus, i_minus = int(np.argmax(diff)), int(np.argmin(diff))
-    d_plus, d_minus = float(diff[i_plus]), float(-diff[i_minus])
-    if d_plus >= d_minus:
-        return d_plus, float(grid[i_plus]), 1
-    return d_minus, float(grid[i_minus]), -1
 
 
 @dataclass(frozen=True)
