@@ -56,6 +56,7 @@ from .errors import (
 from ._results import _ARR, _Collection, _Result
 from ._vocab import as_list, check_choice, check_dataset, check_int
 from .stats.cfamodel import CFAModel, parse_model
+from .stats.pca import residual_components
 from .stats.coefficients import check_method_levels
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
@@ -1525,12 +1526,6 @@ class ResidualPCA(_Result):
         return out
 
 
-def _orient_columns(A):
-    i = np.argmax(np.abs(A), axis=0)
-    s = np.sign(A[i, np.arange(A.shape[1])])
-    return A * np.where(s == 0, 1.0, s)
-
-
 @accepts_frames()
 def residual_pca(
     dataset, factors, *, metrics=None, n_components=2, standardize=True
@@ -1578,39 +1573,16 @@ def residual_pca(
         raise ParameterError(f"n_components={n_components} exceeds the {len(metrics)} metrics")
     Y = np.stack([_source_matrix(dataset, m).ravel() for m in metrics], 1)
     F = np.stack([c[2].ravel() for c in crit], 1)
-    ok = np.isfinite(Y).all(1) & np.isfinite(F).all(1)
-    Y, F = Y[ok], F[ok]
-    n = Y.shape[0]
-    if n <= F.shape[1] + 2:
-        raise DataError(f"residual_pca: only {n} complete cells")
-    Xd = np.column_stack([np.ones(n), F])
-    beta, *_ = np.linalg.lstsq(Xd, Y, rcond=None)
-    E = Y - Xd @ beta
-    with np.errstate(all="ignore"):
-        r2 = 1.0 - E.var(0) / Y.var(0)
-        C = np.cov(E.T)
-        if standardize:
-            sd = np.sqrt(np.diag(C))
-            if np.any(sd == 0):
-                raise DataError(
-                    "a metric is explained exactly by the factor scores (zero residual)"
-                )
-            C = C / np.outer(sd, sd)
-    vals, vecs = np.linalg.eigh(C)
-    order = np.argsort(vals)[::-1]
-    vals, vecs = vals[order], vecs[:, order]
-    c = n_components
-    load = _orient_columns(vecs[:, :c] * np.sqrt(np.clip(vals[:c], 0, None)))
-    Et = E.T - E.T.mean(0)  # metrics x cells, centred per cell (prcomp(t(resid)))
-    U, S, _ = np.linalg.svd(Et, full_matrices=False)
-    coords = _orient_columns(U[:, :c] * S[:c])
+    pc = residual_components(Y, F, n_components=n_components, standardize=standardize)
+    n, c = pc.n_obs, n_components
     sig = make_signature(method="ols+pca", n=n, nan="listwise", units="cells",
                          std=standardize, factors=len(crit))
     return ResidualPCA(
         metrics=tuple(metrics), factors=tuple(x[0] for x in crit), n_obs=int(n),
-        n_components=c, standardize=bool(standardize), signature=sig, r_squared=r2,
-        explained_variance=vals[:c], explained_variance_ratio=vals[:c] / vals.sum(),
-        loadings=load, metric_coordinates=coords,
+        n_components=c, standardize=bool(standardize), signature=sig, r_squared=pc.r_squared,
+        explained_variance=pc.explained_variance,
+        explained_variance_ratio=pc.explained_variance_ratio,
+        loadings=pc.loadings, metric_coordinates=pc.metric_coordinates,
     )
 
 
