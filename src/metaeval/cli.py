@@ -777,11 +777,31 @@ def main():
 
 @main.command()
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def datasets(fmt):
-    """List the bundled datasets."""
+@click.option("--fetch", "fetch_names", multiple=True, metavar="NAME",
+              help="Download a registry dataset into the cache (once; checked against its pinned sha256) "
+                   "and print its license and citation. Repeatable; 'all' fetches every one.")
+@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
+              help="Cache folder (default: $METAEVAL_DATA, else ~/.cache/metaeval/datasets).")
+@click.option("--base-url", default=None, metavar="URL",
+              help="Mirror replacing the host of every download URL (default: $METAEVAL_DATA_URL).")
+def datasets(fmt, fetch_names, cache_dir, base_url):
+    """List the bundled and downloadable datasets, or fetch some (--fetch NAME)."""
     from .data import list_datasets
 
-    ds = list_datasets()
+    if fetch_names:
+        from .data._registry import REGISTRY, fetch, get_entry
+
+        names = list(REGISTRY) if "all" in fetch_names else list(dict.fromkeys(fetch_names))
+        for n in names:
+            get_entry(n)  # every name known before anything is downloaded
+        for n in names:
+            folder = fetch(n, cache_dir=cache_dir, base_url=base_url)
+            click.echo(f"{n}\t{folder}")
+        return
+    from .data._registry import listing
+
+    bundled = {d["name"]: d for d in list_datasets()}
+    ds = [{**bundled.get(r["name"], {}), **r} for r in listing()]
     if fmt == "json":
         _emit_json(ds)
     elif fmt == "csv":
@@ -789,7 +809,8 @@ def datasets(fmt):
 
         _emit_csv(pd.DataFrame(ds))
     else:
-        _show(_tables.datasets_table(ds))
+        cols = ["name", "task", "systems_x_inputs", "human", "raters", "texts", "license"]
+        _show(_tables.datasets_table([{c: d[c] for c in cols} for d in ds]))
 
 
 def _agreement_registry():

@@ -551,7 +551,8 @@ def judge_tables(res):
 def datasets_table(records):
     """The bundled datasets (:func:`~metaeval.list_datasets` records)."""
     cols = list(records[0].keys()) if records else ["name"]
-    return TextTable("bundled datasets", cols, [[str(d[c]) for c in cols] for d in records])
+    return TextTable("datasets (bundled, then downloadable: metaeval datasets --fetch NAME)", cols,
+                     [[str(d[c]) for c in cols] for d in records])
 
 
 def judge_pairs_table(frame):
