@@ -61,7 +61,8 @@ def _pairwise_doc(n: int) -> dict:
     return {"dataset": "LLMBar fixture", "dataset_url": "https://example.invalid", "expert_annotator": "true",
             "annotations": [{"metric": "quality_single_turn", "category": "categorical", "prompt": "x",
                              "labels_list": ["model_a", "model_b"]}],
-            "instances": [{"id": f"P_{i}", "instance": {"input": f"do {i}", "output_a": f"a{i}", "output_b": f"b{i}"},
+            "instances": [{"id": f"P_{i}", "instance": {"input": f"do {i}", "output_a": "a " * (i % 4 + 1) + str(i),
+                                                                     "output_b": "b " * (i * 7 % 5 + 1) + str(i)},
                            "annotations": {"quality_single_turn": {
                                "majority_human": "model_a" if i % 3 else "model_b",
                                "individual_human_scores": ["model_a" if i % 3 else "model_b"]}}}
@@ -213,7 +214,8 @@ def test_pairwise_as_preferences_and_as_dataset(entries, tmp_path):
     assert list(ds.scores("preference")[0]) == want
     assert list(ds.scores("preference")[1]) == [1 - w for w in want]
     tx = ds.texts.set_index(["system", "input"])
-    assert tx.loc[("output_b", "P_4"), "hypothesis"] == "b4" and tx.loc[("output_a", "P_4"), "source"] == "do 4"
+    x4 = pw["instances"][4]["instance"]
+    assert tx.loc[("output_b", "P_4"), "hypothesis"] == x4["output_b"] and tx.loc[("output_a", "P_4"), "source"] == x4["input"]
 
 
 def test_mtme_release_equals_csv_reading(entries, tmp_path):
