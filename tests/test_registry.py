@@ -252,6 +252,17 @@ def test_checksum_mismatch(entries, tmp_path, monkeypatch):
     assert not list((tmp_path / "cache" / "t-point").iterdir())  # nothing left behind, no .part file
 
 
+def test_oversized_download_is_cut_at_the_pinned_size(entries, tmp_path, monkeypatch):
+    e = reg.REGISTRY["t-point"]
+    small = dataclasses.replace(e.files[0], size=10)  # the server sends more than the pinned size
+    monkeypatch.setitem(reg.REGISTRY, "t-point", dataclasses.replace(e, files=(small, e.files[1])))
+    with pytest.raises(DatasetFetchError) as ei:
+        _load("t-point", tmp_path, entries["base"])
+    msg = _one_line(ei.value, "t-point", tmp_path / "cache" / "t-point" / small.name)
+    assert "sent more than the expected 10 bytes" in msg
+    assert not list((tmp_path / "cache" / "t-point").iterdir())
+
+
 def test_truncated_download(entries, tmp_path):
     e = reg.REGISTRY["t-point"]
     entries["handler"].truncate.add(re.sub(r"^https://[^/]+", "", e.files[0].url))

@@ -98,10 +98,12 @@ def _download(dataset: str, f: RemoteFile, dest: Path, base_url, timeout: float)
     try:
         try:
             with urllib.request.urlopen(url, timeout=timeout) as resp, open(tmp, "wb") as out:
-                while chunk := resp.read(_CHUNK):
+                while chunk := resp.read(min(_CHUNK, f.size + 1 - n)):
                     h.update(chunk)
                     out.write(chunk)
                     n += len(chunk)
+                    if n > f.size:  # never read more than the pinned size (a server sending forever)
+                        break
         except http.client.IncompleteRead as exc:
             got = n + len(exc.partial or b"")
             raise _fail(dataset, f"download of {url} truncated ({got} of {f.size} bytes)", dest) from None
@@ -112,7 +114,7 @@ def _download(dataset: str, f: RemoteFile, dest: Path, base_url, timeout: float)
             raise _fail(dataset, f"no network: cannot reach {url} ({reason})", dest) from None
         if n != f.size:
             raise _fail(dataset, f"download of {url} truncated ({n} of {f.size} bytes)"
-                        if n < f.size else f"{url} sent {n} bytes, expected {f.size}", dest)
+                        if n < f.size else f"{url} sent more than the expected {f.size} bytes", dest)
         digest = h.hexdigest()
         if digest != f.sha256:
             raise _fail(dataset, f"checksum mismatch for {url}: sha256 {digest}, expected {f.sha256}", dest)
