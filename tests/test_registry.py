@@ -167,6 +167,65 @@ def entries(server, monkeypatch):
             "systems": systems}
 
 
+def _webnlg_release(root: Path):
+    """WebNLG 2020's layout: the all-teams averages, one ratings JSON and one output file per team,
+    the test XML with references; team B has no rating for sample 2 (as Baseline-FORGE2020 for one)."""
+    teams = ("A_(x)", "B")
+    crit = ("Correctness", "DataCoverage", "Fluency", "Relevance", "TextStructure")
+    rng = np.random.default_rng(7)
+    ratings, avg = {t: {} for t in teams}, []
+    for t in teams:
+        for sid in ("1", "2", "4"):
+            if t == "B" and sid == "2":
+                continue
+            ws = {f"en_worker_{w}": {c: int(rng.integers(0, 101)) for c in crit}
+                  for w in rng.choice(9, size=int(rng.integers(2, 4)), replace=False)}
+            ratings[t][sid] = ws
+            avg.append({"submission_id": t, "size": str(int(sid) % 3 + 1), "sample_id": sid,
+                        "domain": f"type{sid}", "category": "Airport",
+                        **{c: float(np.mean([v[c] for v in ws.values()])) for c in crit}})
+    entries = "".join(
+        f'<entry category="Airport" eid="Id{k}" size="1"><modifiedtripleset><mtriple>S{k} | p | O{k}</mtriple>'
+        f'</modifiedtripleset><lex lang="" lid="Id1">ref {k} a</lex><lex lang="" lid="Id2">ref {k} b</lex></entry>'
+        for k in range(1, 6))
+    he = "evaluation/human-evaluation/results/en"
+    files = [_publish(root, f"{he}/english_humeval_data_all_teams.json", json.dumps(avg, indent=4)),
+             _publish(root, "data/en/test/rdf-to-text-generation-test-data-with-refs-en.xml",
+                      f"<?xml version='1.0' encoding='utf-8'?>\n<benchmark><entries>{entries}</entries></benchmark>")]
+    files[0] = dataclasses.replace(files[0], name="english_humeval_data_all_teams.json")
+    for t in teams:
+        f = _publish(root, f"{he}/{t}/primary.json", json.dumps(ratings[t]))
+        files.append(dataclasses.replace(f, name=f"ratings/{t}.json"))
+        f = _publish(root, f"submissions/rdf2text/en/{t}/primary.en", "".join(f"{t} says {k}\n" for k in range(1, 6)))
+        files.append(dataclasses.replace(f, name=f"outputs/{t}.en"))
+    return tuple(files), avg, ratings
+
+
+def test_webnlg_counts_and_values_equal_json_reading(server, tmp_path, monkeypatch):
+    root, base, _ = server
+    files, avg, ratings = _webnlg_release(root)
+    monkeypatch.setitem(reg.REGISTRY, "t-webnlg", dataclasses.replace(reg.REGISTRY["webnlg2020-en"],
+                                                                        name="t-webnlg", files=files))
+    ds = _load("t-webnlg", tmp_path, base)
+    assert ds.systems == ("A_(x)", "B") and ds.inputs == ("1", "2", "4")
+    for r in avg:  # every averaged value of the release, where it is
+        i, j = ds.systems.index(r["submission_id"]), ds.inputs.index(r["sample_id"])
+        for c in reg.WEBNLG_CRITERIA:
+            assert ds.scores(c)[i, j] == r[c]
+            for w, sc in ratings[r["submission_id"]][r["sample_id"]].items():
+                k = ds.rater_labels(f"{c}:raters").index(w)
+                assert ds.ratings(f"{c}:raters")[k, i, j] == sc[c]
+    assert np.isnan(ds.scores("Fluency")[1, 1])  # B was not rated on sample 2
+    n_workers = len({w for t in ratings.values() for ws in t.values() for w in ws})
+    assert len(ds.rater_labels("Fluency:raters")) == n_workers
+    tx = ds.texts.set_index(["system", "input"])
+    assert tx.loc[("B", "4"), "hypothesis"] == "B says 4"  # line sample_id, counted from 1
+    assert tuple(tx.loc[("A_(x)", "4"), "references"]) == ("ref 4 a", "ref 4 b")
+    assert tx.loc[("A_(x)", "4"), "source"] == "S4 | p | O4"
+    c = ds.contexts.set_index("input")
+    assert c.loc["4", "domain"] == "type4" and c.loc["4", "size"] == "2"
+
+
 def _load(name, tmp_path, base, **kw):
     import metaeval
 

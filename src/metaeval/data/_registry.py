@@ -109,6 +109,82 @@ _JB_FILES = {
 }
 
 
+WEBNLG_REPO = "WebNLG/challenge-2020"
+#: The human evaluation and the submissions at the repository's last commit; the test data with
+#: references only at the commit before it removed its data folder.
+WEBNLG_COMMITS = {"H": "328b4c252abd9ca36471f390f9fcbd2650798088", "R": "af4f18f01c718592b2358277bc52e955d0d49cf8"}
+#: sha256 and size of each file, computed with ``git cat-file blob`` at those commits.
+_WEBNLG_FILES = {
+    ("H", "evaluation/human-evaluation/results/en/english_humeval_data_all_teams.json"): ("b60b2bb458b2bb3ece9c1a261add64f37bbf3f1279388f78be4090c77c59a424", 986291),
+    ("H", "evaluation/human-evaluation/results/en/Amazon_AI_(Shanghai)/primary.json"): ("e2c0699640a98f59c9ff197365c87632e58dae841f99a6b83a15817cbc642ab4", 58610),
+    ("H", "submissions/rdf2text/en/Amazon_AI_(Shanghai)/primary.en"): ("17a79bd190d4c73bb9b51c83cbd7065e1033237ac41c69c2143b8b377053547a", 213869),
+    ("H", "evaluation/human-evaluation/results/en/Baseline-FORGE2017/primary.json"): ("d0e2be42e1bfde6f72348e5153e307c69a8aa79a057836ef6b1605c987e2e608", 54849),
+    ("H", "submissions/rdf2text/en/Baseline-FORGE2017/primary.en"): ("3804bb015411b34bab63a5d1e9fdba7b76bf190b1fb4e792d2d1f4aba0128dde", 234449),
+    ("H", "evaluation/human-evaluation/results/en/Baseline-FORGE2020/primary.json"): ("cf2edacfa5e15dea4ed84eca00f052496ac85468223b494b08bd3540e8f9f306", 57296),
+    ("H", "submissions/rdf2text/en/Baseline-FORGE2020/primary.en"): ("53e48be61aa749708ea61d4938674f7e1cbf8c0c459416bd41618687fca62d2b", 223150),
+    ("H", "evaluation/human-evaluation/results/en/CycleGT/primary.json"): ("602cb9fa7003c7113eb3715237af6abfb9a7b59a3509803e7ab232088573d3fd", 60402),
+    ("H", "submissions/rdf2text/en/CycleGT/primary.en"): ("a93b122a28fd820b2cc1d1a38084d804d469639aa929b5b41bd49bde76eba9ee", 209967),
+    ("H", "evaluation/human-evaluation/results/en/DANGNT-SGU/primary.json"): ("ccf387a7ae33258c528c7a5de05bc790310ff9f1c5750ea090e82a60e5500ef6", 59341),
+    ("H", "submissions/rdf2text/en/DANGNT-SGU/primary.en"): ("f01d715b35389142c453871a86008d389cd631bdb57fd54f2aa270f61a0f7cec", 233201),
+    ("H", "evaluation/human-evaluation/results/en/FBConvAI/primary.json"): ("458ae374155e928017e836ac1ae80828e671044407775df060010ce375ca0e02", 56680),
+    ("H", "submissions/rdf2text/en/FBConvAI/primary.en"): ("71b9f02743e7f918f2e9b9ad6569e5048105a73e98e60a46788eb3d4277af200", 219919),
+    ("H", "evaluation/human-evaluation/results/en/Huawei_Noahs_Ark_Lab/primary.json"): ("72d9b2bfb646575cc7afcab0772601442f4adb5041a99926429ed8b8befee954", 56304),
+    ("H", "submissions/rdf2text/en/Huawei_Noahs_Ark_Lab/primary.en"): ("3936ee0d97b7889b54f82d4aaedd42cee04959519b39f7b0bf3cf505abcb6053", 220196),
+    ("H", "evaluation/human-evaluation/results/en/NILC/primary.json"): ("092d03a4bd1b5ef9e9666ff81081fa067e52320121d4e9ad48feafea0a1e2f29", 59681),
+    ("H", "submissions/rdf2text/en/NILC/primary.en"): ("514dc3afc74dd20220cc27f2165d473a2b2a6c86212098cc39d629cacd909609", 233644),
+    ("H", "evaluation/human-evaluation/results/en/NUIG-DSI/primary.json"): ("7164ab6c229d11ac508be0fe42eecb9f69077d0e80b30f74fdd87e75ba06c319", 60106),
+    ("H", "submissions/rdf2text/en/NUIG-DSI/primary.en"): ("ddfe8e953e857bf93ac083e3f89198529dab4460b47d46dda5298882a97620f2", 209289),
+    ("H", "evaluation/human-evaluation/results/en/ORANGE-NLG/primary.json"): ("35dcf0c64be780d471a0b33ff2e90b38e4187eeb1873840f1f9224f6855b8428", 60470),
+    ("H", "submissions/rdf2text/en/ORANGE-NLG/primary.en"): ("6a45e004b735589b364da42ee8198520b69a0f14d0c9c5fca3e1f2133b6e5dcc", 229580),
+    ("H", "evaluation/human-evaluation/results/en/OSU_Neural_NLG/primary.json"): ("50d7019702342e6699f83fbbedff94ddbf0555d9624fad125b6af0920dd0d755", 57429),
+    ("H", "submissions/rdf2text/en/OSU_Neural_NLG/primary.en"): ("9b918a3b09483e438209d1b941ccb9094f3867660b832a0da000edd6de90f944", 217767),
+    ("H", "evaluation/human-evaluation/results/en/RALI/primary.json"): ("77226884c33edc6f2e6cdd6ac8f586b96c1b1bf7bef5570b2dc93abbff691d8f", 57309),
+    ("H", "submissions/rdf2text/en/RALI/primary.en"): ("5d0809f4e6803cc07fed91b33da69fc4c8a0a7b025d7568c678f4a251b53d6d3", 221720),
+    ("H", "evaluation/human-evaluation/results/en/TGen/primary.json"): ("d3590098a0345bb9bf8a05b8bfff66f9f7b78958c673bbdb581930c1765382fc", 58830),
+    ("H", "submissions/rdf2text/en/TGen/primary.en"): ("564467d73f806c05e9b39b3e4e4774c3bf15d4a0963e2086dcd8ff9034bc08f1", 198525),
+    ("H", "evaluation/human-evaluation/results/en/UPC-POE/primary.json"): ("303b840bf7d83f34a33fe8039f637cf11b90b6fc0f7aed2b80eec92fd9f0fee0", 60342),
+    ("H", "submissions/rdf2text/en/UPC-POE/primary.en"): ("a1bae4408844772e77582bbcfe20349a5550029feed838d5436bf492ae6e8e32", 206512),
+    ("H", "evaluation/human-evaluation/results/en/bt5/primary.json"): ("b6c20db83a950b3e01362ae6f27a7e8313d2433782ff748b9eca644db620e957", 57572),
+    ("H", "submissions/rdf2text/en/bt5/primary.en"): ("760d72eb84ef25bc38162c74497b5938fc920783a3318692e2e4f755dafce254", 218973),
+    ("H", "evaluation/human-evaluation/results/en/cuni-ufal/primary.json"): ("061283e1ba5d44c7e59a328e7611abe9c171ecd44dee01ba1f9cd10f82248e24", 59995),
+    ("H", "submissions/rdf2text/en/cuni-ufal/primary.en"): ("5471d385a8047ef5ab72930aaa6b2b4682431e37cdebf47809f99574e708f60e", 212431),
+    ("R", "data/en/test/rdf-to-text-generation-test-data-with-refs-en.xml"): ("90cc228266978ea55a4c09f7f8ea938d5b17fcf2b1daaa4204c1030af0c6bef8", 2211933),
+}
+WEBNLG_TEAMS = ("Amazon_AI_(Shanghai)", "Baseline-FORGE2017", "Baseline-FORGE2020", "CycleGT", "DANGNT-SGU",
+                "FBConvAI", "Huawei_Noahs_Ark_Lab", "NILC", "NUIG-DSI", "ORANGE-NLG", "OSU_Neural_NLG", "RALI",
+                "TGen", "UPC-POE", "bt5", "cuni-ufal")
+WEBNLG_CRITERIA = ("Correctness", "DataCoverage", "Fluency", "Relevance", "TextStructure")
+
+
+def _webnlg_file(which: str, path: str, name: str) -> RemoteFile:
+    sha, size = _WEBNLG_FILES[(which, path)]
+    url = f"https://raw.githubusercontent.com/{WEBNLG_REPO}/{WEBNLG_COMMITS[which]}/{path}"
+    return RemoteFile(name=name, url=url, sha256=sha, size=size)
+
+
+def _webnlg_entry() -> Entry:
+    he = "evaluation/human-evaluation/results/en"
+    files = [_webnlg_file("H", f"{he}/english_humeval_data_all_teams.json", "english_humeval_data_all_teams.json"),
+             _webnlg_file("R", "data/en/test/rdf-to-text-generation-test-data-with-refs-en.xml",
+                          "rdf-to-text-generation-test-data-with-refs-en.xml")]
+    for t in WEBNLG_TEAMS:
+        files.append(_webnlg_file("H", f"{he}/{t}/primary.json", f"ratings/{t}.json"))
+        files.append(_webnlg_file("H", f"submissions/rdf2text/en/{t}/primary.en", f"outputs/{t}.en"))
+    return Entry(
+        name="webnlg2020-en", kind="webnlg2020", task="RDF-to-text generation, English (WebNLG 2020 challenge)",
+        files=tuple(files), shape=(16, 178),
+        human="Correctness, DataCoverage, Fluency, Relevance, TextStructure (0-100, mean of the workers)",
+        raters="2-3 crowd workers per output (worker ids kept)",
+        texts="source (the triples), references, hypothesis", license="CC-BY-NC-SA-4.0 (WebNLG data; "
+        "non-commercial use only)",
+        citation="Castro Ferreira et al. 2020, The 2020 Bilingual, Bi-Directional WebNLG+ Shared Task: Overview "
+                 "and Evaluation Results (WebNLG+ 2020)",
+        source=f"github.com/{WEBNLG_REPO}@{WEBNLG_COMMITS['H'][:12]} (human evaluation, submissions) and "
+               f"@{WEBNLG_COMMITS['R'][:12]} (test data with references)",
+        dims={c: None for c in WEBNLG_CRITERIA},
+    )
+
+
 def jb_file(path: str, name: str | None = None) -> RemoteFile:
     """A JUDGE-BENCH file at the pinned commit, under ``name`` in the cache folder."""
     sha, size = _JB_FILES[path]
@@ -262,6 +338,7 @@ REGISTRY: dict[str, Entry] = {e.name: e for e in [
               citation="Lin et al. 2023, ToxicChat: Unveiling Hidden Challenges of Toxicity Detection in "
                        "Real-World User-AI Conversation, Findings of EMNLP; " + JB_CITATION,
               dims={"toxicity": {"0": 1.0, "1": 0.0}, "jailbreaking": {"0": 1.0, "1": 0.0}}),
+    _webnlg_entry(),
     _wmt_entry("en-de", (12, 549)),
     _wmt_entry("zh-en", (15, 884)),
 ]}
@@ -410,7 +487,68 @@ def _provenance(entry: Entry) -> str:
     return f"{entry.citation}. License: {entry.license}. Source: {entry.source}"
 
 
+def _convert_webnlg(entry: Entry, folder):
+    """WebNLG 2020 (English): the release's per-output averages (``english_humeval_data_all_teams.json``:
+    ``submission_id``, ``sample_id``, ``size``, ``domain``, ``category`` and the five criteria), each
+    team's worker ratings (``<team>/primary.json``: sample id -> worker -> criterion -> score) as
+    ``<criterion>:raters``, its outputs (``primary.en``, line ``sample_id`` counting from 1) and the
+    test set's triples and references (entry ``eid="Id<sample_id>"``).  The human references
+    (``WebNLG-2020-reference``) were rated too, but their text is not in the submissions: not a system."""
+    import xml.etree.ElementTree as ET
+
+    from ._dataset import Dataset
+
+    teams = [f.name[len("ratings/"):-len(".json")] for f in entry.files if f.name.startswith("ratings/")]
+    crit = list(entry.dims)
+    try:
+        with open(folder / "english_humeval_data_all_teams.json", encoding="utf-8") as fh:
+            avg = json.load(fh)
+        root = ET.parse(folder / "rdf-to-text-generation-test-data-with-refs-en.xml").getroot()
+    except (OSError, ValueError, ET.ParseError) as exc:
+        raise DataError(f"dataset {entry.name!r}: cannot read the release ({exc})") from None
+    tests = {}
+    for e in root.iter("entry"):
+        triples = [t.text or "" for t in e.iter("mtriple")]
+        refs = [x.text or "" for x in e.iter("lex")]
+        tests[e.get("eid")] = ("\n".join(triples), refs)
+    outputs = {}
+    for t in teams:
+        with open(folder / "outputs" / f"{t}.en", encoding="utf-8") as fh:
+            outputs[t] = fh.read().split("\n")
+    rows, texts, ctx = [], [], {}
+    workers: dict[str, None] = {}
+    per_team = {}
+    for t in teams:
+        with open(folder / "ratings" / f"{t}.json", encoding="utf-8") as fh:
+            per_team[t] = json.load(fh)
+    for r in avg:
+        t, sid = r["submission_id"], str(r["sample_id"])
+        if t not in outputs:
+            continue
+        row = {"system": t, "input": sid, **{c: float(r[c]) for c in crit}}
+        for w, scores in per_team[t].get(sid, {}).items():
+            workers.setdefault(w, None)
+            for c in crit:
+                row[f"{c}\x00{w}"] = float(scores[c])
+        rows.append(row)
+        ctx[sid] = {"input": sid, "size": str(r["size"]), "domain": r["domain"], "category": r["category"]}
+        k = int(sid)
+        hyp = outputs[t][k - 1] if 0 < k <= len(outputs[t]) else None
+        src, refs = tests.get(f"Id{sid}", (None, None))
+        texts.append({"system": t, "input": sid, "source": src, "references": tuple(refs or ()), "hypothesis": hyp})
+    frame = pd.DataFrame(rows)
+    for c in crit:
+        for w in workers:
+            if f"{c}\x00{w}" not in frame:
+                frame[f"{c}\x00{w}"] = np.nan
+    raters = {f"{c}:raters": {w: f"{c}\x00{w}" for w in workers} for c in crit}
+    return Dataset.from_frame(frame, human=crit, metrics=[], raters=raters, name=entry.name,
+                              texts=pd.DataFrame(texts), contexts=pd.DataFrame(list(ctx.values())),
+                              provenance=_provenance(entry))
+
+
 _CONVERTERS: dict[tuple[str, str], Callable] = {
+    ("webnlg2020", "dataset"): _convert_webnlg,
     ("judge-bench", "dataset"): _convert_judge_bench,
     ("judge-bench-pairwise", "dataset"): _convert_pairwise_dataset,
     ("judge-bench-pairwise", "preferences"): _convert_pairwise_preferences,
