@@ -178,6 +178,10 @@ def test_registry_datasets_levels_and_aggregation(metric_module, entries, tmp_pa
     stat = res.correlations.query("dataset == 't-pair' and metric == 'words'")["statistic"].iloc[0]
     assert len(agree) >= 5  # the fixture's outputs differ in length
     assert stat == pytest.approx(2 * np.mean(agree) - 1)
+    # its interval resamples the pairs (inputs), never one of the two outputs twice
+    row = res.correlations.query("dataset == 't-pair' and metric == 'words'").iloc[0]
+    assert row["ci_method"] == "boot-inputs" and row["n_resamples_nan"] == 0
+    assert res.correlations.query("dataset == 't-point'")["ci_method"].eq("boot-both").all()
 
 
 def test_datasets_lacking_a_needed_text_are_skipped(metric_module, entries, tmp_path):  # noqa: F811

@@ -340,6 +340,13 @@ def supported_levels(shape) -> list[str]:
     return [lv for lv in BENCH_LEVELS if lv != "item" or m >= 3]
 
 
+def bench_ci(shape) -> str:
+    """The bootstrap of the intervals: over systems and inputs (``boot-both``), except for a pairwise
+    release (2 systems, the pair's two outputs), whose units are the pairs (``boot-inputs``: drawing
+    one of two systems twice would leave no pair to correlate in half of the replicates)."""
+    return "boot-inputs" if shape[0] == 2 else "boot-both"
+
+
 # ---------------------------------------------------------------------- result
 @dataclass(frozen=True)
 class BenchResult:
@@ -472,7 +479,7 @@ def _bench_unit(u):
                    clusters=opt["clusters"], rng=opt["ss"])
     frames = []
     for h in dims:
-        cor = correlate(ds, h, metrics=metrics, level=levels, method=opt["method"],
+        cor = correlate(ds, h, metrics=metrics, level=levels, method=opt["method"], ci=bench_ci(ds.shape),
                         n_resamples=opt["n_resamples"], confidence_level=opt["confidence_level"], rng=opt["ss"])
         f = cor.to_frame()
         f.insert(0, "dataset", name)
