@@ -202,6 +202,20 @@ def test_jobs_do_not_change_numbers(metric_module, entries, tmp_path):  # noqa: 
     pd.testing.assert_frame_equal(one.ranking(), two.ranking())
 
 
+def test_dask_runs_the_datasets_with_the_same_numbers(metric_module, entries, tmp_path):  # noqa: F811
+    pytest.importorskip("dask.distributed")
+    from dask.distributed import Client
+
+    kw = dict(datasets=["summeval", "t-point"], baselines=["ROUGE.L"], n_resamples=20, rng=5, cache_dir=False,
+              data_dir=tmp_path / "d", base_url=entries["base"], quiet=True)
+    ref = bench(words, **kw)
+    with Client(processes=False, n_workers=1, threads_per_worker=2, dashboard_address=None) as client:
+        got = bench(words, dask=client, **kw)
+    pd.testing.assert_frame_equal(got.correlations, ref.correlations)
+    pd.testing.assert_frame_equal(got.tests, ref.tests)
+    pd.testing.assert_frame_equal(got.ranking(), ref.ranking())
+
+
 def test_errors_name_the_option(metric_module):
     with pytest.raises(ParameterError, match="option --metric"):
         bench(None)

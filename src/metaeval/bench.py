@@ -39,6 +39,7 @@ import json
 import os
 import shlex
 import subprocess
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -340,6 +341,11 @@ def supported_levels(shape) -> list[str]:
     return [lv for lv in BENCH_LEVELS if lv != "item" or m >= 3]
 
 
+def _span(values) -> str:
+    v = sorted(set(values))
+    return "-" if not v else (str(v[0]) if len(v) == 1 else f"{v[0]}-{v[-1]}")
+
+
 def bench_ci(shape) -> str:
     """The bootstrap of the intervals: over systems and inputs (``boot-both``), except for a pairwise
     release (2 systems, the pair's two outputs), whose units are the pairs (``boot-inputs``: drawing
@@ -373,6 +379,10 @@ class BenchResult:
     skipped : tuple of (str, str)
         Datasets or baselines left out, and why.
     signature : str
+    shapes : dict
+        Each dataset's (systems, inputs).
+    seconds : float
+        Wall-clock time of the run (scoring and analyses).
     """
 
     metric: str
@@ -384,6 +394,8 @@ class BenchResult:
     weighting: str
     skipped: tuple
     signature: str
+    shapes: dict = field(default_factory=dict)
+    seconds: float = 0.0
 
     def ranking(self) -> pd.DataFrame:
         """Over datasets: ``metric, avg_corr, avg_rank`` then each task's statistic and rank
@@ -459,10 +471,12 @@ class BenchResult:
                            "n_resamples": sig.get("n"), "confidence_level": sig.get("cl"),
                            "alpha": sig.get("alpha"), "clusters": sig.get("clusters"),
                            "weights": self.weighting},
-                "data": {"name": f"{len(datasets)} dataset(s): {', '.join(datasets)}", "n_systems": "-",
-                         "n_inputs": "-", "report_human": sorted({r.task.human for r in self.tasks.results}),
+                "data": {"name": f"{len(datasets)} dataset(s): {', '.join(datasets)}",
+                         "n_systems": _span(n for n, _ in self.shapes.values()),
+                         "n_inputs": _span(m for _, m in self.shapes.values()),
+                         "report_human": sorted({r.task.human for r in self.tasks.results}),
                          "report_metrics": [self.metric, *self.baselines]},
-                "seconds_analyses": 0.0, "estimate": None, "failures": [], "rules": []}
+                "seconds_analyses": self.seconds, "estimate": None, "failures": [], "rules": []}
         return Report(sections=[self.report_section()], meta=meta)
 
 
@@ -617,6 +631,7 @@ def bench(
         raise ParameterError(f"metric and baselines share the name(s) {', '.join(map(repr, dupn))}; "
                              "rename with name= (option --name)")
     ss, seed_str = _rs.seed_sequence(rng)
+    t0 = time.perf_counter()
     skipped = []
     units = []
     for dsname in names:
@@ -654,7 +669,8 @@ def bench(
            f"|clusters:{clusters}|weights:{weighting}|seed:{seed_str}|metaeval:{__version__}")
     return BenchResult(metric=user.name, baselines=tuple(b.name for b in base_src), correlations=corr,
                        tests=tests, tasks=tasks, weights=weights, weighting=weighting, skipped=tuple(skipped),
-                       signature=sig)
+                       signature=sig, shapes={u[0]: u[1].shape for u in units},
+                       seconds=time.perf_counter() - t0)
 
 
 def _attach(ds, cols: dict):
