@@ -17,12 +17,11 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
+from test_registry import entries, server  # noqa: F401  (loopback fixtures of the registry tests)
 
 import metaeval
 from metaeval.bench import Command, ScoresFile, bench
 from metaeval.errors import ParameterError
-
-from test_registry import entries, server  # noqa: F401  (loopback fixtures of the registry tests)
 
 N_RES = 40
 LEVELS = ("system", "global")
@@ -69,7 +68,7 @@ def _by_hand_dataset():
 
 def test_bench_equals_correlate_compare_all_and_task_sets_by_hand(metric_module, tmp_path):
     from metaeval.stats import resampling as rs
-    from metaeval.wmt import Task, TaskSetResults, run_tasks
+    from metaeval.wmt import Task, run_tasks
 
     res = bench("bench_metric_mod:words", baselines=BASELINES, datasets=["summeval"], levels=LEVELS,
                 n_resamples=N_RES, rng=0, cache_dir=tmp_path / "c")

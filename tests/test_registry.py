@@ -18,6 +18,7 @@ import re
 import socket
 import threading
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -86,7 +87,7 @@ def _mtme_files(lp: str, systems, m: int) -> dict[str, str]:
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    truncate: set = set()
+    truncate: ClassVar[set] = set()  # URL paths served truncated (each test's subclass has its own set)
 
     def log_message(self, *a):
         pass

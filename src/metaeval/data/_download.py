@@ -25,7 +25,6 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
-import socket
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -109,7 +108,7 @@ def _download(dataset: str, f: RemoteFile, dest: Path, base_url, timeout: float)
             raise _fail(dataset, f"download of {url} truncated ({got} of {f.size} bytes)", dest) from None
         except urllib.error.HTTPError as exc:
             raise _fail(dataset, f"{url} answered HTTP {exc.code}", dest) from None
-        except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError) as exc:
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _fail(dataset, f"no network: cannot reach {url} ({reason})", dest) from None
         if n != f.size:
