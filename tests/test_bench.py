@@ -215,6 +215,17 @@ def test_dask_runs_the_datasets_with_the_same_numbers(metric_module, entries, tm
     pd.testing.assert_frame_equal(got.ranking(), ref.ranking())
 
 
+def test_lower_is_better_negates_the_scores(metric_module):
+    kw = dict(datasets=["summeval"], levels=["system"], n_resamples=10, rng=0, cache_dir=False)
+    up = bench("bench_metric_mod:words", **kw)
+    down = bench("bench_metric_mod:words", lower_is_better=["words"], **kw)
+    a, b = up.correlations["statistic"].to_numpy(), down.correlations["statistic"].to_numpy()
+    np.testing.assert_allclose(b, -a, rtol=1e-12, atol=1e-15)  # Pearson of -x is minus Pearson of x
+    assert "negated:words" in down.signature and "negated:none" in up.signature
+    with pytest.raises(ParameterError, match=r"'BLEU'.*option --lower-is-better"):
+        bench("bench_metric_mod:words", lower_is_better=["BLEU"], **kw)
+
+
 def test_errors_name_the_option(metric_module):
     with pytest.raises(ParameterError, match="option --metric"):
         bench(None)

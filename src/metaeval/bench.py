@@ -545,6 +545,7 @@ def bench(
     alpha: float = 0.05,
     clusters: str = "metaeval",
     weighting: str = "data,human",
+    lower_is_better=None,
     rng=None,
     cache_dir=None,
     data_dir=None,
@@ -583,6 +584,11 @@ def bench(
         Task weights: each dataset the same and, within it, each human dimension
         (``"data,human"``), each dataset the same (``"data"``), or each task (``"equal"``);
         :meth:`metaeval.wmt.TaskSetResults.assign_weights`.
+    lower_is_better : sequence of str or "none", optional
+        Metrics (the metric's or a baseline's name) whose lower scores are better: their scores are
+        negated before any analysis, so that a metric agreeing with the humans has a positive
+        correlation and the rankings compare like with like.  Default: the names of lower-is-better
+        text metrics (TER, WER, ...), announced with a warning (:mod:`metaeval.direction`).
     rng : seed
     cache_dir : path or False, optional
         Cache of the metric's scores (default: ``<dataset cache>/.bench``; False: none).
@@ -630,6 +636,15 @@ def bench(
     if dupn:
         raise ParameterError(f"metric and baselines share the name(s) {', '.join(map(repr, dupn))}; "
                              "rename with name= (option --name)")
+    from .direction import resolve_lower_is_better
+
+    if isinstance(lower_is_better, str):
+        lower_is_better = () if lower_is_better == "none" else [lower_is_better]
+    unknown = sorted(set(lower_is_better or ()) - set(all_names))
+    if unknown:
+        raise ParameterError(f"lower_is_better names {', '.join(map(repr, unknown))}, which is neither the metric "
+                             f"nor a baseline ({', '.join(all_names)}) (option --lower-is-better)")
+    negated = resolve_lower_is_better(all_names, lower_is_better)
     ss, seed_str = _rs.seed_sequence(rng)
     t0 = time.perf_counter()
     skipped = []
@@ -648,6 +663,7 @@ def bench(
                 skipped.append((dsname, f"baseline {b.name!r}: {bwhy}"))
             else:
                 cols[b.name] = bc
+        cols = {c: (-v if c in negated else v) for c, v in cols.items()}
         work = ds.subset(metrics=[]) if ds.metrics else ds
         work = _attach(work, cols)
         lv = supported_levels(ds.shape) if levels is None else [x for x in levels if x in supported_levels(ds.shape)]
@@ -666,7 +682,8 @@ def bench(
     corr = pd.concat([f for _, f in outs], ignore_index=True)
     tests = _tests(results, user.name, [b.name for b in base_src], alpha)
     sig = (f"bench|metric:{user.name}|method:{method}|n:{int(n_resamples)}|cl:{confidence_level}|alpha:{alpha}"
-           f"|clusters:{clusters}|weights:{weighting}|seed:{seed_str}|metaeval:{__version__}")
+           f"|clusters:{clusters}|weights:{weighting}|negated:{','.join(negated) or 'none'}|seed:{seed_str}"
+           f"|metaeval:{__version__}")
     return BenchResult(metric=user.name, baselines=tuple(b.name for b in base_src), correlations=corr,
                        tests=tests, tasks=tasks, weights=weights, weighting=weighting, skipped=tuple(skipped),
                        signature=sig, shapes={u[0]: u[1].shape for u in units},

@@ -2551,6 +2551,9 @@ def span_agreement_cmd(files, match, severity, fmt):
               help="p-values of the clusters: (count+1)/(n+1) (metaeval) or count/n (mt-metrics-eval).")
 @click.option("--weights", "weighting", type=click.Choice(["data,human", "data", "equal"]), default="data,human",
               show_default=True, help="Task weights over datasets (see docs/bench.md).")
+@click.option("--lower-is-better", "lower_is_better", default=None,
+              help="Comma-separated metrics whose lower scores are better (negated before the analyses), or "
+                   "'none' (default: names of lower-is-better text metrics such as TER, with a warning).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="Cache of the metric's scores (default: <dataset cache>/.bench).")
@@ -2565,8 +2568,8 @@ def span_agreement_cmd(files, match, severity, fmt):
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Also write an HTML report with the bench section (and its tables as CSV/LaTeX) here.")
 def bench_cmd(metric, command, scores_file, name, baselines, datasets_, needs, levels, method, n_resamples,
-              confidence_level, alpha, clusters, weighting, seed, cache_dir, no_cache, data_dir, base_url, jobs,
-              dask, fmt, out):
+              confidence_level, alpha, clusters, weighting, lower_is_better, seed, cache_dir, no_cache, data_dir,
+              base_url, jobs, dask, fmt, out):
     """Rank a metric beside baselines on every human-judgment dataset (docs/bench.md)."""
     from .bench import Command, ScoresFile, bench
 
@@ -2579,6 +2582,8 @@ def bench_cmd(metric, command, scores_file, name, baselines, datasets_, needs, l
                 needs=_split(needs) or ("hypothesis",), levels=_split(levels), method=method,
                 n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha, clusters=clusters,
                 weighting=weighting, rng=seed, cache_dir=False if no_cache else cache_dir, data_dir=data_dir,
+                lower_is_better=None if lower_is_better is None else (
+                    "none" if lower_is_better.strip() == "none" else _split(lower_is_better)),
                 base_url=base_url, n_jobs=jobs, dask=dask)
     if out is not None:
         from .report import write
