@@ -237,6 +237,25 @@ def test_errors_name_the_option(metric_module):
         bench("bench_metric_mod:words", datasets=["summeval"], needs=["image"])
 
 
+def test_bad_metric_outputs_are_one_line_errors(tmp_path):
+    from metaeval.errors import DataError
+
+    kw = dict(datasets=["summeval"], levels=["system"], n_resamples=5, cache_dir=False)
+    with pytest.raises(DataError, match=r"metric 'short' returned 3 scores for 256 records"):
+        bench(lambda recs: [1.0, 2.0, 3.0], name="short", **kw)
+    with pytest.raises(DataError, match=r"metric 'bad'.*a score is not a number"):
+        bench(lambda recs: ["x"] * len(recs), name="bad", **kw)
+    with pytest.raises(DataError, match=r"exited with status 3: boom"):
+        bench(Command(f"{sys.executable} -c \"import sys; sys.stderr.write('boom'); sys.exit(3)\""), **kw)
+    p = tmp_path / "s.csv"
+    pd.DataFrame({"dataset": ["summeval"], "system": ["M99"], "input": ["x"], "score": [1.0]}).to_csv(p, index=False)
+    with pytest.raises(DataError, match=r"has no system/input 'M99'.*option --scores"):
+        bench(ScoresFile(str(p)), **kw)
+    pd.DataFrame({"dataset": ["summeval"], "system": ["M9"]}).to_csv(p, index=False)
+    with pytest.raises(DataError, match=r"no column\(s\) input, score.*option --scores"):
+        bench(ScoresFile(str(p)), **kw)
+
+
 def test_cli_bench_csv_and_report(metric_module, tmp_path):
     from click.testing import CliRunner
 
