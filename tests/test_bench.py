@@ -17,7 +17,7 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
-from test_registry import entries, server  # noqa: F401  (loopback fixtures of the registry tests)
+from test_registry import entries, newsroom, server  # noqa: F401  (loopback fixtures of the registry tests)
 
 import metaeval
 from metaeval.bench import Command, ScoresFile, bench
@@ -181,6 +181,13 @@ def test_registry_datasets_levels_and_aggregation(metric_module, entries, tmp_pa
     row = res.correlations.query("dataset == 't-pair' and metric == 'words'").iloc[0]
     assert row["ci_method"] == "boot-inputs" and row["n_resamples_nan"] == 0
     assert res.correlations.query("dataset == 't-point'")["ci_method"].eq("boot-both").all()
+
+
+def test_anonymous_systems_give_input_and_global_levels_only(metric_module, newsroom, tmp_path):  # noqa: F811
+    base, _ = newsroom
+    res = bench("bench_metric_mod:words", datasets=["t-news"], n_resamples=10, rng=0, cache_dir=False,
+                data_dir=tmp_path / "d", base_url=base, quiet=True)
+    assert sorted({r.task.level for r in res.tasks.results}) == ["global", "input"]
 
 
 def test_datasets_lacking_a_needed_text_are_skipped(metric_module, entries, tmp_path):  # noqa: F811

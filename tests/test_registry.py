@@ -227,6 +227,50 @@ def test_webnlg_counts_and_values_equal_json_reading(server, tmp_path, monkeypat
     assert c.loc["4", "domain"] == "type4" and c.loc["4", "size"] == "2"
 
 
+def _newsroom_doc() -> dict:
+    """JUDGE-BENCH's Newsroom layout: each instance one '### Generated Summary' and one '### Source
+    Article' section, the 3 summaries of an article scattered through the file."""
+    inst = []
+    for k, (art, summ) in enumerate([(1, "x"), (2, "y"), (1, "z"), (3, "u"), (2, "v"), (1, "w"), (3, "t")], 1):
+        scores = [k % 5 + 1, 3, (2 * k) % 5 + 1]
+        inst.append({"id": k, "instance": f"### Generated Summary\n\nsummary {summ} words\n\n### Source Article"
+                                          f"\n\nTitle {art}\nbody of article {art}",
+                     "annotations": {d: {"mean_human": round(sum(scores) / 3, 2), "individual_human_scores": scores}
+                                     for d in ("Informativeness", "Relevance", "Fluency", "Coherence")}})
+    return {"dataset": "newsroom", "dataset_url": "https://example.invalid", "expert_annotator": "false",
+            "annotations": [{"metric": d, "category": "graded", "prompt": "x", "worst": 1, "best": 5}
+                            for d in ("Informativeness", "Relevance", "Fluency", "Coherence")],
+            "instances": inst}
+
+
+@pytest.fixture
+def newsroom(server, monkeypatch):
+    root, base, _ = server
+    doc = _newsroom_doc()
+    f = _publish(root, "data/newsroom/newsroom.json", json.dumps(doc))
+    monkeypatch.setitem(reg.REGISTRY, "t-news", dataclasses.replace(reg.REGISTRY["jb-newsroom"], name="t-news",
+                                                                     files=(f,), parts={"newsroom": f.name}))
+    return base, doc
+
+
+def test_newsroom_sections_grouped_by_article(newsroom, tmp_path):
+    base, doc = newsroom
+    ds = _load("t-news", tmp_path, base)
+    # 3 articles in order of first appearance; their summaries in file order as anonymous systems
+    assert ds.inputs == ("a1", "a2", "a3") and ds.systems == ("summary1", "summary2", "summary3")
+    where = {1: ("summary1", "a1"), 2: ("summary1", "a2"), 3: ("summary2", "a1"), 4: ("summary1", "a3"),
+             5: ("summary2", "a2"), 6: ("summary3", "a1"), 7: ("summary2", "a3")}
+    tx = ds.texts.set_index(["system", "input"])
+    for x in doc["instances"]:
+        s_, i_ = where[x["id"]]
+        cell = ds.systems.index(s_), ds.inputs.index(i_)
+        assert ds.scores("Coherence")[cell] == x["annotations"]["Coherence"]["mean_human"]
+        summary, article = x["instance"].split("### Source Article")
+        assert tx.loc[(s_, i_), "hypothesis"] == summary.replace("### Generated Summary", "").strip()
+        assert tx.loc[(s_, i_), "source"] == article.strip()
+    assert np.isnan(ds.scores("Coherence")[2, 1])  # article 2 has two summaries only
+
+
 def _load(name, tmp_path, base, **kw):
     import metaeval
 

@@ -317,7 +317,7 @@ def _load(name: str, cache_dir, base_url, quiet):
     if name in BUNDLED:
         from .data import load_dataset
 
-        return load_dataset(name), list(SUMMEVAL_DIMENSIONS) if name == "summeval" else None
+        return load_dataset(name), list(SUMMEVAL_DIMENSIONS) if name == "summeval" else None, None
     e = REGISTRY[name]
     ds = load_registry_dataset(name, form="dataset", cache_dir=cache_dir, base_url=base_url, quiet=quiet)
     if e.kind == "mtme":
@@ -326,7 +326,7 @@ def _load(name: str, cache_dir, base_url, quiet):
         dims = ["preference"]
     else:
         dims = list(e.dims)
-    return ds, dims
+    return ds, dims, e.levels
 
 
 def supported_levels(shape) -> list[str]:
@@ -650,7 +650,7 @@ def bench(
     skipped = []
     units = []
     for dsname in names:
-        ds, dims = _load(dsname, data_dir, base_url, quiet)
+        ds, dims, meaningful = _load(dsname, data_dir, base_url, quiet)
         cols = {}
         col, why = user.column(ds, dsname)
         if col is None:
@@ -666,7 +666,8 @@ def bench(
         cols = {c: (-v if c in negated else v) for c, v in cols.items()}
         work = ds.subset(metrics=[]) if ds.metrics else ds
         work = _attach(work, cols)
-        lv = supported_levels(ds.shape) if levels is None else [x for x in levels if x in supported_levels(ds.shape)]
+        ok = [x for x in supported_levels(ds.shape) if meaningful is None or x in meaningful]
+        lv = ok if levels is None else [x for x in levels if x in ok]
         if not lv:
             skipped.append((dsname, f"supports none of the levels {', '.join(levels)}"))
             continue

@@ -69,6 +69,7 @@ _JB_FILES = {
     "data/roscoe/roscoe-gsm8k-overall.json": ("6e4392f8998a39a0435116857914225885d7acf8fb21f4204b48c210a40e604b", 450679),
     "data/toxic_chat/toxic_chat_test.json": ("d1a09dbb772c83cbddd7466c3b68f7ec1bd1b4025238e4340799ed11422f2281", 1890649),
     "data/toxic_chat/toxic_chat_train.json": ("e63c72db381bdd808e0b5e744ede6192f225dafdde5b484049f3f766947990ff", 1879301),
+    "data/newsroom/newsroom.json": ("353a7e4646bdbc2f3429e71461d11fe6ce351ee8c2d3e8b4a7ca4aace015a6b0", 2415164),
     "data/wmt-23/original_data/en-de_score.txt": ("55008f5efc288d17a45e2d7437e7dafb5a7bf6d0d202380190cd159f3556065e", 109253),
     "data/wmt-23/original_data/en-de_source.txt": ("097b5ccf5552f62c052bad7878caeeec2d3db431c02076fbfe1fd057fb272eef", 197749),
     "data/wmt-23/original_data/en-de_ref.txt": ("b02877fdc8050e73d18bdcb5a31779ccb51028b30bd33e5c59e813130c5508b2", 234302),
@@ -223,6 +224,11 @@ class Entry:
     def form(self) -> str:
         return "preferences" if self.kind == "judge-bench-pairwise" else "dataset"
 
+    @property
+    def levels(self) -> tuple | None:
+        """The levels that mean something on this release (None: every level its shape supports)."""
+        return self.options.get("levels")
+
     def record(self) -> dict:
         n, m = self.shape
         return {"name": self.name, "task": self.task, "systems_x_inputs": f"{n} x {m}",
@@ -338,6 +344,15 @@ REGISTRY: dict[str, Entry] = {e.name: e for e in [
               citation="Lin et al. 2023, ToxicChat: Unveiling Hidden Challenges of Toxicity Detection in "
                        "Real-World User-AI Conversation, Findings of EMNLP; " + JB_CITATION,
               dims={"toxicity": {"0": 1.0, "1": 0.0}, "jailbreaking": {"0": 1.0, "1": 0.0}}),
+    _jb_entry("jb-newsroom", "news summarization (Newsroom human evaluation)", ["data/newsroom/newsroom.json"],
+              shape=(7, 60), human="Informativeness, Relevance, Fluency, Coherence (1-5, mean of 3)",
+              raters="3 crowd slots", texts="source (title and article), hypothesis (the summary)",
+              license="Apache-2.0",
+              citation="Grusky et al. 2018, Newsroom: A Dataset of 1.3 Million Summaries with Diverse Extractive "
+                       "Strategies, NAACL; " + JB_CITATION,
+              dims={d: None for d in ("Informativeness", "Relevance", "Fluency", "Coherence")},
+              text_map={"Generated Summary": "hypothesis", "Source Article": "source"},
+              options={"sections": True, "group_by": "source", "levels": ("input", "global")}),
     _webnlg_entry(),
     _wmt_entry("en-de", (12, 549)),
     _wmt_entry("zh-en", (15, 884)),
@@ -381,14 +396,44 @@ def _input_label(entry, part, iid):
     return iid if len(entry.parts) == 1 else f"{part}:{iid}"
 
 
+def _sections(text: str) -> dict:
+    """A JUDGE-BENCH instance written as ``### Heading`` sections (Newsroom): heading -> text."""
+    out, head, buf = {}, None, []
+    for line in text.split("\n"):
+        if line.startswith("### "):
+            if head is not None:
+                out[head] = "\n".join(buf).strip()
+            head, buf = line[4:].strip(), []
+        else:
+            buf.append(line)
+    if head is not None:
+        out[head] = "\n".join(buf).strip()
+    return out
+
+
 def _convert_judge_bench(entry: Entry, folder):
+    """JUDGE-BENCH's schema into a Dataset.  With ``options["group_by"] = "source"`` (Newsroom,
+    where the file lost the systems' names), the instances that share a source text are one input
+    (``a1``, ``a2``... in order of first appearance) and its outputs are anonymous systems
+    ``summary1``, ``summary2``... in file order: only the ``input`` and ``global`` levels mean
+    anything there (``options["levels"]``)."""
     from ._dataset import Dataset
 
     rows, texts = [], []
     rater_cols: dict[str, int] = {}
+    by_source: dict[str, list] = {}
     for part, iid, inst, ann in _jb_rows(entry, folder):
-        inp = _input_label(entry, part, iid)
-        row = {"system": "output", "input": inp, "part": part}
+        inp, system = _input_label(entry, part, iid), "output"
+        if entry.options.get("sections") and isinstance(inst, str):
+            inst = _sections(inst)
+        if entry.options.get("group_by") == "source":
+            key = inst.get("Source Article") if isinstance(inst, dict) else None
+            if key is None:
+                raise DataError(f"dataset {entry.name!r}: instance {iid!r} has no source section")
+            slot = by_source.setdefault(key, [f"a{len(by_source) + 1}", 0])
+            slot[1] += 1
+            inp, system = slot[0], f"summary{slot[1]}"
+        row = {"system": system, "input": inp, "part": part}
         for dim, mapping in entry.dims.items():
             a = ann.get(dim, {})
             where = f"dataset {entry.name!r}, instance {iid!r}, {dim!r}"
@@ -400,7 +445,7 @@ def _convert_judge_bench(entry: Entry, folder):
             if indiv:
                 rater_cols[dim] = max(rater_cols.get(dim, 0), len(indiv))
         rows.append(row)
-        t = {"system": "output", "input": inp}
+        t = {"system": system, "input": inp}
         if isinstance(inst, str):
             t["hypothesis"] = inst
         else:
@@ -408,7 +453,7 @@ def _convert_judge_bench(entry: Entry, folder):
                 t[col] = inst.get(key)
         texts.append(t)
     frame = pd.DataFrame(rows)
-    dup = frame["input"][frame["input"].duplicated()]
+    dup = frame["input"][frame[["system", "input"]].duplicated()]
     if len(dup):
         raise DataError(f"dataset {entry.name!r}: duplicate instance id(s) {fmt_items(sorted(set(dup)))}")
     # raters only where some instance has more than one individual score
