@@ -344,7 +344,7 @@ REGISTRY: dict[str, Entry] = {e.name: e for e in [
               citation="Lin et al. 2023, ToxicChat: Unveiling Hidden Challenges of Toxicity Detection in "
                        "Real-World User-AI Conversation, Findings of EMNLP; " + JB_CITATION,
               dims={"toxicity": {"0": 1.0, "1": 0.0}, "jailbreaking": {"0": 1.0, "1": 0.0}}),
-    _jb_entry("jb-newsroom", "news summarization (Newsroom human evaluation)", ["data/newsroom/newsroom.json"],
+    _jb_entry("jb-newsroom", "news summarization (Newsroom human evaluation; systems anonymous)", ["data/newsroom/newsroom.json"],
               shape=(7, 60), human="Informativeness, Relevance, Fluency, Coherence (1-5, mean of 3)",
               raters="3 crowd slots", texts="source (title and article), hypothesis (the summary)",
               license="Apache-2.0",
