@@ -152,6 +152,10 @@ def test_scores_are_cached_and_resume(metric_module, tmp_path, monkeypatch):
     again = bench("bench_metric_mod:words", **kw)
     assert metric_module.CALLS == []  # everything cached
     pd.testing.assert_frame_equal(again.correlations, first.correlations)
+    # two lambdas have the same name: neither is cached, so the second never reads the first's scores
+    a = bench(lambda recs: [1.0 * len(r["hypothesis"]) for r in recs], name="m", **kw)
+    b = bench(lambda recs: [-1.0 * len(r["hypothesis"]) for r in recs], name="m", **kw)
+    np.testing.assert_allclose(b.correlations["statistic"], -a.correlations["statistic"], rtol=1e-12)
 
 
 def test_registry_datasets_levels_and_aggregation(metric_module, entries, tmp_path):  # noqa: F811
@@ -257,6 +261,9 @@ def test_bad_metric_outputs_are_one_line_errors(tmp_path):
     p = tmp_path / "s.csv"
     pd.DataFrame({"dataset": ["summeval"], "system": ["M99"], "input": ["x"], "score": [1.0]}).to_csv(p, index=False)
     with pytest.raises(DataError, match=r"has no system/input 'M99'.*option --scores"):
+        bench(ScoresFile(str(p)), **kw)
+    pd.DataFrame({"dataset": ["summeval"], "system": ["M9"], "input": ["x"], "score": ["high"]}).to_csv(p, index=False)
+    with pytest.raises(DataError, match=r"scores file .*a score is not a number.*option --scores"):
         bench(ScoresFile(str(p)), **kw)
     pd.DataFrame({"dataset": ["summeval"], "system": ["M9"]}).to_csv(p, index=False)
     with pytest.raises(DataError, match=r"no column\(s\) input, score.*option --scores"):

@@ -201,8 +201,6 @@ def _matrix(ds, records, values) -> np.ndarray:
 
 
 def _read_scores_file(path) -> pd.DataFrame:
-    from .data import read_dataset  # noqa: F401  (the same readers' formats)
-
     p = str(path)
     try:
         if p.endswith((".jsonl", ".jsonl.gz")):
@@ -223,7 +221,10 @@ def _read_scores_file(path) -> pd.DataFrame:
         r = df[dup].iloc[0]
         raise DataError(f"scores file {p}: duplicate row for dataset {r['dataset']!r}, system "
                         f"{r['system']!r}, input {r['input']!r} (option --scores)")
-    df["score"] = pd.to_numeric(df["score"], errors="raise")
+    try:
+        df["score"] = pd.to_numeric(df["score"], errors="raise")
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"scores file {p}: a score is not a number ({exc}) (option --scores)") from None
     return df
 
 
@@ -238,7 +239,11 @@ class _Source:
         self.fn = None
         if self.kind == "function":
             self.fn, default = _resolve_callable(spec)
-            self.key = f"function:{spec if isinstance(spec, str) else default}"
+            qual = getattr(self.fn, "__qualname__", default)
+            self.key = f"function:{spec}" if isinstance(spec, str) else \
+                f"function:{getattr(self.fn, '__module__', '?')}.{qual}"
+            if not isinstance(spec, str) and "<" in qual:  # a lambda or local function: no name of its own
+                self.cache_root = None
         elif self.kind == "command":
             self.fn, default = spec.command, spec.name
             self.key = f"command:{spec.command}"
