@@ -152,7 +152,11 @@ def test_scores_are_cached_and_resume(metric_module, tmp_path, monkeypatch):
     again = bench("bench_metric_mod:words", **kw)
     assert metric_module.CALLS == []  # everything cached
     pd.testing.assert_frame_equal(again.correlations, first.correlations)
-    # two lambdas have the same name: neither is cached, so the second never reads the first's scores
+
+
+def test_two_lambdas_do_not_share_cached_scores(tmp_path):
+    # both are named '<lambda>': neither is cached, so the second never reads the first's scores
+    kw = dict(datasets=["summeval"], levels=["system"], n_resamples=10, rng=0, cache_dir=tmp_path / "c")
     a = bench(lambda recs: [1.0 * len(r["hypothesis"]) for r in recs], name="m", **kw)
     b = bench(lambda recs: [-1.0 * len(r["hypothesis"]) for r in recs], name="m", **kw)
     np.testing.assert_allclose(b.correlations["statistic"], -a.correlations["statistic"], rtol=1e-12)
