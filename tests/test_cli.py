@@ -85,12 +85,13 @@ def test_datasets_table_json_csv():
     res = run("datasets", "--format", "json")
     assert res.exit_code == 0
     recs = json.loads(res.stdout)
-    assert [r["name"] for r in recs] == ["summeval"]
+    assert recs[0]["name"] == "summeval" and recs[0]["bundled"] is True
+    assert all(not r["bundled"] for r in recs[1:]) and len(recs) > 1  # the downloadable registry
     assert recs[0]["shape"] == [17, 100] and "coherence" in recs[0]["human"]
     res = run("datasets", "--format", "csv")
     assert res.exit_code == 0
     df = pd.read_csv(io.StringIO(res.stdout))
-    assert list(df["name"]) == ["summeval"] and int(df["n_metrics"][0]) == 43
+    assert df["name"][0] == "summeval" and int(df["n_metrics"][0]) == 43
 
 
 # --------------------------------------------------------------------------

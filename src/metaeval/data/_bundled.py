@@ -142,8 +142,8 @@ BUNDLED: dict[str, _Bundled] = {
 }
 
 
-def list_datasets() -> list[dict]:
-    """Describe the bundled datasets.
+def list_datasets(*, downloadable: bool = False) -> list[dict]:
+    """Describe the bundled datasets (and, with ``downloadable``, the registry's).
 
     Returns
     -------
@@ -151,7 +151,10 @@ def list_datasets() -> list[dict]:
         One dict per dataset with keys ``name``, ``description``, ``shape``
         (``(N, M)``), ``human`` (tuple of human column names), ``n_metrics``
         and ``provenance`` (one short line; the full text is
-        :attr:`Dataset.provenance`).  Nothing is loaded.
+        :attr:`Dataset.provenance`).  Nothing is loaded.  With
+        ``downloadable=True`` the records of the downloadable registry
+        (:mod:`metaeval.data._registry`: name, task, systems_x_inputs, human,
+        raters, texts, license, citation, source, form) follow.
 
     Examples
     --------
@@ -159,7 +162,7 @@ def list_datasets() -> list[dict]:
     >>> [d["name"] for d in list_datasets()]
     ['summeval']
     """
-    return [
+    out = [
         {
             "name": name,
             "description": spec.description,
@@ -170,15 +173,34 @@ def list_datasets() -> list[dict]:
         }
         for name, spec in BUNDLED.items()
     ]
+    if downloadable:
+        from ._registry import registry_records
+
+        out += registry_records()
+    return out
 
 
-def load_dataset(name: str, *, runs: bool = False) -> Dataset:
-    """Load a bundled dataset by name.
+def load_dataset(name: str, *, runs: bool = False, form: str | None = None, cache_dir=None,
+                 base_url: str | None = None, quiet: bool = False):
+    """Load a bundled dataset, or download (once) and load a registry dataset, by name.
 
     Parameters
     ----------
     name : str
-        One of the names of :func:`list_datasets` (``"summeval"``).
+        One of the names of :func:`list_datasets` (``"summeval"``), or of
+        ``list_datasets(downloadable=True)``: those are fetched into the user
+        cache (``METAEVAL_DATA``, see :mod:`metaeval.data._download`), each
+        file checked against its pinned sha256, converted from the release's
+        own layout, and their license and citation printed to stderr (unless
+        ``quiet``).  docs/bench.md lists them.
+    form : {"dataset", "preferences"}, optional
+        Registry datasets only: pairwise releases load as
+        :class:`~metaeval.preferences.PreferenceData` by default, or as a 2 x M
+        Dataset with ``form="dataset"``.
+    cache_dir, base_url : optional
+        Registry datasets only: the cache folder (default ``METAEVAL_DATA`` or
+        the user cache) and a mirror replacing the URLs' host
+        (``METAEVAL_DATA_URL``).
     runs : bool
         Attach the repeated runs of the metrics, where the dataset has them
         (SummEval: the release's ``scores.csv`` as run ``original`` and
@@ -214,8 +236,14 @@ def load_dataset(name: str, *, runs: bool = False) -> Dataset:
     """
     spec = BUNDLED.get(name) if isinstance(name, str) else None
     if spec is None:
+        from ._registry import REGISTRY, load_registry_dataset
+
+        if isinstance(name, str) and name in REGISTRY:
+            return load_registry_dataset(name, form=form, cache_dir=cache_dir, base_url=base_url,
+                                         quiet=quiet)
         raise DataError(
-            f"unknown dataset {name!r}; bundled datasets: {fmt_items(BUNDLED, limit=50)} "
-            "(see metaeval.data.list_datasets())"
+            f"unknown dataset {name!r}; bundled datasets: {fmt_items(BUNDLED, limit=50)}; "
+            f"downloadable: {fmt_items(REGISTRY, limit=50)} "
+            "(see metaeval.data.list_datasets(downloadable=True))"
         )
     return spec.loader(runs=runs)

@@ -865,7 +865,9 @@ def read_mtme(
             MtmeWarning,
             stacklevel=2,
         )
-    if len(columns) == len(human_cols):
+    if len(columns) == len(human_cols) and lay.metrics:
+        # A release without metric scores (human scores and texts only, e.g. the copy in
+        # JUDGE-BENCH) reads as a human-only dataset; an empty result of filters is an error.
         raise DataError(
             f"no metric left for {testset}/{lp} at level {level!r} (check --refs, --metrics, --primary-only)"
         )

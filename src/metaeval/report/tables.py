@@ -551,7 +551,8 @@ def judge_tables(res):
 def datasets_table(records):
     """The bundled datasets (:func:`~metaeval.list_datasets` records)."""
     cols = list(records[0].keys()) if records else ["name"]
-    return TextTable("bundled datasets", cols, [[str(d[c]) for c in cols] for d in records])
+    return TextTable("datasets (bundled, then downloadable: metaeval datasets --fetch NAME)", cols,
+                     [[str(d[c]) for c in cols] for d in records])
 
 
 def judge_pairs_table(frame):
@@ -607,3 +608,34 @@ def wmt_table(res, weights=None, *, fmt="text", digits=3):
             continue
         out.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
     return "\n".join(out) + "\n"
+
+
+def bench_ranking_table(res, digits=3):
+    """A :class:`~metaeval.bench.BenchResult`'s ranking over datasets (weighted average correlation
+    rescaled to [0, 1], weighted average significance-cluster rank, tasks counted)."""
+    fr = res.ranking()
+    rows = [[str(r["metric"]), f"{r['avg_corr']:.{digits}f}", f"{r['avg_rank']:.2f}"] for r in fr.to_dict("records")]
+    n_ds = len({r.task.data for r in res.tasks.results})
+    return TextTable(f"ranking over {n_ds} dataset(s), {len(res.tasks.results)} tasks (weights: {res.weighting})",
+                     ["metric", "avg corr", "avg rank"], rows, res.signature)
+
+
+def bench_tasks_table(res, digits=3):
+    """Per dataset x human dimension x level: each metric's statistic, its CI and cluster rank."""
+    c = res.correlations.set_index(["dataset", "human", "level", "metric"])
+    metrics = [res.metric, *res.baselines]
+    rows = []
+    for r in res.tasks.results:
+        cells = [r.task.data, r.task.human, r.task.level]
+        for m in metrics:
+            key = (r.task.data, r.task.human, r.task.level, m)
+            if m not in r.metrics or key not in c.index:
+                cells.append("-")
+                continue
+            row = c.loc[key]
+            cells.append(f"{row['statistic']:.{digits}f} [{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}] "
+                         f"#{r.rank(m)}")
+        rows.append(cells)
+    skipped = "\n".join(f"skipped {d}: {w}" for d, w in res.skipped)
+    return TextTable("statistic [CI] #cluster per dataset, human dimension and level",
+                     ["dataset", "human", "level", *metrics], rows, skipped or None)
