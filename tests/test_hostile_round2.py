@@ -143,3 +143,150 @@ def test_hostile_server_ratings_are_unparseable_not_ok(monkeypatch):
             pref, raw, counts = j.run_pairwise(prompts)
         assert np.isnan(pref[:-1]).all() and pref[-1] == 0.0
         assert counts["n_unparseable"] == len(AMBIGUOUS_VERDICTS)
+
+
+# ----------------------------------------------------------------------------- 2. raw names
+
+#: Names that attack a terminal: an OSC title sequence ending in BEL, a right-to-left override,
+#: a newline forging a row, a carriage return overwriting the line, rich markup.
+EVIL_METRICS = ["\x1b]0;pwned\x07m1", "m2\u202eevil", "m3\nGOLD-METRIC 0.999", "m4\rGOLD",
+                "[red]m5[/red]"]
+
+
+def _unsafe(text):
+    """The characters of ``text`` a terminal would act on (everything not printable but the
+    line feed that ends each line)."""
+    return sorted({c for c in text if not (c.isprintable() or c == "\n")})
+
+
+def _forged(text):
+    """Lines of a terminal table that start with the forged name (after the table's borders)."""
+    return [line for line in text.splitlines() if line.lstrip("│┃ |").startswith("GOLD")]
+
+
+@pytest.fixture(scope="module")
+def evil_files(tmp_path_factory):
+    import csv
+
+    d = tmp_path_factory.mktemp("evil")
+    rng = np.random.default_rng(24)
+    h = rng.normal(size=(6, 8))
+    rows = []
+    for s in range(6):
+        for i in range(8):
+            row = {"system": "S0\x1b[2J" if s == 0 else f"S{s}",
+                   "input": "i0\u202e" if i == 0 else f"i{i}", "human": h[s, i]}
+            for k, name in enumerate(EVIL_METRICS):
+                row[name] = h[s, i] + rng.normal(scale=0.5 + k)
+            rows.append(row)
+    pd.DataFrame(rows).to_csv(d / "scores.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    prefs = [{"input": f"q{i}", "system_a": "A\x1b]0;x\x07", "system_b": "B\nGOLD",
+              "judge": "judge\x1b[2J" if who == 0 else "", "rater": "" if who == 0 else f"h{who}\u202e",
+              "preference": float(rng.integers(0, 3)) / 2} for i in range(12) for who in range(3)]
+    pd.DataFrame(prefs).to_csv(d / "prefs.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    spans = [{"system": s, "input": "i1", "rater": r, "start": 0, "end": 5 + k,
+              "severity": "major\x1b[5m", "category": "acc"}
+             for k, r in enumerate(["r1\x1b[2J", "r2\u202e\nGOLD"]) for s in ("S\x07", "T")]
+    pd.DataFrame(spans).to_csv(d / "spans.tsv", index=False, sep="\t")
+    raters = [{"system": f"S{s}", "input": f"i{i}", "rater": r, "coh\x1b]0;t\x07": rng.normal(),
+               "flu\nGOLD": rng.normal()}
+              for s in range(5) for i in range(6) for r in ("r1\x1b[2J", "r2")]
+    pd.DataFrame(raters).to_csv(d / "raters.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return d
+
+
+COMMANDS = {
+    "correlate": ("scores.csv", ["--human", "human", "--ci", "none", "--pvalue", "none"]),
+    "compare": ("scores.csv", ["--human", "human", "--n-resamples", "20"]),
+    "reliability": ("scores.csv", ["--human", "human"]),
+    "measures": ("scores.csv", ["--human", "human", "--n-resamples", "10"]),
+    "local": ("scores.csv", ["--human", "human", "--context", "system"]),
+    "validity": ("raters.csv", ["--rater-col", "rater", "--human", "coh\x1b]0;t\x07,flu\nGOLD",
+                                "--no-cfa"]),
+    "preferences": ("prefs.csv", []),
+    "span-agreement": ("spans.tsv", []),
+}
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_names_reached_the_terminal_raw(evil_files, command, fmt):
+    """Every command, every format: no byte a terminal acts on (ESC, BEL, CR, U+202E) reaches
+    stdout or stderr, and a name holding a newline forges no row (item 2: --format csv of
+    correlate and span-agreement wrote raw ESC/BEL bytes and passed U+202E through)."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    data, args = COMMANDS[command]
+    res = CliRunner().invoke(main, [command, str(evil_files / data), *args, "--format", fmt])
+    assert res.exit_code == 0, (res.stderr, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    if fmt == "table":
+        assert _forged(res.stdout) == []
+        if command != "measures":  # its table shows measures, not names
+            assert "\\x1b" in res.stdout  # shown, escaped
+    elif fmt == "csv":
+        # newlines stay inside quoted fields: the CSV reads back with the escaped names
+        import io
+
+        frame = pd.read_csv(io.StringIO(res.stdout), keep_default_na=False)
+        cells = set(frame.astype(str).to_numpy().ravel()) | set(frame.columns)
+        assert command == "measures" or any("\\x1b" in c for c in cells)
+        assert not any(c.startswith("GOLD") for c in cells)
+    else:
+        json.loads(res.stdout)
+
+
+@pytest.fixture(scope="module")
+def evil_mtme(tmp_path_factory):
+    from test_mtme import make_data, write_layout
+
+    root = tmp_path_factory.mktemp("mtme")
+    h, m = make_data(0)
+    m["EVIL\x1b]0;pwned\x07\u202e\nGOLD-METRIC 0.999-refA"] = m.pop("KIWI-src")
+    write_layout(root, h, m, lp="en-de")
+    return root
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv", "latex"])
+def test_wmt_metric_named_by_a_file_forged_a_row_and_set_the_title(evil_mtme, fmt):
+    """Item 2: `metaeval wmt` wrote metric names (from file names) unescaped in every format;
+    a name with an OSC sequence set the terminal's title, one with a newline forged a
+    "GOLD-METRIC 0.999" row in the default table."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    res = CliRunner().invoke(main, ["wmt", str(evil_mtme), "wmt99", "--lps", "en-de", "--refs",
+                                    "refA", "--n-resamples", "10", "--n-permutations", "50",
+                                    "--seed", "1", "--format", fmt])
+    assert res.exit_code == 0, (res.stderr, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    if fmt == "text":
+        assert _forged(res.stdout) == []
+        assert "EVIL\\x1b]0;pwned\\x07\\u202e\\nGOLD-METRIC 0.999" in res.stdout
+    elif fmt == "latex":
+        assert _forged(res.stdout) == []
+        assert "EVIL\\textbackslash{}x1b]0;pwned" in res.stdout
+    else:
+        import io
+
+        frame = pd.read_csv(io.StringIO(res.stdout))
+        assert "EVIL\\x1b]0;pwned\\x07\\u202e\nGOLD-METRIC 0.999" in set(frame["metric"])
+        assert len(frame) == 3
+
+
+def test_wmt_latex_escapes_every_special_character():
+    from metaeval.report.tables import _LATEX
+
+    # the ten characters LaTeX reads as commands (The LaTeX Companion, 2nd ed., sec. 7.4.1)
+    assert set(_LATEX) == set("\\_%&#${}~^")
+
+
+def test_literal_keeps_only_newlines_when_asked():
+    from metaeval.report.tables import literal
+
+    assert literal("a\nb\rc\td\x1b\u202e\u2028") == "a\\nb\\rc\\td\\x1b\\u202e\\u2028"
+    assert literal("a\nb\rc\td\x1b\u202e", newlines=True) == "a\nb\\rc\\td\\x1b\\u202e"
+    assert literal("é [b]x[/b] 中文") == "é [b]x[/b] 中文"
