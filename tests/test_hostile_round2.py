@@ -290,3 +290,51 @@ def test_literal_keeps_only_newlines_when_asked():
     assert literal("a\nb\rc\td\x1b\u202e\u2028") == "a\\nb\\rc\\td\\x1b\\u202e\\u2028"
     assert literal("a\nb\rc\td\x1b\u202e", newlines=True) == "a\nb\\rc\\td\\x1b\\u202e"
     assert literal("é [b]x[/b] 中文") == "é [b]x[/b] 中文"
+
+
+# ----------------------------------------------------------------------------- 3. sums of squares
+
+
+def _spa_ds(scale):
+    import metaeval
+
+    rng = np.random.default_rng(7)
+    N, M = 6, 25
+    h = rng.standard_normal((N, M))
+    m0 = h + 0.4 * rng.standard_normal((N, M))
+    m1 = h + 2.0 * rng.standard_normal((N, M))
+    return metaeval.Dataset.from_arrays({"h": h, "m0": m0 * scale, "m1": m1}, human="h")
+
+
+@pytest.mark.parametrize("exponent", [520, 1000, -600])
+def test_compare_spa_zscored_through_an_overflowing_std(exponent):
+    """Item 3: beyond ~1e154 the metric's std overflowed, the z-scores were all 0 and the
+    Perm-Both null of compare_spa flipped the sign of the result.  Oracle: a z-score is
+    invariant to a positive scale, and scaling by a power of two is exact, so the null
+    distribution must equal the unscaled one bit for bit (2**1000 ~ 1e301; 2**-600: the
+    squares underflowed)."""
+    from metaeval.wmt import compare_spa
+
+    kw = dict(n_resamples=40, n_permutations=200, rng=5)
+    base = compare_spa(_spa_ds(1.0), "h", "m0", "m1", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no "overflow in reduce"
+        big = compare_spa(_spa_ds(2.0 ** exponent), "h", "m0", "m1", **kw)
+    assert big.statistic == base.statistic
+    np.testing.assert_array_equal(big.null_distribution, base.null_distribution)
+    assert big.pvalue == base.pvalue
+
+
+def test_pairtest_zscore_through_an_overflowing_std():
+    """The same defect in the z-score of the permutation tests (stats.pairtest.zscore, used by
+    compare's Perm-Both and measures): against scipy.stats.zscore on the unscaled vector."""
+    from scipy import stats
+
+    from metaeval.stats.pairtest import zscore
+
+    x = np.random.default_rng(1).standard_normal(40)
+    want = stats.zscore(x)
+    for e in (0, 600, 1020, -700):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            np.testing.assert_allclose(zscore(x * 2.0 ** e), want, rtol=1e-13, atol=1e-13)

@@ -37,6 +37,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
+from .stats.pairtest import pow2_scaled
 from .stats.sequential import besag_clifford
 from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
 
@@ -267,6 +268,7 @@ class SPAComparison(_Result):
 def _zscore_flat(a):
     """Global z-score over all cells (population sd), as scipy.stats.zscore
     on the flattened vector (mt-metrics-eval ``PermutationSigDiff``)."""
+    a = pow2_scaled(a)  # beyond ~1e154 the sum of squares overflowed: std inf, z all 0
     v = a.ravel()
     sd = v.std()
     return (a - v.mean()) / sd if sd > 0 else a - v.mean()
