@@ -338,3 +338,59 @@ def test_pairtest_zscore_through_an_overflowing_std():
         with warnings.catch_warnings():
             warnings.simplefilter("error", RuntimeWarning)
             np.testing.assert_allclose(zscore(x * 2.0 ** e), want, rtol=1e-13, atol=1e-13)
+
+
+# ----------------------------------------------------------------------------- 4. the key on disk
+
+
+@pytest.fixture
+def judge_files(tmp_path):
+    rows = [{"system": s, "input": i, "human": float(k)}
+            for k, (s, i) in enumerate((s, i) for s in ("S1", "S2") for i in ("i1", "i2"))]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    texts = [{"system": r["system"], "input": r["input"], "source": "src",
+              "hypothesis": f"text of {r['system']} {r['input']}"} for r in rows]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(t) + "\n" for t in texts))
+    return tmp_path / "d.csv", tmp_path / "t.jsonl"
+
+
+def _echo_key(handler, entry):
+    """A 200 answer that echoes the request's Authorization header twice: as written, and with
+    its first letter as a JSON escape (the same string once decoded)."""
+    auth = entry["headers"].get("authorization", "")
+    key = auth.removeprefix("Bearer ")
+    escaped = "\\u%04x" % ord(key[0]) + key[1:]
+    content = f"You sent {auth}. Key again: KEY_ESCAPED.\\nRating: 4"
+    body = completion_json(content).replace("KEY_ESCAPED", escaped)
+    send(handler, 200, body)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_api_key_echoed_in_a_200_answer_was_stored_and_printed(judge_files, tmp_path, monkeypatch,
+                                                                fmt):
+    """Item 4: a 200 answer echoing the Authorization header was stored unredacted in the cache,
+    --out and stdout (errors were redacted).  Now no byte of the key is in any of them."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    data, texts = judge_files
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    cache, out = tmp_path / "cache", tmp_path / "judged.csv"
+    with RecordingServer(_echo_key) as srv:
+        res = CliRunner().invoke(main, [
+            "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+            "--backend", "openai", "--model", "m", "--base-url", srv.url, "--api-key-env",
+            KEY_ENV, "--cache", str(cache), "--out", str(out), "--format", fmt])
+        assert srv.log and all(e["headers"]["authorization"] == f"Bearer {SECRET}"
+                               for e in srv.log)
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert SECRET not in res.output
+    written = out.read_text()
+    assert SECRET not in written and "You sent Bearer ***. Key again: ***." in written
+    for f in cache.rglob("*"):
+        if f.is_file():
+            blob = f.read_bytes()
+            assert SECRET.encode() not in blob and SECRET[1:].encode() not in blob, f
+    frame = pd.read_csv(out)
+    assert (frame["status"] == "ok").all() and (frame["value"] == 4.0).all()
