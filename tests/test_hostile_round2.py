@@ -394,3 +394,108 @@ def test_api_key_echoed_in_a_200_answer_was_stored_and_printed(judge_files, tmp_
             assert SECRET.encode() not in blob and SECRET[1:].encode() not in blob, f
     frame = pd.read_csv(out)
     assert (frame["status"] == "ok").all() and (frame["value"] == 4.0).all()
+
+
+# ----------------------------------------------------------------------------- 5. --dask
+
+
+def _listener(mode):
+    """A loopback TCP listener: ``silent`` accepts and sends nothing, ``garbage`` sends bytes
+    that are no Dask frame, ``http`` answers as a web server."""
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if mode == "garbage":
+                conn.sendall(b"\xff" * 64 + b"garbage" * 100)
+            elif mode == "http":
+                conn.recv(1000)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock
+
+
+def _square(x):
+    return x * x
+
+
+@pytest.mark.parametrize("mode", ["silent", "garbage", "http", "refused"])
+def test_dask_address_that_is_no_scheduler_hung_or_blamed_memory(mode):
+    """Item 5: `--dask ADDR` at a listener that accepts and sends nothing ran until killed (400 s);
+    garbage gave "Maximum allowed dimension exceeded" or "out of memory".  Now: one
+    ParameterError naming the address and the cause, within dask's connect timeout."""
+    import time
+
+    pytest.importorskip("distributed")
+    import dask
+
+    from metaeval import ParameterError
+    from metaeval._parallel import run_units
+
+    sock = _listener(mode)
+    port = sock.getsockname()[1]
+    if mode == "refused":
+        sock.close()
+    address = f"tcp://127.0.0.1:{port}"
+    t0 = time.monotonic()
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            with pytest.raises(ParameterError) as info:
+                run_units(_square, [1, 2, 3], dask=address)
+    finally:
+        sock.close()
+    assert time.monotonic() - t0 < 15
+    msg = str(info.value)
+    assert msg.startswith(f"cannot connect to the Dask scheduler at {address}: "), msg
+    assert f"dask={address!r}" in msg and "\n" not in msg
+    if mode == "silent":
+        assert "no handshake within 1 s" in msg
+    elif mode in ("garbage", "http"):
+        assert "its answer is not a Dask handshake" in msg
+    assert "memory" not in msg.lower().split("(")[0]
+
+
+def test_dask_option_that_hung_names_the_option(tmp_path):
+    import time
+
+    pytest.importorskip("distributed")
+    import dask
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=(5, 6))
+    rows = [{"system": f"S{s}", "input": f"i{i}", "human": h[s, i],
+             **{f"m{k}": h[s, i] + rng.normal() for k in range(3)}}
+            for s in range(5) for i in range(6)]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    sock = _listener("silent")
+    address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    t0 = time.monotonic()
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            res = CliRunner().invoke(main, ["measures", str(tmp_path / "d.csv"), "--human", "human",
+                                            "--n-resamples", "5", "--splits", "3",
+                                            "--dask", address])
+    finally:
+        sock.close()
+    assert time.monotonic() - t0 < 30
+    assert res.exit_code == 2, (res.output, res.exception)
+    err = res.stderr
+    assert err.count("\n") == 1 and err.startswith(
+        f"metaeval: error: cannot connect to the Dask scheduler at {address}: no handshake"), err
+    assert f"--dask '{address}'" in err

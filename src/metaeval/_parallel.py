@@ -330,6 +330,67 @@ def _worker_config():
     return parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
 
 
+def _handshake(address: str, seconds: float) -> None:
+    """Open one comm to ``address`` and read the scheduler's handshake, all within ``seconds``.
+
+    ``Client(address, timeout=...)`` bounds the TCP connection but not the handshake
+    read: a listener that accepts and sends nothing held it forever.  This probe runs the
+    connection and the handshake under one ``asyncio.wait_for``, in a thread of its own (so
+    it works where an event loop already runs, e.g. Jupyter)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def probe():
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        await comm.close()
+
+    failure: list[BaseException] = []
+
+    def run():
+        try:
+            asyncio.run(probe())
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller below
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="metaeval-dask-probe", daemon=True)
+    worker.start()
+    worker.join(seconds + 5.0)  # the probe's own deadline ends it; this is a backstop
+    if worker.is_alive():
+        raise TimeoutError(f"no handshake within {seconds:g} s")
+    if failure:
+        raise failure[0]
+
+
+def _connect(Client, address: str):
+    """A Client of the scheduler at ``address``, or one ParameterError naming the address and
+    the cause ("cannot connect to the Dask scheduler at ADDR: <cause>"), within dask's
+    connect timeout (``distributed.comm.timeouts.connect``, 30 s by default; set
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT`` to change it)."""
+    import asyncio
+
+    import dask.config
+    from dask.utils import parse_timedelta
+
+    seconds = float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s"))
+    try:
+        _handshake(address, seconds)
+        return Client(address, timeout=seconds)
+    except Exception as exc:  # noqa: BLE001 - any failure to connect is the address's
+        cause = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+            if "within" not in cause:
+                cause = f"no handshake within {seconds:g} s"
+        elif not isinstance(exc, OSError):  # it answered, but not as a Dask scheduler does
+            cause = f"its answer is not a Dask handshake ({type(exc).__name__}: {cause})"
+        if len(cause) > 200:
+            cause = cause[:200] + "..."
+        raise ParameterError(
+            f"cannot connect to the Dask scheduler at {address}: {cause} (dask={address!r} must "
+            "be the address of a running scheduler, e.g. tcp://127.0.0.1:8786)"
+        ) from None
+
+
 def _dask_client(dask):
     try:
         from dask.distributed import Client
@@ -340,7 +401,7 @@ def _dask_client(dask):
     if isinstance(dask, Client):
         return dask, False
     if isinstance(dask, str):
-        return Client(dask), True
+        return _connect(Client, dask), True
     raise ParameterError(
         f"dask={dask!r} must be a dask.distributed.Client or a scheduler address string"
     )
