@@ -499,3 +499,120 @@ def test_dask_option_that_hung_names_the_option(tmp_path):
     assert err.count("\n") == 1 and err.startswith(
         f"metaeval: error: cannot connect to the Dask scheduler at {address}: no handshake"), err
     assert f"--dask '{address}'" in err
+
+
+# ----------------------------------------------------------------------------- 6. reader gaps
+
+
+def _mt_bench(tmp_path, judge_self_pair):
+    recs = [{"question_id": 81, "model_a": "gpt-4", "model_b": "llama", "winner": "model_a",
+             "judge": "author_0", "turn": 1},
+            {"question_id": 82, "model_a": "gpt-4", "model_b": "llama", "winner": "tie",
+             "judge": "author_1", "turn": 1},
+            {"question_id": 81, "model_a": "gpt-4", "model_b": "llama", "winner": "model_b",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1}]
+    if judge_self_pair:
+        recs.append({"question_id": 82, "model_a": "llama", "model_b": "llama",
+                     "winner": "model_a", "judge": ["gpt-4", "pair-v2"], "turn": 1})
+    path = tmp_path / "mt.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_mt_bench_reader_accepted_a_self_pair(tmp_path):
+    """Item 6: the MT-Bench reader accepted model_a == model_b (in a judge record), which the
+    CSV reader rejects for human rows; both now refuse it, naming the record/row."""
+    from metaeval import DataError
+    from metaeval.preferences import read_preferences
+
+    kw = dict(format="mt-bench", judges=["gpt-4/pair-v2"])
+    assert read_preferences(_mt_bench(tmp_path, False), **kw).judges == ("gpt-4/pair-v2",)
+    with pytest.raises(DataError, match=r"mt\.jsonl: MT-Bench judgments compare a model with "
+                                        r"itself \(model_a equals model_b\) in records 3"):
+        read_preferences(_mt_bench(tmp_path, True), **kw)
+    # the plain CSV reader, judge rows: refused as human rows already were
+    rows = [{"input": "q", "system_a": "A", "system_b": "B", "rater": "r", "judge": "",
+             "preference": 1.0},
+            {"input": "q", "system_a": "A", "system_b": "A", "rater": "", "judge": "j",
+             "preference": 1.0}]
+    pd.DataFrame(rows).to_csv(tmp_path / "p.csv", index=False)
+    with pytest.raises(DataError, match=r"judge outputs: system_a equals system_b in rows 0"):
+        read_preferences(tmp_path / "p.csv")
+
+
+@pytest.mark.parametrize("offset", ["true", "1.5", "false", "null", "[1]"])
+def test_rating_span_offset_true_or_1_5_read_as_1(tmp_path, offset):
+    """Item 6: `.rating` span offsets `true` and `1.5` were read as 1 (int()); the TSV reader
+    rejects 0.5.  Now the line is named and the offset refused."""
+    from metaeval import DataError
+    from metaeval.wmt import read_rating_spans
+
+    good = json.dumps({"errors": [{"start": 0, "end": 3, "severity": "major"}]})
+    bad = '{"errors": [{"start": %s, "end": 4, "severity": "minor"}]}' % offset
+    path = tmp_path / "en-de.mqm.rater1.seg.rating"
+    path.write_text(f"sysA\t{good}\nsysA\t{bad}\n")
+    with pytest.raises(DataError, match=r"rating, line 2: .*integer 'start' and 'end'"):
+        read_rating_spans(path)
+    path.write_text(f"sysA\t{good}\nsysA\t" + good.replace("3", "3.0") + "\n")
+    assert read_rating_spans(path)["end"].tolist() == [3, 3]  # an integral float is an offset
+
+
+def test_span_agreement_with_one_rater_printed_an_empty_table(tmp_path):
+    """Item 6: one rater gave an empty table, rc 0, no message.  Now one error line."""
+    from click.testing import CliRunner
+
+    from metaeval import DataError
+    from metaeval.cli import main
+    from metaeval.wmt import span_agreement
+
+    spans = pd.DataFrame({"system": ["s", "s"], "input": ["0", "1"], "rater": ["r1", "r1"],
+                          "start": [0, 2], "end": [4, 5], "severity": ["major", "minor"]})
+    with pytest.raises(DataError, match=r"the spans have one rater, 'r1'; give the spans of 2\+"):
+        span_agreement(spans)
+    spans.assign(category="accuracy").to_csv(tmp_path / "one.tsv", sep="\t", index=False)
+    res = CliRunner().invoke(main, ["span-agreement", str(tmp_path / "one.tsv")])
+    assert res.exit_code == 2 and res.stderr.startswith("metaeval: error: span agreement "
+                                                        "compares raters"), res.output
+    # two raters without a common segment: an empty result, with a typed warning
+    from metaeval.errors import UndefinedStatisticWarning
+
+    spans.loc[1, "rater"] = "r2"
+    with pytest.warns(UndefinedStatisticWarning, match="no two of the 2 raters rated a common"):
+        assert len(span_agreement(spans)) == 0
+
+
+@pytest.mark.parametrize("preset", ["wmt24", "wmt23"])
+def test_wmt_metric_missing_one_system_stopped_the_whole_table(tmp_path, preset):
+    """Item 6: one metric without scores for one system (read-mtme only warns) stopped the whole
+    `wmt` table.  Now that metric is left out of that language pair's tasks with a warning, and
+    the other metrics' numbers are those of a run on data without the metric."""
+    import shutil
+
+    from test_mtme import make_data, write_layout
+
+    from metaeval.errors import MtmeWarning
+    from metaeval.wmt import run_wmt
+
+    full = tmp_path / "full"
+    for k, lp in enumerate(("en-de", "zh-en")):
+        h, m = make_data(k)
+        write_layout(full, h, m, lp=lp)
+    gap = tmp_path / "gap"
+    shutil.copytree(full, gap)
+    for level in ("seg", "sys"):  # COMET-refA of en-de lacks sysB
+        f = gap / "wmt99" / "metric-scores" / "en-de" / f"COMET-refA.{level}.score"
+        f.write_text("".join(ln for ln in f.read_text().splitlines(True)
+                             if not ln.startswith("sysB\t")))
+    without = tmp_path / "without"  # the oracle: COMET-refA never existed for en-de
+    shutil.copytree(full, without)
+    for level in ("seg", "sys"):
+        (without / "wmt99" / "metric-scores" / "en-de" / f"COMET-refA.{level}.score").unlink()
+    kw = dict(preset=preset, refs="refA", n_resamples=20, n_permutations=50, rng=3)
+    with pytest.warns(MtmeWarning, match=r"en-de: metric 'COMET' has no scores for system\(s\) "
+                                         r"'sysB'.*left out of the en-de tasks"):
+        got, _ = run_wmt(gap, "wmt99", ["en-de", "zh-en"], **kw)
+    want, _ = run_wmt(without, "wmt99", ["en-de", "zh-en"], **kw)
+    assert [r.task.name for r in got] == [r.task.name for r in want]
+    for a, b in zip(got, want):
+        assert a.metrics == b.metrics
+        np.testing.assert_array_equal(a.statistics, b.statistics)

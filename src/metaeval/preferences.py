@@ -430,6 +430,9 @@ def _judge_rows(judges, canon):
     if len(j) == 0:
         return _empty_judge_rows()
     inp, sa, sb = (_str_col(j, c, "judge outputs") for c in _KEY)
+    same = sa == sb
+    if same.any():  # as for human preferences: a pair is two different systems
+        raise DataError(f"judge outputs: system_a equals system_b in rows {_shown(np.flatnonzero(same))}")
     judge = _str_col(j, "judge", "judge outputs")
     if has_p:
         p = _numeric(j, "preference", "judge outputs")
@@ -612,6 +615,10 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         if bad.any():
             raise DataError(f"{path}: winner must be one of {list(MT_BENCH_WINNERS)}; got "
                             f"{_shown(w[bad].unique())} in records {_shown(np.flatnonzero(bad.to_numpy()))}")
+        same = (df["model_a"].astype(str) == df["model_b"].astype(str)).to_numpy()
+        if same.any():
+            raise DataError(f"{path}: MT-Bench judgments compare a model with itself (model_a equals "
+                            f"model_b) in records {_shown(np.flatnonzero(same))}")
         turn = df["turn"].astype(str) if "turn" in df.columns else "1"
         out = pd.DataFrame({
             "input": df["question_id"].astype(str) + ":" + turn,

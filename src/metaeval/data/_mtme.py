@@ -255,6 +255,17 @@ def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dic
 SPAN_COLUMNS = ("system", "input", "rater", "start", "end", "severity", "category", "is_source_error")
 
 
+def _offset(v) -> int:
+    """A span offset of a ``.rating`` file: a JSON integer (``3``, ``3.0``) or its digits as a
+    string; ``true`` and ``1.5`` are not offsets (``int()`` read them as 1), as the TSV reader
+    refuses ``0.5``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise TypeError(f"offset {json.dumps(v)} is not an integer")
+    if isinstance(v, float) and not v.is_integer():
+        raise ValueError(f"offset {v!r} is not an integer")
+    return int(v)
+
+
 def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
     """The error spans of an mt-metrics-eval ``.rating`` file as a long table.
 
@@ -297,8 +308,9 @@ def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
             who = cols[2] if len(cols) == 3 and cols[2] not in ("", "None") else rater
             try:
                 errors = json.loads(rating)["errors"]
-                spans = [(int(e["start"]), int(e["end"]), e.get("severity"), e.get("category"),
-                          bool(e.get("is_source_error", False))) for e in errors]
+                spans = [(_offset(e["start"]), _offset(e["end"]), e.get("severity"),
+                          e.get("category"), bool(e.get("is_source_error", False)))
+                         for e in errors]
             except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise DataError(
                     f"{path}, line {lineno}: rating is not None nor a JSON object with a list "
