@@ -616,3 +616,114 @@ def test_wmt_metric_missing_one_system_stopped_the_whole_table(tmp_path, preset)
     for a, b in zip(got, want):
         assert a.metrics == b.metrics
         np.testing.assert_array_equal(a.statistics, b.statistics)
+
+
+# ----------------------------------------------------------------------------- 7. messages
+
+
+def test_deeply_nested_judge_answer_aborted_and_blamed_the_data(monkeypatch):
+    """Item 7: a 200 answer nested 100 000 deep raised RecursionError through the judge, even
+    with on_error='nan', and the command line blamed the data.  It is the server's answer: a
+    failed request, recorded as such."""
+    nested = '{"choices": [{"message": {"content": "Rating: 4"}}], "x": ' + "[" * 100_000 + \
+        "]" * 100_000 + "}"
+
+    def respond(handler, entry):
+        prompt = json.loads(entry["body"])["messages"][-1]["content"]
+        send(handler, 200, nested if prompt == "deep" else completion_json("Rating: 3"))
+
+    with RecordingServer(respond) as srv:
+        j = _echo_judge(srv, monkeypatch, cache_dir=False, on_error="nan")
+        run = j.run(["deep", "flat"])
+    assert list(run.status[0]) == ["request_failed", "ok"]
+    assert "nested too deeply" in run.errors[0, 0]
+    assert np.isnan(run.scores[0]) and run.scores[1] == 3.0
+
+
+def test_deeply_nested_rating_file_gave_no_file_or_line(tmp_path):
+    from metaeval import DataError
+    from metaeval.wmt import read_rating_spans
+
+    path = tmp_path / "en-de.mqm.rater1.seg.rating"
+    path.write_text('sysA\t{"errors": []}\nsysA\t' + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(DataError, match=r"rating, line 2: the rating's JSON is nested too deeply"):
+        read_rating_spans(path)
+
+
+def test_lone_surrogate_in_a_jsonl_label_gave_no_file_or_line(tmp_path):
+    """Item 7: a label "S\\ud800" failed far from its line ("'utf-8' codec can't encode")."""
+    from click.testing import CliRunner
+
+    from metaeval import DataError, read_dataset
+    from metaeval.cli import main
+
+    lines = [json.dumps({"system": "S\ud800" if s == 0 else f"S{s}", "input": f"i{i}",
+                         "human": float(s + i), "m": float(s * i)})
+             for s in range(3) for i in range(3)]
+    ok = json.dumps({"system": "S\U0001f600", "input": "i9", "human": 1.0, "m": 2.0})
+    assert "\\ud83d\\ude00" in ok  # a surrogate *pair* is one character: accepted
+    path = tmp_path / "d.jsonl"
+    path.write_text(ok + "\n" + "\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"d\.jsonl: line 2: field 'system' holds a lone "
+                                        r"surrogate \(\\ud800\)"):
+        read_dataset(path, human="human")
+    res = CliRunner().invoke(main, ["correlate", str(path), "--human", "human"])
+    assert res.exit_code == 2 and "d.jsonl: line 2: field 'system'" in res.stderr, res.output
+
+
+def test_alpacaeval_error_named_format_not_input_format(tmp_path):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps([{"instruction": "Say hi", "output_1": "hi", "preference": 1}]))
+    res = CliRunner().invoke(main, ["preferences", str(path), "--input-format", "alpacaeval"])
+    assert res.exit_code == 2
+    assert "lack fields ['output_2'] (CLI: --input-format)" in res.stderr, res.stderr
+    res = CliRunner().invoke(main, ["preferences", str(path), "--input-format", "bogus"])
+    assert res.exit_code == 2 and "--format" not in res.stderr.replace("--input-format", "")
+
+
+def test_option_rewriting_turned_a_cell_location_into_an_option(tmp_path):
+    """Item 7: `system='S0'` in a cell's location "(system='S0', input='i0')" became
+    "(--system-col 'S0'"; a keyword that is a parameter is still spelled as the option."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import _cli_spelling, main
+
+    cmd = main.commands["correlate"]
+    assert _cli_spelling("differs at (system='S0', input='i0'): 1 vs 2", cmd) == \
+        "differs at (system='S0', input='i0'): 1 vs 2"
+    assert _cli_spelling("system='sys' is not a column; ci='x'", cmd) == \
+        "--system-col 'sys' is not a column; --ci 'x'"
+    # end to end: a human score that differs across the runs of a cell
+    rows = [{"system": f"S{s}", "input": f"i{i}", "run": r, "human": float(s + i + (r if s == 0 and i == 0 else 0)),
+             "m": float(s * i + r)} for s in range(3) for i in range(3) for r in range(2)]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    res = CliRunner().invoke(main, ["correlate", str(tmp_path / "d.csv"), "--human", "human",
+                                    "--run-col", "run"])
+    assert res.exit_code == 2, res.output
+    assert "(system='S0', input='i0')" in res.stderr and "(--system-col" not in res.stderr
+
+
+def test_checkpoint_unit_with_a_wrongly_shaped_array_named_neither_unit_nor_advice(tmp_path):
+    import io as _io
+
+    from metaeval import ParameterError
+    from metaeval._parallel import Checkpoint
+
+    ck = Checkpoint(tmp_path / "ck", {"analysis": "x"})
+    ck.save("unit-7", {"stat": np.arange(5.0), "n": np.int64(3)})
+    path = next((tmp_path / "ck").glob("*.npz"))
+    with np.load(path, allow_pickle=False) as z:
+        entries = {k: z[k] for k in z.files}
+    entries["a0"] = np.arange(2.0)  # same header, an array of another shape
+    buf = _io.BytesIO()
+    np.savez(buf, **entries)
+    path.write_bytes(buf.getvalue())
+    with pytest.raises(ParameterError) as info:
+        ck.load("unit-7")
+    msg = str(info.value)
+    assert str(path) in msg and "(unit-7)" in msg and "delete this file" in msg
+    assert "has shape (2,)" in msg and "recorded (5,)" in msg

@@ -61,12 +61,12 @@ def _encode(obj, arrays: list):
         if obj.dtype.hasobject:
             raise TypeError("checkpoint units cannot hold object arrays (they would need pickle)")
         arrays.append(obj)
-        return {"t": "array", "i": len(arrays) - 1}
+        return {"t": "array", "i": len(arrays) - 1, "s": list(obj.shape), "d": obj.dtype.str}
     if isinstance(obj, np.generic):  # before float: np.float64 is a float
         if obj.dtype.hasobject:  # pragma: no cover - np.object_ scalars are not created
             raise TypeError("checkpoint units cannot hold object scalars")
         arrays.append(np.asarray(obj))
-        return {"t": "scalar", "i": len(arrays) - 1}
+        return {"t": "scalar", "i": len(arrays) - 1, "s": [], "d": obj.dtype.str}
     if obj is None or type(obj) in (bool, int, float, str):
         return {"t": "py", "v": obj}
     if isinstance(obj, (tuple, list)):
@@ -76,12 +76,23 @@ def _encode(obj, arrays: list):
     raise TypeError(f"checkpoint units hold plain data; cannot store a {type(obj).__name__}")
 
 
+def _array(tree, arrays):
+    """The stored array of node ``tree``, checked against the shape and dtype its header
+    recorded (units written before they were recorded are not checked)."""
+    a = arrays[f"a{tree['i']}"]
+    if "s" in tree and (list(a.shape) != list(tree["s"]) or a.dtype.str != tree.get("d")):
+        raise ValueError(
+            f"array a{tree['i']} has shape {tuple(a.shape)} and dtype {a.dtype.str}, where the "
+            f"unit recorded {tuple(tree['s'])} and {tree.get('d')}")
+    return a
+
+
 def _decode(tree, arrays):
     t = tree["t"]
     if t == "array":
-        return arrays[f"a{tree['i']}"]
+        return _array(tree, arrays)
     if t == "scalar":
-        return arrays[f"a{tree['i']}"][()]
+        return _array(tree, arrays)[()]
     if t == "py":
         return tree["v"]
     if t in ("tuple", "list"):
@@ -192,8 +203,8 @@ class Checkpoint:
         except Exception as exc:  # noqa: BLE001 - any failure means an unreadable file
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ParameterError(
-                f"checkpoint unit {p} is unreadable ({type(exc).__name__}: {reason}); it is "
-                "truncated, corrupt or not written by metaeval: delete this file and run "
+                f"checkpoint unit {p} ({name}) is unreadable ({type(exc).__name__}: {reason}); "
+                "it is truncated, corrupt or not written by metaeval: delete this file and run "
                 "again to recompute it"
             ) from None
         return True, result

@@ -649,8 +649,22 @@ def _cli_spelling(text, command=None):
             flags.setdefault(keyword, flags[name])
     import re
 
-    return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
-                  lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), text)
+    def spell(part):
+        return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
+                      lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), part)
+
+    # a cell's location, "(system='S0', input='i0')" (data._validate.fmt_key), names label
+    # columns and their values, not options: it is kept as written
+    global _LOCATION
+    if _LOCATION is None:
+        _LOCATION = re.compile(rf"(\({_PAIR}(?:, {_PAIR})+\))")
+    pieces = _LOCATION.split(text)
+    return "".join(p if k % 2 else spell(p) for k, p in enumerate(pieces))
+
+
+#: A row key as the data layer writes it: two or more ``column=value`` in parentheses.
+_PAIR = r"[A-Za-z_]\w*=(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^,()'\"]*)"
+_LOCATION = None
 
 
 class _WarningGroups:

@@ -259,7 +259,7 @@ class PreferenceData:
         miss = [c for c in need if c not in human.columns]
         if miss:
             raise DataError(f"human preferences lack columns {miss}; they need {need} "
-                            f"(CLI: --format, or rename the columns)")
+                            f"(CLI: --input-format, or rename the columns)")
         if len(human) == 0:
             raise DataError("human preferences are empty")
         h = human.reset_index(drop=True)
@@ -577,7 +577,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         Unknown format, missing fields, values outside the format's set (named).
     """
     path = os.fspath(path)
-    check_choice(format, "format", ("auto",) + FORMATS, option="--format")
+    check_choice(format, "format", ("auto",) + FORMATS, option="--input-format")
     name = name or os.path.basename(path)
     if format == "auto":
         if path.lower().endswith((".csv", ".tsv")):
@@ -609,7 +609,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         need = ["question_id", "model_a", "model_b", "winner", "judge"]
         miss = [c for c in need if c not in df.columns]
         if miss:
-            raise DataError(f"{path}: MT-Bench judgments lack fields {miss} (CLI: --format)")
+            raise DataError(f"{path}: MT-Bench judgments lack fields {miss} (CLI: --input-format)")
         w = df["winner"].astype(str).str.strip()
         bad = ~w.isin(list(MT_BENCH_WINNERS))
         if bad.any():
@@ -636,7 +636,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
     need = ["instruction", "output_1", "output_2", "preference"]
     miss = [c for c in need if c not in df.columns]
     if miss:
-        raise DataError(f"{path}: AlpacaEval annotations lack fields {miss} (CLI: --format)")
+        raise DataError(f"{path}: AlpacaEval annotations lack fields {miss} (CLI: --input-format)")
     p = pd.to_numeric(df["preference"], errors="coerce").to_numpy(float)
     bad = (~np.isnan(p) & ((p < 1) | (p > 2))) | (np.isnan(p) & df["preference"].notna().to_numpy())
     if bad.any():

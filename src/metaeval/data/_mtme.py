@@ -241,6 +241,10 @@ def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dic
             try:
                 errors = json.loads(rating)["errors"]
                 total = sum(mqm_error_weight(e.get("severity"), e.get("category"), w) for e in errors)
+            except RecursionError:
+                raise DataError(f"{path}, line {lineno}: the rating's JSON is nested too deeply "
+                                "to read (an mt-metrics-eval rating is a flat list of error "
+                                "spans)") from None
             except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
                 raise DataError(
                     f"{path}, line {lineno}: rating is not None nor a JSON object with a list "
@@ -311,6 +315,10 @@ def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
                 spans = [(_offset(e["start"]), _offset(e["end"]), e.get("severity"),
                           e.get("category"), bool(e.get("is_source_error", False)))
                          for e in errors]
+            except RecursionError:
+                raise DataError(f"{path}, line {lineno}: the rating's JSON is nested too deeply "
+                                "to read (an mt-metrics-eval rating is a flat list of error "
+                                "spans)") from None
             except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise DataError(
                     f"{path}, line {lineno}: rating is not None nor a JSON object with a list "

@@ -932,7 +932,7 @@ class LLMJudge(TextMetric):
             key, order = got
             try:
                 answer = json.loads(bodies[key][0])["choices"][0]["message"].get("content")
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 answer = None
             raw[j] = answer
             verdict = _parse_preference(answer, self.preference_pattern)
@@ -1131,7 +1131,7 @@ class LLMJudge(TextMetric):
             try:
                 body = json.loads(body_text)
                 answer = body["choices"][0]["message"].get("content")
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 body, answer = {}, None
             u_answer[s, u] = answer
             rating = _parse(answer, lo, hi, self.pattern)

@@ -730,6 +730,8 @@ def _check_body(text: str) -> str | None:
         data = json.loads(text)
     except ValueError as exc:
         return f"not JSON: {exc}"
+    except RecursionError:  # the server's answer, not the data: a failed request
+        return "JSON nested too deeply to read"
     try:
         choice = data["choices"][0]
         choice["message"]
