@@ -10,11 +10,16 @@ line and the report write goes through :func:`to_csv`, which prefixes such
 spreadsheet convention for "this is text".  Numbers are never touched:
 ``-0.5`` stays the number ``-0.5``; a *label* spelled ``-1`` (text) becomes
 ``'-1``.
+
+The same cells are also made safe to print (:func:`metaeval.report.tables.literal`, the
+one escaping function of every view): control and bidi characters (ESC, BEL, CR, tab,
+U+202E, ...) are written as visible escapes (``\\x1b``), so neither ``--format csv`` on a
+terminal nor ``cat`` of an exported table runs an escape sequence or reorders text; a
+newline is kept and the field quoted, so a name cannot forge a row.
 """
 
 from __future__ import annotations
 
-import csv
 import math
 import os
 from typing import Any
@@ -22,6 +27,8 @@ from typing import Any
 import numpy as np
 
 import pandas as pd
+
+from .report.tables import literal
 
 #: First characters that make a spreadsheet read a text cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -43,8 +50,13 @@ def protect_cell(value: Any) -> Any:
     --------
     >>> protect_cell("=1+1"), protect_cell("-x"), protect_cell("bleu"), protect_cell(-0.5)
     ("'=1+1", "'-x", 'bleu', -0.5)
+    >>> protect_cell("\\x1b]0;title\\x07m")
+    '\\\\x1b]0;title\\\\x07m'
     """
-    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+    if not isinstance(value, str):
+        return value
+    value = literal(value, newlines=True)
+    if value.startswith(FORMULA_PREFIXES):
         return "'" + value
     return value
 
@@ -60,8 +72,8 @@ def _protect_index(index: pd.Index) -> pd.Index:
 
 def protect_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy of ``frame`` whose text cells, column names and index labels cannot
-    run as spreadsheet formulas (see the module docstring); numeric columns are
-    unchanged.
+    run as spreadsheet formulas nor reach a terminal raw (see the module docstring);
+    numeric columns are unchanged.
 
     Parameters
     ----------
@@ -70,8 +82,9 @@ def protect_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     DataFrame
-        The same shape and order; only ``str`` values starting with one of
-        :data:`FORMULA_PREFIXES` differ (a leading ``'``).
+        The same shape and order; only ``str`` values differ: those holding
+        characters that are not printable (escaped) and those starting with
+        one of :data:`FORMULA_PREFIXES` (a leading ``'``).
     """
     out = frame.copy()
     for k in range(out.shape[1]):
@@ -114,21 +127,7 @@ def to_csv(
     bleu,0.25
     """
     safe = protect_formulas(frame)
-    if "quoting" not in kwargs and _has_cr(safe):
-        # csv quotes fields with \n but not with a lone \r, which readers take for a
-        # line end: quote every text field then
-        kwargs["quoting"] = csv.QUOTE_NONNUMERIC
     return safe.to_csv(path, index=index, **kwargs)
-
-
-def _has_cr(frame: pd.DataFrame) -> bool:
-    texts = [v for v in frame.columns.to_flat_index()] + list(frame.index.to_flat_index())
-    texts += list(frame.index.names)
-    for k in range(frame.shape[1]):
-        column = frame.iloc[:, k]
-        if column.dtype == object or pd.api.types.is_string_dtype(column.dtype):
-            texts.extend(column.tolist())
-    return any(isinstance(v, str) and "\r" in v for v in texts)
 
 
 def plain(v):

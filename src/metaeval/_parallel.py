@@ -61,12 +61,12 @@ def _encode(obj, arrays: list):
         if obj.dtype.hasobject:
             raise TypeError("checkpoint units cannot hold object arrays (they would need pickle)")
         arrays.append(obj)
-        return {"t": "array", "i": len(arrays) - 1}
+        return {"t": "array", "i": len(arrays) - 1, "s": list(obj.shape), "d": obj.dtype.str}
     if isinstance(obj, np.generic):  # before float: np.float64 is a float
         if obj.dtype.hasobject:  # pragma: no cover - np.object_ scalars are not created
             raise TypeError("checkpoint units cannot hold object scalars")
         arrays.append(np.asarray(obj))
-        return {"t": "scalar", "i": len(arrays) - 1}
+        return {"t": "scalar", "i": len(arrays) - 1, "s": [], "d": obj.dtype.str}
     if obj is None or type(obj) in (bool, int, float, str):
         return {"t": "py", "v": obj}
     if isinstance(obj, (tuple, list)):
@@ -76,12 +76,23 @@ def _encode(obj, arrays: list):
     raise TypeError(f"checkpoint units hold plain data; cannot store a {type(obj).__name__}")
 
 
+def _array(tree, arrays):
+    """The stored array of node ``tree``, checked against the shape and dtype its header
+    recorded (units written before they were recorded are not checked)."""
+    a = arrays[f"a{tree['i']}"]
+    if "s" in tree and (list(a.shape) != list(tree["s"]) or a.dtype.str != tree.get("d")):
+        raise ValueError(
+            f"array a{tree['i']} has shape {tuple(a.shape)} and dtype {a.dtype.str}, where the "
+            f"unit recorded {tuple(tree['s'])} and {tree.get('d')}")
+    return a
+
+
 def _decode(tree, arrays):
     t = tree["t"]
     if t == "array":
-        return arrays[f"a{tree['i']}"]
+        return _array(tree, arrays)
     if t == "scalar":
-        return arrays[f"a{tree['i']}"][()]
+        return _array(tree, arrays)[()]
     if t == "py":
         return tree["v"]
     if t in ("tuple", "list"):
@@ -192,8 +203,8 @@ class Checkpoint:
         except Exception as exc:  # noqa: BLE001 - any failure means an unreadable file
             reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise ParameterError(
-                f"checkpoint unit {p} is unreadable ({type(exc).__name__}: {reason}); it is "
-                "truncated, corrupt or not written by metaeval: delete this file and run "
+                f"checkpoint unit {p} ({name}) is unreadable ({type(exc).__name__}: {reason}); "
+                "it is truncated, corrupt or not written by metaeval: delete this file and run "
                 "again to recompute it"
             ) from None
         return True, result
@@ -330,6 +341,67 @@ def _worker_config():
     return parallel_config(backend="loky", initializer=_watch_parent, initargs=(os.getpid(),))
 
 
+def _handshake(address: str, seconds: float) -> None:
+    """Open one comm to ``address`` and read the scheduler's handshake, all within ``seconds``.
+
+    ``Client(address, timeout=...)`` bounds the TCP connection but not the handshake
+    read: a listener that accepts and sends nothing held it forever.  This probe runs the
+    connection and the handshake under one ``asyncio.wait_for``, in a thread of its own (so
+    it works where an event loop already runs, e.g. Jupyter)."""
+    import asyncio
+
+    from distributed.comm import connect
+
+    async def probe():
+        comm = await asyncio.wait_for(connect(address, timeout=seconds), seconds)
+        await comm.close()
+
+    failure: list[BaseException] = []
+
+    def run():
+        try:
+            asyncio.run(probe())
+        except BaseException as exc:  # noqa: BLE001 - reported to the caller below
+            failure.append(exc)
+
+    worker = threading.Thread(target=run, name="metaeval-dask-probe", daemon=True)
+    worker.start()
+    worker.join(seconds + 5.0)  # the probe's own deadline ends it; this is a backstop
+    if worker.is_alive():
+        raise TimeoutError(f"no handshake within {seconds:g} s")
+    if failure:
+        raise failure[0]
+
+
+def _connect(Client, address: str):
+    """A Client of the scheduler at ``address``, or one ParameterError naming the address and
+    the cause ("cannot connect to the Dask scheduler at ADDR: <cause>"), within dask's
+    connect timeout (``distributed.comm.timeouts.connect``, 30 s by default; set
+    ``DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT`` to change it)."""
+    import asyncio
+
+    import dask.config
+    from dask.utils import parse_timedelta
+
+    seconds = float(parse_timedelta(dask.config.get("distributed.comm.timeouts.connect"), "s"))
+    try:
+        _handshake(address, seconds)
+        return Client(address, timeout=seconds)
+    except Exception as exc:  # noqa: BLE001 - any failure to connect is the address's
+        cause = " ".join(str(exc).split()) or type(exc).__name__
+        if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
+            if "within" not in cause:
+                cause = f"no handshake within {seconds:g} s"
+        elif not isinstance(exc, OSError):  # it answered, but not as a Dask scheduler does
+            cause = f"its answer is not a Dask handshake ({type(exc).__name__}: {cause})"
+        if len(cause) > 200:
+            cause = cause[:200] + "..."
+        raise ParameterError(
+            f"cannot connect to the Dask scheduler at {address}: {cause} (dask={address!r} must "
+            "be the address of a running scheduler, e.g. tcp://127.0.0.1:8786)"
+        ) from None
+
+
 def _dask_client(dask):
     try:
         from dask.distributed import Client
@@ -340,7 +412,7 @@ def _dask_client(dask):
     if isinstance(dask, Client):
         return dask, False
     if isinstance(dask, str):
-        return Client(dask), True
+        return _connect(Client, dask), True
     raise ParameterError(
         f"dask={dask!r} must be a dask.distributed.Client or a scheduler address string"
     )

@@ -582,6 +582,12 @@ def _emit_json(obj):
     click.echo(json.dumps(_nan_to_none(obj), indent=2, default=_json_default, allow_nan=False))
 
 
+def _say(text):
+    """Print one line of text made of names on stdout, through the views' escaping
+    (:func:`metaeval.report.tables.literal`)."""
+    click.echo(_literal(text))
+
+
 def _show(*tables):
     """Print the terminal views (metaeval.report.tables) of a command's results."""
     for t in tables:
@@ -643,8 +649,22 @@ def _cli_spelling(text, command=None):
             flags.setdefault(keyword, flags[name])
     import re
 
-    return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
-                  lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), text)
+    def spell(part):
+        return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
+                      lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), part)
+
+    # a cell's location, "(system='S0', input='i0')" (data._validate.fmt_key), names label
+    # columns and their values, not options: it is kept as written
+    global _LOCATION
+    if _LOCATION is None:
+        _LOCATION = re.compile(rf"(\({_PAIR}(?:, {_PAIR})+\))")
+    pieces = _LOCATION.split(text)
+    return "".join(p if k % 2 else spell(p) for k, p in enumerate(pieces))
+
+
+#: A row key as the data layer writes it: two or more ``column=value`` in parentheses.
+_PAIR = r"[A-Za-z_]\w*=(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^,()'\"]*)"
+_LOCATION = None
 
 
 class _WarningGroups:
@@ -736,7 +756,7 @@ class _Group(click.Group):
             try:
                 rv = super().invoke(ctx)
                 for note in ctx.meta.pop("metaeval.notes", []):  # only when the command succeeded
-                    click.echo(f"metaeval: note: {note}", err=True)
+                    click.echo(f"metaeval: note: {_literal(note)}", err=True)
                 return rv
             except click.UsageError as exc:
                 # click's own form is three lines ("Usage: ...", "Try ...", "Error: ..."); one line
@@ -1034,7 +1054,7 @@ def _save_figure(make, path):
         save(make(), path)
         return True
     except MetaevalError as exc:  # matplotlib missing
-        click.echo(f"metaeval: warning: no figure ({exc})", err=True)
+        click.echo(f"metaeval: warning: no figure ({_literal(exc)})", err=True)
         return False
 
 
@@ -1350,12 +1370,12 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
             _emit_csv(cv.to_frame())
         return
     _tables.render_rich(_tables.mtmm_table(res_mtmm))
-    click.echo(res_mtmm.signature)
+    _say(res_mtmm.signature)
     _show(_tables.campbell_fiske_table(res_mtmm))
     if fa is not None and not fa.interpretable:
         # a non-converged or inadmissible fit: no estimates shown (its numbers mean nothing)
         for line in _tables.cfa_withheld(fa):
-            click.echo(line)
+            _say(line)
     elif fa is not None:
         _show(*_tables.cfa_tables(fa))
     if cv is None:
@@ -1956,7 +1976,7 @@ def _judge_log():
 
     class _Echo(logging.Handler):
         def emit(self, record):
-            click.echo(f"metaeval: judge: {record.getMessage()}", err=True)
+            click.echo(f"metaeval: judge: {_literal(record.getMessage())}", err=True)
 
     log = logging.getLogger("metaeval.judge")
     handler = _Echo(logging.WARNING)
@@ -2265,11 +2285,11 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     finally:
         if rp is not None:
             rp.stop()
-    click.echo(f"report: {os.path.join(out, 'report.html')}")
-    click.echo(f"results: {os.path.join(out, 'results.json')} (seed {doc['seed']}, {doc['mode']} mode, "
-               f"{doc['seconds_analyses']:.0f} s)")
+    _say(f"report: {os.path.join(out, 'report.html')}")
+    _say(f"results: {os.path.join(out, 'results.json')} (seed {doc['seed']}, {doc['mode']} mode, "
+         f"{doc['seconds_analyses']:.0f} s)")
     for k in doc["skipped"]:
-        click.echo(f"skipped ({k['section']}): {k['reason']}")
+        _say(f"skipped ({k['section']}): {k['reason']}")
 
 
 
@@ -2455,7 +2475,7 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
     if fmt == "csv":
         _emit_csv_by_analysis(results)
         return
-    click.echo(repr(prefs))
+    _say(repr(prefs))
     _show(*_tables.preference_tables(results, length_unit=prefs.length_unit, length_per=length_per))
 
 
@@ -2495,7 +2515,7 @@ def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, incl
                            primary=_split(primary), primary_only=primary_only, include_human=include_human,
                            n_resamples=n_resamples, n_permutations=n_permutations, clusters=clusters,
                            rng=seed)
-    click.echo(_tables.wmt_table(res, weights, fmt=fmt), nl=False)
+    click.echo(_tables.wmt_table(res, weights, fmt=fmt), nl=False)  # names escaped by the view
 
 
 @main.command("span-agreement")

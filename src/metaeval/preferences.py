@@ -259,7 +259,7 @@ class PreferenceData:
         miss = [c for c in need if c not in human.columns]
         if miss:
             raise DataError(f"human preferences lack columns {miss}; they need {need} "
-                            f"(CLI: --format, or rename the columns)")
+                            f"(CLI: --input-format, or rename the columns)")
         if len(human) == 0:
             raise DataError("human preferences are empty")
         h = human.reset_index(drop=True)
@@ -430,6 +430,9 @@ def _judge_rows(judges, canon):
     if len(j) == 0:
         return _empty_judge_rows()
     inp, sa, sb = (_str_col(j, c, "judge outputs") for c in _KEY)
+    same = sa == sb
+    if same.any():  # as for human preferences: a pair is two different systems
+        raise DataError(f"judge outputs: system_a equals system_b in rows {_shown(np.flatnonzero(same))}")
     judge = _str_col(j, "judge", "judge outputs")
     if has_p:
         p = _numeric(j, "preference", "judge outputs")
@@ -574,7 +577,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         Unknown format, missing fields, values outside the format's set (named).
     """
     path = os.fspath(path)
-    check_choice(format, "format", ("auto",) + FORMATS, option="--format")
+    check_choice(format, "format", ("auto",) + FORMATS, option="--input-format")
     name = name or os.path.basename(path)
     if format == "auto":
         if path.lower().endswith((".csv", ".tsv")):
@@ -606,12 +609,16 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
         need = ["question_id", "model_a", "model_b", "winner", "judge"]
         miss = [c for c in need if c not in df.columns]
         if miss:
-            raise DataError(f"{path}: MT-Bench judgments lack fields {miss} (CLI: --format)")
+            raise DataError(f"{path}: MT-Bench judgments lack fields {miss} (CLI: --input-format)")
         w = df["winner"].astype(str).str.strip()
         bad = ~w.isin(list(MT_BENCH_WINNERS))
         if bad.any():
             raise DataError(f"{path}: winner must be one of {list(MT_BENCH_WINNERS)}; got "
                             f"{_shown(w[bad].unique())} in records {_shown(np.flatnonzero(bad.to_numpy()))}")
+        same = (df["model_a"].astype(str) == df["model_b"].astype(str)).to_numpy()
+        if same.any():
+            raise DataError(f"{path}: MT-Bench judgments compare a model with itself (model_a equals "
+                            f"model_b) in records {_shown(np.flatnonzero(same))}")
         turn = df["turn"].astype(str) if "turn" in df.columns else "1"
         out = pd.DataFrame({
             "input": df["question_id"].astype(str) + ":" + turn,
@@ -629,7 +636,7 @@ def read_preferences(path, *, format: str = "auto", judges: Sequence[str] | None
     need = ["instruction", "output_1", "output_2", "preference"]
     miss = [c for c in need if c not in df.columns]
     if miss:
-        raise DataError(f"{path}: AlpacaEval annotations lack fields {miss} (CLI: --format)")
+        raise DataError(f"{path}: AlpacaEval annotations lack fields {miss} (CLI: --input-format)")
     p = pd.to_numeric(df["preference"], errors="coerce").to_numpy(float)
     bad = (~np.isnan(p) & ((p < 1) | (p > 2))) | (np.isnan(p) & df["preference"].notna().to_numpy())
     if bad.any():

@@ -31,12 +31,14 @@ from .errors import (
     DataError,
     InputTypeError,
     MissingCellsWarning,
+    MtmeWarning,
     ParameterError,
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
+from .stats.pairtest import pow2_scaled
 from .stats.sequential import besag_clifford
 from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
 
@@ -267,6 +269,7 @@ class SPAComparison(_Result):
 def _zscore_flat(a):
     """Global z-score over all cells (population sd), as scipy.stats.zscore
     on the flattened vector (mt-metrics-eval ``PermutationSigDiff``)."""
+    a = pow2_scaled(a)  # beyond ~1e154 the sum of squares overflowed: std inf, z all 0
     v = a.ravel()
     sd = v.std()
     return (a - v.mean()) / sd if sd > 0 else a - v.mean()
@@ -889,6 +892,31 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
     return tasks, [x / tot for x in w]
 
 
+def _without_partial_metrics(lp, seg, sys_, human):
+    """``seg`` and ``sys_`` without the metrics that lack every score of a system the human
+    column rated (at either level), with one MtmeWarning per metric: such a metric cannot
+    enter the language pair's tasks (SPA, pairwise accuracy and the system-level tasks compare
+    every system), so it is left out of them, as mt-metrics-eval leaves out a metric that did
+    not score every system, instead of stopping the whole table."""
+    partial: dict[str, set] = {}
+    for ds in (seg, sys_):
+        rated = np.isfinite(ds.scores(human)).any(axis=1)
+        for m in ds.metrics:
+            gap = rated & ~np.isfinite(ds.scores(m)).any(axis=1)
+            if gap.any():
+                partial.setdefault(m, set()).update(np.asarray(ds.systems, dtype=object)[gap])
+    if not partial:
+        return seg, sys_
+    for m, systems in partial.items():
+        shown = ", ".join(map(repr, sorted(map(str, systems))))
+        warnings.warn(
+            f"{lp}: metric {m!r} has no scores for system(s) {shown}, which the human column "
+            f"{human!r} rated: it is left out of the {lp} tasks (and so of the average over "
+            "tasks)", MtmeWarning, stacklevel=3)
+    keep = [m for m in seg.metrics if m not in partial]
+    return seg.subset(metrics=keep), sys_.subset(metrics=[m for m in sys_.metrics if m not in partial])
+
+
 def run_wmt(
     root,
     testset: str,
@@ -939,8 +967,9 @@ def run_wmt(
                   include_human=include_human, names="display")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingCellsWarning)
-            datasets[f"{lp}:seg"] = read_mtme(root, testset, lp, level="seg", **kw)
-            datasets[f"{lp}:sys"] = read_mtme(root, testset, lp, level="sys", **kw)
+            seg = read_mtme(root, testset, lp, level="seg", **kw)
+            sys_ = read_mtme(root, testset, lp, level="sys", **kw)
+        datasets[f"{lp}:seg"], datasets[f"{lp}:sys"] = _without_partial_metrics(lp, seg, sys_, human)
     rest = [t for t in tasks if t.data != "*:sys"]
     res = run_tasks(rest, datasets, n_resamples=n_resamples, n_permutations=n_permutations,
                     alpha=alpha, clusters=clusters, rng=rng)
@@ -1181,6 +1210,11 @@ def span_agreement(spans, *, match: str = "char", severity: bool = False) -> Spa
     sig = make_signature(match=match, severity="yes" if severity else "no")
     out = []
     raters = sorted(units)
+    if len(raters) < 2:
+        who = f"one rater, {raters[0]!r}" if raters else "no rater"
+        raise DataError(
+            f"span agreement compares raters, and the spans have {who}; give the spans of 2+ "
+            "raters (one .rating file per rater, or a TSV whose rater column names several)")
     for i, ra in enumerate(raters):
         for rb in raters[i + 1:]:
             common = sorted(set(units[ra]) & set(units[rb]))
@@ -1210,6 +1244,10 @@ def span_agreement(spans, *, match: str = "char", severity: bool = False) -> Spa
                 f1=2 * nm / (na + nb) if na + nb else float("nan"),
                 signature=sig,
             ))
+    if not out:
+        warnings.warn(
+            f"no two of the {len(raters)} raters rated a common segment: there is no pair "
+            "to compare (the result is empty)", UndefinedStatisticWarning, stacklevel=2)
     return SpanAgreement(tuple(out))
 
 

@@ -8,6 +8,7 @@ import io
 import json
 import math
 import os
+import re
 import sys
 import zlib
 from collections.abc import Callable
@@ -279,6 +280,36 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
+#: A JSON escape of a UTF-16 surrogate (``\\ud800``-``\\udfff``): a pair of them is one
+#: character, a lone one is no character at all.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _check_surrogates(record: dict, path: Path, lineno: int) -> None:
+    """A DataError naming the file, line and field when a string of ``record`` (keys and
+    values, nested lists and objects included) holds a lone surrogate: it cannot be written
+    as UTF-8, so it failed later, far from its line."""
+    def lone(o):
+        if isinstance(o, str):
+            return next((c for c in o if "\ud800" <= c <= "\udfff"), None)
+        if isinstance(o, dict):
+            return next((c for kv in o.items() for x in kv if (c := lone(x))), None)
+        if isinstance(o, list):
+            return next((c for x in o if (c := lone(x))), None)
+        return None
+
+    for key, value in record.items():
+        bad = lone(key) or lone(value)
+        if bad:
+            def shown(t):
+                return t.encode("utf-8", "backslashreplace").decode()
+
+            raise DataError(
+                f"{path.name}: line {lineno}: field {shown(key)!r} holds a lone surrogate "
+                f"({shown(bad)}), which is not a character: write the character itself or "
+                "both halves of its pair")
+
+
 def read_jsonl(path: Path, label_columns: list[str]) -> pd.DataFrame:
     text = decode(path, read_bytes(path))
     records = []
@@ -306,6 +337,8 @@ def read_jsonl(path: Path, label_columns: list[str]) -> pd.DataFrame:
                 f"{path.name}: line {lineno} is a JSON {type(record).__name__}, expected an "
                 "object (one row per line, keys are columns)"
             )
+        if _SURROGATE_ESCAPE.search(line):
+            _check_surrogates(record, path, lineno)
         records.append(record)
     if not records:
         raise DataError(f"empty data: {path.name} has no JSON lines")

@@ -241,6 +241,10 @@ def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dic
             try:
                 errors = json.loads(rating)["errors"]
                 total = sum(mqm_error_weight(e.get("severity"), e.get("category"), w) for e in errors)
+            except RecursionError:
+                raise DataError(f"{path}, line {lineno}: the rating's JSON is nested too deeply "
+                                "to read (an mt-metrics-eval rating is a flat list of error "
+                                "spans)") from None
             except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as exc:
                 raise DataError(
                     f"{path}, line {lineno}: rating is not None nor a JSON object with a list "
@@ -253,6 +257,17 @@ def read_rating_file(path, *, weights=None) -> tuple[dict[str, list[float]], dic
 
 #: Columns of an error-span table (:func:`read_error_spans`, :func:`read_rating_spans`).
 SPAN_COLUMNS = ("system", "input", "rater", "start", "end", "severity", "category", "is_source_error")
+
+
+def _offset(v) -> int:
+    """A span offset of a ``.rating`` file: a JSON integer (``3``, ``3.0``) or its digits as a
+    string; ``true`` and ``1.5`` are not offsets (``int()`` read them as 1), as the TSV reader
+    refuses ``0.5``."""
+    if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+        raise TypeError(f"offset {json.dumps(v)} is not an integer")
+    if isinstance(v, float) and not v.is_integer():
+        raise ValueError(f"offset {v!r} is not an integer")
+    return int(v)
 
 
 def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
@@ -297,8 +312,13 @@ def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
             who = cols[2] if len(cols) == 3 and cols[2] not in ("", "None") else rater
             try:
                 errors = json.loads(rating)["errors"]
-                spans = [(int(e["start"]), int(e["end"]), e.get("severity"), e.get("category"),
-                          bool(e.get("is_source_error", False))) for e in errors]
+                spans = [(_offset(e["start"]), _offset(e["end"]), e.get("severity"),
+                          e.get("category"), bool(e.get("is_source_error", False)))
+                         for e in errors]
+            except RecursionError:
+                raise DataError(f"{path}, line {lineno}: the rating's JSON is nested too deeply "
+                                "to read (an mt-metrics-eval rating is a flat list of error "
+                                "spans)") from None
             except (json.JSONDecodeError, KeyError, TypeError, ValueError, AttributeError) as exc:
                 raise DataError(
                     f"{path}, line {lineno}: rating is not None nor a JSON object with a list "

@@ -75,14 +75,20 @@ def interval(lo, hi, digits=3):
     return f"[{num(lo, digits)}, {num(hi, digits)}]"
 
 
-def literal(text):
-    """``text`` safe to print on a terminal: control and format characters (ESC, CR,
-    bidi overrides, ...) as Python escapes, so ``"\\x1b[31m"`` shows as ``\\x1b[31m``."""
+def literal(text, *, newlines=False):
+    """``text`` safe to print on a terminal: control and format characters (ESC, BEL, CR,
+    bidi overrides such as U+202E, line and paragraph separators, ...) as Python escapes, so
+    ``"\\x1b[31m"`` shows as ``\\x1b[31m``.
+
+    The one escaping function of every view (terminal tables, messages, CSV, the WMT table).
+    ``newlines=True`` keeps ``\\n`` (CSV, whose writer quotes a field holding one); every other
+    character that is not printable is escaped, tabs included.
+    """
     text = str(text)
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode("ascii")
-                   for c in text)
+    return "".join(c if c.isprintable() or (newlines and c == "\n")
+                   else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 #: columns printed left-aligned (names); every other column is right-aligned (numbers)
@@ -200,6 +206,7 @@ def mtmm_table(result, *, order="method", digits=2):
     """
     from rich.markup import escape
     from rich.table import Table
+    from rich.text import Text
 
     m = result.matrix(order=order)
     idx = result._order(order)
@@ -207,10 +214,10 @@ def mtmm_table(result, *, order="method", digits=2):
                     f"{result.reliability})",
               caption=escape("(reliability)  [convergent]  heterotrait-monomethod*  "
                              "heterotrait-heteromethod"))
-    t.add_column(m.index.names[0])
-    t.add_column(m.index.names[1])
-    for a, b in m.columns:
-        t.add_column(f"{a}\n{b}", justify="right")
+    t.add_column(Text(literal(m.index.names[0])))
+    t.add_column(Text(literal(m.index.names[1])))
+    for a, b in m.columns:  # names as text: literal, never read as rich markup
+        t.add_column(Text(f"{literal(a)}\n{literal(b)}"), justify="right")
     style = {"reliability": "dim", "convergent": "bold", "heterotrait_monomethod": "italic",
              "heterotrait_heteromethod": ""}
     for r, (a, b) in enumerate(m.index):
@@ -224,7 +231,7 @@ def mtmm_table(result, *, order="method", digits=2):
             s = style[block]
             txt = escape(_MTMM_MARK[block].format(f"{val:.{digits}f}"))
             cells.append(f"[{s}]{txt}[/{s}]" if s else txt)
-        t.add_row(str(a), str(b), *cells)
+        t.add_row(Text(literal(a)), Text(literal(b)), *cells)
     return t
 
 
@@ -566,6 +573,11 @@ def judge_pairs_table(frame):
                          "n_missing")]], frame.attrs["signature"])
 
 
+#: LaTeX's special characters, as text
+_LATEX = {"\\": "\\textbackslash{}", "_": "\\_", "%": "\\%", "&": "\\&", "#": "\\#", "$": "\\$",
+          "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}"}
+
+
 def wmt_table(res, weights=None, *, fmt="text", digits=3):
     """A :class:`~metaeval.wmt.TaskSetResults` as the WMT-style table: text, CSV or LaTeX (booktabs).
 
@@ -578,20 +590,22 @@ def wmt_table(res, weights=None, *, fmt="text", digits=3):
         from .._export import to_csv
 
         return to_csv(fr)  # spreadsheet-formula safe (metaeval._export)
+    # every name through literal(): a metric named from a file name can hold an escape
+    # sequence (it would reach the terminal) or a newline (it would forge a row)
     heads = [
-        ["", "", ""] + [r.task.attr("lp") for r in res.results],
-        ["", "", ""] + [f"{r.task.level}" for r in res.results],
-        ["metric", "avg corr", "avg rank"] + [r.task.method for r in res.results],
+        ["", "", ""] + [literal(r.task.attr("lp")) for r in res.results],
+        ["", "", ""] + [literal(r.task.level) for r in res.results],
+        ["metric", "avg corr", "avg rank"] + [literal(r.task.method) for r in res.results],
     ]
     body = []
     for _, row in fr.iterrows():
-        cells = [str(row["metric"]), f"{row['avg_corr']:.{digits}f}", f"{row['avg_rank']:.2f}"]
+        cells = [literal(row["metric"]), f"{row['avg_corr']:.{digits}f}", f"{row['avg_rank']:.2f}"]
         for k in range(1, len(res.results) + 1):
             cells.append(f"{int(row[f'task{k}_rank'])} {row[f'task{k}']:.{digits}f}")
         body.append(cells)
     if fmt == "latex":
         def esc(x):
-            return x.replace("\\", "\\textbackslash{}").replace("_", "\\_").replace("%", "\\%").replace("&", "\\&")
+            return "".join(_LATEX.get(c, c) for c in x)
         lines = ["\\begin{tabular}{l" + "r" * (len(heads[0]) - 1) + "}", "\\toprule"]
         for h in heads:
             lines.append(" & ".join(esc(c) for c in h) + " \\\\")

@@ -221,7 +221,10 @@ def parse_rating(answer, scale="1-5", pattern=None) -> Rating:
     in the answer (default :data:`DEFAULT_PATTERN`: the number after
     ``"Rating:"``, any case, skipping spaces and markup such as ``**4**`` or
     ``[4]``).  It must be an integer of the scale (``"4.0"`` reads as 4,
-    ``"3.5"`` is out of scale).
+    ``"3.5"`` is out of scale) and a whole number: a capture that is part of
+    a larger number or of a range (``.5``, ``1e3``, ``1,000``, ``4_0``,
+    ``2-3``, ``2 or 3``) or a fraction of another scale (``4/10`` on 1-5) is
+    unparseable; ``4/5`` on 1-5 reads as 4.
 
     Parameters
     ----------
@@ -255,6 +258,34 @@ def parse_rating(answer, scale="1-5", pattern=None) -> Rating:
     return _parse(answer, lo, hi, rx)
 
 
+#: What may not touch a captured rating on its left: a digit, a letter, ``_`` or a decimal
+#: point (``.5`` is not 5, ``x4`` is not 4).
+_BEFORE_NUMBER = re.compile(r"[\w.]\Z")
+#: What may not follow a captured rating: more of a number (``1e3``, ``1,000``, ``4_0``,
+#: ``1.5.2``, ``4x``), or a range (``2-3``, ``2 to 3``, ``2 or 3``).
+_AFTER_NUMBER = re.compile(
+    r"\w|[.,_'\u2019]\d|\s*(?:[-\u2010-\u2015~]|to\b|or\b|and\b)\s*[+-]?\.?\d", re.IGNORECASE)
+#: A fraction after the rating: ``4/5``, ``4 / 10``, ``4 out of 5``; it reads as a rating only
+#: when the denominator is the scale's top.
+_FRACTION = re.compile(
+    r"[\s*\])}>`]*(?:/|out\s+of\b)\s*([+-]?\d+(?:\.\d+)?)(?![\w.,]\d|\w)", re.IGNORECASE)
+_SLASH = re.compile(r"[\s*\])}>`]*(?:/|out\s+of\b)", re.IGNORECASE)
+
+
+def _whole_number(answer: str, span: tuple[int, int], hi: int) -> bool:
+    """Whether the number captured at ``span`` stands alone in ``answer``: nothing of a
+    number on either side, no range after it, and a fraction only of the scale's top."""
+    start, end = span
+    if _BEFORE_NUMBER.search(answer, 0, start):
+        return False
+    if _AFTER_NUMBER.match(answer, end):
+        return False
+    frac = _FRACTION.match(answer, end)
+    if frac is not None:
+        return float(frac.group(1)) == hi
+    return _SLASH.match(answer, end) is None
+
+
 def _parse(answer, lo: int, hi: int, rx: re.Pattern) -> Rating:
     if not isinstance(answer, str) or not answer:
         return Rating(math.nan, "unparseable", None, None)
@@ -272,7 +303,7 @@ def _parse(answer, lo: int, hi: int, rx: re.Pattern) -> Rating:
         value = float(raw.strip())
     except ValueError:
         return Rating(math.nan, "unparseable", span, raw)
-    if not math.isfinite(value):
+    if not math.isfinite(value) or not _whole_number(answer, span, hi):
         return Rating(math.nan, "unparseable", span, raw)
     if value != round(value) or not lo <= value <= hi:
         return Rating(math.nan, "out_of_scale", span, raw)
@@ -290,7 +321,8 @@ def parse_preference(answer, pattern=None) -> str | None:
     The verdict is the text captured by the **last** match of ``pattern``
     (default :data:`DEFAULT_PREFERENCE_PATTERN`: ``A``, ``B`` or ``tie``
     after ``"Preference:"``, any case, markup skipped); anything else
-    captured, or no match, is None (unparseable).
+    captured, a verdict followed by another (``A or B``, ``A/B``), or no
+    match, is None (unparseable).
 
     Examples
     --------
@@ -311,9 +343,19 @@ def _parse_preference(answer, rx: re.Pattern) -> str | None:
         pass
     if last is None:
         return None
-    raw = last.group("verdict" if "verdict" in rx.groupindex else 1)
+    group = "verdict" if "verdict" in rx.groupindex else 1
+    raw = last.group(group)
     word = (raw or "").strip().lower()
+    if raw is not None and _SECOND_VERDICT.match(answer, last.end(group)):
+        return None  # "A or B", "A/B", "tie or A": no verdict
     return {"a": "A", "b": "B", "tie": "tie"}.get(word)
+
+
+#: A second verdict right after the first (``A or B``, ``A/B``, ``A-B``, ``A vs B``,
+#: ``A, B``, ``tie or A``): the answer is ambiguous, hence unparseable.
+_SECOND_VERDICT = re.compile(
+    r"[\s*\])}>`]*(?:or|and|vs\.?|versus|nor|/|\\|&|,|;|\+|[-\u2010-\u2015~]|\|)"
+    r"[\s*\[({<`]*(?:output\s+)?(?:a|b|tie)\b", re.IGNORECASE)
 
 
 #: The preference for system_a of a verdict, per presentation order.
@@ -890,7 +932,7 @@ class LLMJudge(TextMetric):
             key, order = got
             try:
                 answer = json.loads(bodies[key][0])["choices"][0]["message"].get("content")
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 answer = None
             raw[j] = answer
             verdict = _parse_preference(answer, self.preference_pattern)
@@ -1089,7 +1131,7 @@ class LLMJudge(TextMetric):
             try:
                 body = json.loads(body_text)
                 answer = body["choices"][0]["message"].get("content")
-            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError):
                 body, answer = {}, None
             u_answer[s, u] = answer
             rating = _parse(answer, lo, hi, self.pattern)

@@ -536,6 +536,32 @@ class OpenAIBackend(JudgeBackend):
     def _redact(self, text: str) -> str:
         return redact(text, self._secrets())
 
+    def _redact_body(self, text: str) -> str:
+        """A 200 answer with the secrets redacted in every string of its JSON (so a key
+        written with JSON escapes, ``\\u0073k-...`` or ``\\/``, is found too); the text as
+        received when no string changes."""
+        secrets = self._secrets()
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError):
+            return redact(text, secrets)
+        changed = False
+
+        def walk(o):
+            nonlocal changed
+            if isinstance(o, str):
+                r = redact(o, secrets)
+                changed = changed or r != o
+                return r
+            if isinstance(o, list):
+                return [walk(v) for v in o]
+            if isinstance(o, dict):
+                return {walk(k): walk(v) for k, v in o.items()}
+            return o
+
+        clean = walk(data)
+        return json.dumps(clean, ensure_ascii=False) if changed else text
+
     def _headers(self) -> dict:
         headers = {"Content-Type": "application/json", "Accept": "application/json",
                    **self.headers}
@@ -655,7 +681,9 @@ class OpenAIBackend(JudgeBackend):
                     problem = _check_body(text)
                     if problem is None:
                         logger.debug("%s: answered (attempt %d)", where, attempt)
-                        return Reply(text, attempt)
+                        # a server may echo the request (its Authorization header): the key
+                        # never reaches the cache, --out or the terminal
+                        return Reply(self._redact_body(text), attempt)
                     last = f"HTTP 200 with an unreadable body ({problem})"
                 elif status == 429 or 500 <= status < 600:
                     last = f"HTTP {status}: {_snippet(text)}"
@@ -702,6 +730,8 @@ def _check_body(text: str) -> str | None:
         data = json.loads(text)
     except ValueError as exc:
         return f"not JSON: {exc}"
+    except RecursionError:  # the server's answer, not the data: a failed request
+        return "JSON nested too deeply to read"
     try:
         choice = data["choices"][0]
         choice["message"]

@@ -1,0 +1,729 @@
+"""Regression tests of issue 24 ("trust under attack, round 2"): each test is named after the
+defect it pins and failed before its fix.
+
+Oracles: the expected outcomes are read off the issue's text (which number a hostile answer
+must *not* give, which bytes must not reach a terminal) and off hand-written answers; servers
+listen on 127.0.0.1 only (tests/_judge_server.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metaeval import textmetrics as tm
+from metaeval.errors import ParseFailureWarning
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _judge_server import RecordingServer, completion_json, send  # noqa: E402
+
+KEY_ENV = "METAEVAL_TEST_KEY"
+SECRET = "sk-test-0123456789-SECRET-abcdef"
+
+
+# ----------------------------------------------------------------------------- 1. the parser
+
+#: Answers whose number is not a whole rating: each once gave the digits after "Rating:" with
+#: status ok (issue 24, item 1).  On a 1-5 scale every one must be unparseable.
+NOT_A_RATING = [
+    "Rating: .5",        # was 5
+    "Rating: 1e400",     # was 1 (and a server answering this filled cells with 1.0)
+    "Rating: 1e3",       # was 1
+    "Rating: 1E-2",
+    "Rating: 1,000",     # was 1
+    "Rating: 4_0",       # was 4
+    "Rating: 2-3",       # was 2: a range
+    "Rating: 2 - 3",
+    "Rating: 2\u20133",  # en dash
+    "Rating: 2 to 3",
+    "Rating: 2 or 3",
+    "Rating: 4/10",      # was 4: a fraction of another scale
+    "Rating: **4**/10",
+    "Rating: 4 out of 10",
+    "Rating: 1.5.2",
+    "Rating: 4x",
+    "Rating: 3'000",
+]
+
+
+@pytest.mark.parametrize("answer", NOT_A_RATING)
+def test_rating_parser_reads_no_part_of_a_number(answer):
+    got = tm.parse_rating(answer, "1-5")
+    assert got.status == "unparseable", got
+    assert math.isnan(got.value)
+
+
+@pytest.mark.parametrize("answer, scale, value", [
+    ("Rating: 4/5", "1-5", 4.0),            # a fraction of the declared scale reads as its rating
+    ("Rating: 3 / 5.", "1-5", 3.0),
+    ("Rating: **4**/5", "1-5", 4.0),
+    ("Rating: 4 out of 5", "1-5", 4.0),
+    ("Rating: 7/10", "1-10", 7.0),
+    ("Rating: 4.", "1-5", 4.0),              # a full stop ends the sentence, not a decimal
+    ("Rating: 4, well written", "1-5", 4.0),
+    ("Rating: 4 - good", "1-5", 4.0),        # a dash followed by words is no range
+    ("Rating: 4.0", "1-5", 4.0),
+    ("Rating: -1", "-2..2", -1.0),
+    ("Rating: 2 to be fair", "1-5", 2.0),
+])
+def test_rating_parser_still_reads_whole_ratings(answer, scale, value):
+    got = tm.parse_rating(answer, scale)
+    assert (got.status, got.value) == ("ok", value), got
+
+
+#: The pairwise twins: a verdict followed by a second verdict is ambiguous (item 1: "Preference:
+#: A or B" parsed as A).
+AMBIGUOUS_VERDICTS = [
+    "Preference: A or B",
+    "Preference: **A** or **B**",
+    "Preference: A/B",
+    "Preference: A-B",
+    "Preference: A vs B",
+    "Preference: A vs. B",
+    "Preference: A, B",
+    "Preference: A and B",
+    "Preference: A & B",
+    "Preference: tie or A",
+    "Preference: B or tie",
+    "Preference: Output A or Output B",
+    "Preference: A_B",
+]
+
+
+@pytest.mark.parametrize("answer", AMBIGUOUS_VERDICTS)
+def test_preference_parser_refuses_ambiguous_verdicts(answer):
+    assert tm.parse_preference(answer) is None
+
+
+@pytest.mark.parametrize("answer, verdict", [
+    ("Preference: A, because B repeats itself", "A"),
+    ("Preference: A.", "A"),
+    ("Preference: tie (both fine)", "tie"),
+    ("Preference: **B**\nA is worse", "B"),
+])
+def test_preference_parser_still_reads_one_verdict(answer, verdict):
+    assert tm.parse_preference(answer) == verdict
+
+
+def _echo_server():
+    """A loopback server answering each chat request with its prompt: a test passes the answers
+    it wants as prompts (``LLMJudge.run`` takes finished prompts)."""
+    def respond(handler, entry):
+        prompt = json.loads(entry["body"])["messages"][-1]["content"]
+        send(handler, 200, completion_json(prompt))
+    return RecordingServer(respond)
+
+
+def _echo_judge(srv, monkeypatch, **kw):
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    backend = tm.OpenAIBackend("echo", base_url=srv.url, timeout=5, max_retries=0,
+                               api_key_env=KEY_ENV)
+    return tm.LLMJudge("aspect", backend=backend, template="{aspect}\n{target}", **kw)
+
+
+def test_hostile_server_ratings_are_unparseable_not_ok(monkeypatch):
+    """Through the HTTP judge: a server answering "Rating: 1e400" once gave cells of 1.0 with
+    status ok; every shape of NOT_A_RATING is now counted unparseable, and the pairwise twins
+    give no verdict."""
+    with _echo_server() as srv:
+        j = _echo_judge(srv, monkeypatch, cache_dir=False)
+        with pytest.warns(ParseFailureWarning, match=f"{len(NOT_A_RATING)} unparseable"):
+            run = j.run(NOT_A_RATING + ["Rating: 4/5"])
+        assert list(run.status[0]) == ["unparseable"] * len(NOT_A_RATING) + ["ok"]
+        assert np.isnan(run.scores[:-1]).all() and run.scores[-1] == 4.0
+        prompts = [(a, "ab") for a in AMBIGUOUS_VERDICTS] + [("Preference: B", "ab")]
+        with pytest.warns(ParseFailureWarning, match=f"{len(AMBIGUOUS_VERDICTS)} of"):
+            pref, raw, counts = j.run_pairwise(prompts)
+        assert np.isnan(pref[:-1]).all() and pref[-1] == 0.0
+        assert counts["n_unparseable"] == len(AMBIGUOUS_VERDICTS)
+
+
+# ----------------------------------------------------------------------------- 2. raw names
+
+#: Names that attack a terminal: an OSC title sequence ending in BEL, a right-to-left override,
+#: a newline forging a row, a carriage return overwriting the line, rich markup.
+EVIL_METRICS = ["\x1b]0;pwned\x07m1", "m2\u202eevil", "m3\nGOLD-METRIC 0.999", "m4\rGOLD",
+                "[red]m5[/red]"]
+
+
+def _unsafe(text):
+    """The characters of ``text`` a terminal would act on (everything not printable but the
+    line feed that ends each line)."""
+    return sorted({c for c in text if not (c.isprintable() or c == "\n")})
+
+
+def _forged(text):
+    """Lines of a terminal table that start with the forged name (after the table's borders)."""
+    return [line for line in text.splitlines() if line.lstrip("│┃ |").startswith("GOLD")]
+
+
+@pytest.fixture(scope="module")
+def evil_files(tmp_path_factory):
+    import csv
+
+    d = tmp_path_factory.mktemp("evil")
+    rng = np.random.default_rng(24)
+    h = rng.normal(size=(6, 8))
+    rows = []
+    for s in range(6):
+        for i in range(8):
+            row = {"system": "S0\x1b[2J" if s == 0 else f"S{s}",
+                   "input": "i0\u202e" if i == 0 else f"i{i}", "human": h[s, i]}
+            for k, name in enumerate(EVIL_METRICS):
+                row[name] = h[s, i] + rng.normal(scale=0.5 + k)
+            rows.append(row)
+    pd.DataFrame(rows).to_csv(d / "scores.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    prefs = [{"input": f"q{i}", "system_a": "A\x1b]0;x\x07", "system_b": "B\nGOLD",
+              "judge": "judge\x1b[2J" if who == 0 else "", "rater": "" if who == 0 else f"h{who}\u202e",
+              "preference": float(rng.integers(0, 3)) / 2} for i in range(12) for who in range(3)]
+    pd.DataFrame(prefs).to_csv(d / "prefs.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    spans = [{"system": s, "input": "i1", "rater": r, "start": 0, "end": 5 + k,
+              "severity": "major\x1b[5m", "category": "acc"}
+             for k, r in enumerate(["r1\x1b[2J", "r2\u202e\nGOLD"]) for s in ("S\x07", "T")]
+    pd.DataFrame(spans).to_csv(d / "spans.tsv", index=False, sep="\t")
+    raters = [{"system": f"S{s}", "input": f"i{i}", "rater": r, "coh\x1b]0;t\x07": rng.normal(),
+               "flu\nGOLD": rng.normal()}
+              for s in range(5) for i in range(6) for r in ("r1\x1b[2J", "r2")]
+    pd.DataFrame(raters).to_csv(d / "raters.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return d
+
+
+COMMANDS = {
+    "correlate": ("scores.csv", ["--human", "human", "--ci", "none", "--pvalue", "none"]),
+    "compare": ("scores.csv", ["--human", "human", "--n-resamples", "20"]),
+    "reliability": ("scores.csv", ["--human", "human"]),
+    "measures": ("scores.csv", ["--human", "human", "--n-resamples", "10"]),
+    "local": ("scores.csv", ["--human", "human", "--context", "system"]),
+    "validity": ("raters.csv", ["--rater-col", "rater", "--human", "coh\x1b]0;t\x07,flu\nGOLD",
+                                "--no-cfa"]),
+    "preferences": ("prefs.csv", []),
+    "span-agreement": ("spans.tsv", []),
+}
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+@pytest.mark.parametrize("command", list(COMMANDS))
+def test_names_reached_the_terminal_raw(evil_files, command, fmt):
+    """Every command, every format: no byte a terminal acts on (ESC, BEL, CR, U+202E) reaches
+    stdout or stderr, and a name holding a newline forges no row (item 2: --format csv of
+    correlate and span-agreement wrote raw ESC/BEL bytes and passed U+202E through)."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    data, args = COMMANDS[command]
+    res = CliRunner().invoke(main, [command, str(evil_files / data), *args, "--format", fmt])
+    assert res.exit_code == 0, (res.stderr, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    if fmt == "table":
+        assert _forged(res.stdout) == []
+        if command != "measures":  # its table shows measures, not names
+            assert "\\x1b" in res.stdout  # shown, escaped
+    elif fmt == "csv":
+        # newlines stay inside quoted fields: the CSV reads back with the escaped names
+        import io
+
+        frame = pd.read_csv(io.StringIO(res.stdout), keep_default_na=False)
+        cells = set(frame.astype(str).to_numpy().ravel()) | set(frame.columns)
+        assert command == "measures" or any("\\x1b" in c for c in cells)
+        assert not any(c.startswith("GOLD") for c in cells)
+    else:
+        json.loads(res.stdout)
+
+
+@pytest.fixture(scope="module")
+def evil_mtme(tmp_path_factory):
+    from test_mtme import make_data, write_layout
+
+    root = tmp_path_factory.mktemp("mtme")
+    h, m = make_data(0)
+    m["EVIL\x1b]0;pwned\x07\u202e\nGOLD-METRIC 0.999-refA"] = m.pop("KIWI-src")
+    write_layout(root, h, m, lp="en-de")
+    return root
+
+
+@pytest.mark.parametrize("fmt", ["text", "csv", "latex"])
+def test_wmt_metric_named_by_a_file_forged_a_row_and_set_the_title(evil_mtme, fmt):
+    """Item 2: `metaeval wmt` wrote metric names (from file names) unescaped in every format;
+    a name with an OSC sequence set the terminal's title, one with a newline forged a
+    "GOLD-METRIC 0.999" row in the default table."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    res = CliRunner().invoke(main, ["wmt", str(evil_mtme), "wmt99", "--lps", "en-de", "--refs",
+                                    "refA", "--n-resamples", "10", "--n-permutations", "50",
+                                    "--seed", "1", "--format", fmt])
+    assert res.exit_code == 0, (res.stderr, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    if fmt == "text":
+        assert _forged(res.stdout) == []
+        assert "EVIL\\x1b]0;pwned\\x07\\u202e\\nGOLD-METRIC 0.999" in res.stdout
+    elif fmt == "latex":
+        assert _forged(res.stdout) == []
+        assert "EVIL\\textbackslash{}x1b]0;pwned" in res.stdout
+    else:
+        import io
+
+        frame = pd.read_csv(io.StringIO(res.stdout))
+        assert "EVIL\\x1b]0;pwned\\x07\\u202e\nGOLD-METRIC 0.999" in set(frame["metric"])
+        assert len(frame) == 3
+
+
+def test_wmt_latex_escapes_every_special_character():
+    from metaeval.report.tables import _LATEX
+
+    # the ten characters LaTeX reads as commands (The LaTeX Companion, 2nd ed., sec. 7.4.1)
+    assert set(_LATEX) == set("\\_%&#${}~^")
+
+
+def test_literal_keeps_only_newlines_when_asked():
+    from metaeval.report.tables import literal
+
+    assert literal("a\nb\rc\td\x1b\u202e\u2028") == "a\\nb\\rc\\td\\x1b\\u202e\\u2028"
+    assert literal("a\nb\rc\td\x1b\u202e", newlines=True) == "a\nb\\rc\\td\\x1b\\u202e"
+    assert literal("é [b]x[/b] 中文") == "é [b]x[/b] 中文"
+
+
+# ----------------------------------------------------------------------------- 3. sums of squares
+
+
+def _spa_ds(scale):
+    import metaeval
+
+    rng = np.random.default_rng(7)
+    N, M = 6, 25
+    h = rng.standard_normal((N, M))
+    m0 = h + 0.4 * rng.standard_normal((N, M))
+    m1 = h + 2.0 * rng.standard_normal((N, M))
+    return metaeval.Dataset.from_arrays({"h": h, "m0": m0 * scale, "m1": m1}, human="h")
+
+
+@pytest.mark.parametrize("exponent", [520, 1000, -600])
+def test_compare_spa_zscored_through_an_overflowing_std(exponent):
+    """Item 3: beyond ~1e154 the metric's std overflowed, the z-scores were all 0 and the
+    Perm-Both null of compare_spa flipped the sign of the result.  Oracle: a z-score is
+    invariant to a positive scale, and scaling by a power of two is exact, so the null
+    distribution must equal the unscaled one bit for bit (2**1000 ~ 1e301; 2**-600: the
+    squares underflowed)."""
+    from metaeval.wmt import compare_spa
+
+    kw = dict(n_resamples=40, n_permutations=200, rng=5)
+    base = compare_spa(_spa_ds(1.0), "h", "m0", "m1", **kw)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)  # no "overflow in reduce"
+        big = compare_spa(_spa_ds(2.0 ** exponent), "h", "m0", "m1", **kw)
+    assert big.statistic == base.statistic
+    np.testing.assert_array_equal(big.null_distribution, base.null_distribution)
+    assert big.pvalue == base.pvalue
+
+
+def test_pairtest_zscore_through_an_overflowing_std():
+    """The same defect in the z-score of the permutation tests (stats.pairtest.zscore, used by
+    compare's Perm-Both and measures): against scipy.stats.zscore on the unscaled vector."""
+    from scipy import stats
+
+    from metaeval.stats.pairtest import zscore
+
+    x = np.random.default_rng(1).standard_normal(40)
+    want = stats.zscore(x)
+    for e in (0, 600, 1020, -700):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            np.testing.assert_allclose(zscore(x * 2.0 ** e), want, rtol=1e-13, atol=1e-13)
+
+
+# ----------------------------------------------------------------------------- 4. the key on disk
+
+
+@pytest.fixture
+def judge_files(tmp_path):
+    rows = [{"system": s, "input": i, "human": float(k)}
+            for k, (s, i) in enumerate((s, i) for s in ("S1", "S2") for i in ("i1", "i2"))]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    texts = [{"system": r["system"], "input": r["input"], "source": "src",
+              "hypothesis": f"text of {r['system']} {r['input']}"} for r in rows]
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(t) + "\n" for t in texts))
+    return tmp_path / "d.csv", tmp_path / "t.jsonl"
+
+
+def _echo_key(handler, entry):
+    """A 200 answer that echoes the request's Authorization header twice: as written, and with
+    its first letter as a JSON escape (the same string once decoded)."""
+    auth = entry["headers"].get("authorization", "")
+    key = auth.removeprefix("Bearer ")
+    escaped = "\\u%04x" % ord(key[0]) + key[1:]
+    content = f"You sent {auth}. Key again: KEY_ESCAPED.\\nRating: 4"
+    body = completion_json(content).replace("KEY_ESCAPED", escaped)
+    send(handler, 200, body)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_api_key_echoed_in_a_200_answer_was_stored_and_printed(judge_files, tmp_path, monkeypatch,
+                                                                fmt):
+    """Item 4: a 200 answer echoing the Authorization header was stored unredacted in the cache,
+    --out and stdout (errors were redacted).  Now no byte of the key is in any of them."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    data, texts = judge_files
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    cache, out = tmp_path / "cache", tmp_path / "judged.csv"
+    with RecordingServer(_echo_key) as srv:
+        res = CliRunner().invoke(main, [
+            "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+            "--backend", "openai", "--model", "m", "--base-url", srv.url, "--api-key-env",
+            KEY_ENV, "--cache", str(cache), "--out", str(out), "--format", fmt])
+        assert srv.log and all(e["headers"]["authorization"] == f"Bearer {SECRET}"
+                               for e in srv.log)
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert SECRET not in res.output
+    written = out.read_text()
+    assert SECRET not in written and "You sent Bearer ***. Key again: ***." in written
+    for f in cache.rglob("*"):
+        if f.is_file():
+            blob = f.read_bytes()
+            assert SECRET.encode() not in blob and SECRET[1:].encode() not in blob, f
+    frame = pd.read_csv(out)
+    assert (frame["status"] == "ok").all() and (frame["value"] == 4.0).all()
+
+
+# ----------------------------------------------------------------------------- 5. --dask
+
+
+def _listener(mode):
+    """A loopback TCP listener: ``silent`` accepts and sends nothing, ``garbage`` sends bytes
+    that are no Dask frame, ``http`` answers as a web server."""
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+    held = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            held.append(conn)
+            if mode == "garbage":
+                conn.sendall(b"\xff" * 64 + b"garbage" * 100)
+            elif mode == "http":
+                conn.recv(1000)
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock
+
+
+def _square(x):
+    return x * x
+
+
+@pytest.mark.parametrize("mode", ["silent", "garbage", "http", "refused"])
+def test_dask_address_that_is_no_scheduler_hung_or_blamed_memory(mode):
+    """Item 5: `--dask ADDR` at a listener that accepts and sends nothing ran until killed (400 s);
+    garbage gave "Maximum allowed dimension exceeded" or "out of memory".  Now: one
+    ParameterError naming the address and the cause, within dask's connect timeout."""
+    import time
+
+    pytest.importorskip("distributed")
+    import dask
+
+    from metaeval import ParameterError
+    from metaeval._parallel import run_units
+
+    sock = _listener(mode)
+    port = sock.getsockname()[1]
+    if mode == "refused":
+        sock.close()
+    address = f"tcp://127.0.0.1:{port}"
+    t0 = time.monotonic()
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            with pytest.raises(ParameterError) as info:
+                run_units(_square, [1, 2, 3], dask=address)
+    finally:
+        sock.close()
+    assert time.monotonic() - t0 < 15
+    msg = str(info.value)
+    assert msg.startswith(f"cannot connect to the Dask scheduler at {address}: "), msg
+    assert f"dask={address!r}" in msg and "\n" not in msg
+    if mode == "silent":
+        assert "no handshake within 1 s" in msg
+    elif mode in ("garbage", "http"):
+        assert "its answer is not a Dask handshake" in msg
+    assert "memory" not in msg.lower().split("(")[0]
+
+
+def test_dask_option_that_hung_names_the_option(tmp_path):
+    import time
+
+    pytest.importorskip("distributed")
+    import dask
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    rng = np.random.default_rng(0)
+    h = rng.normal(size=(5, 6))
+    rows = [{"system": f"S{s}", "input": f"i{i}", "human": h[s, i],
+             **{f"m{k}": h[s, i] + rng.normal() for k in range(3)}}
+            for s in range(5) for i in range(6)]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    sock = _listener("silent")
+    address = f"tcp://127.0.0.1:{sock.getsockname()[1]}"
+    t0 = time.monotonic()
+    try:
+        with dask.config.set({"distributed.comm.timeouts.connect": "1s"}):
+            res = CliRunner().invoke(main, ["measures", str(tmp_path / "d.csv"), "--human", "human",
+                                            "--n-resamples", "5", "--splits", "3",
+                                            "--dask", address])
+    finally:
+        sock.close()
+    assert time.monotonic() - t0 < 30
+    assert res.exit_code == 2, (res.output, res.exception)
+    err = res.stderr
+    assert err.count("\n") == 1 and err.startswith(
+        f"metaeval: error: cannot connect to the Dask scheduler at {address}: no handshake"), err
+    assert f"--dask '{address}'" in err
+
+
+# ----------------------------------------------------------------------------- 6. reader gaps
+
+
+def _mt_bench(tmp_path, judge_self_pair):
+    recs = [{"question_id": 81, "model_a": "gpt-4", "model_b": "llama", "winner": "model_a",
+             "judge": "author_0", "turn": 1},
+            {"question_id": 82, "model_a": "gpt-4", "model_b": "llama", "winner": "tie",
+             "judge": "author_1", "turn": 1},
+            {"question_id": 81, "model_a": "gpt-4", "model_b": "llama", "winner": "model_b",
+             "judge": ["gpt-4", "pair-v2"], "turn": 1}]
+    if judge_self_pair:
+        recs.append({"question_id": 82, "model_a": "llama", "model_b": "llama",
+                     "winner": "model_a", "judge": ["gpt-4", "pair-v2"], "turn": 1})
+    path = tmp_path / "mt.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    return path
+
+
+def test_mt_bench_reader_accepted_a_self_pair(tmp_path):
+    """Item 6: the MT-Bench reader accepted model_a == model_b (in a judge record), which the
+    CSV reader rejects for human rows; both now refuse it, naming the record/row."""
+    from metaeval import DataError
+    from metaeval.preferences import read_preferences
+
+    kw = dict(format="mt-bench", judges=["gpt-4/pair-v2"])
+    assert read_preferences(_mt_bench(tmp_path, False), **kw).judges == ("gpt-4/pair-v2",)
+    with pytest.raises(DataError, match=r"mt\.jsonl: MT-Bench judgments compare a model with "
+                                        r"itself \(model_a equals model_b\) in records 3"):
+        read_preferences(_mt_bench(tmp_path, True), **kw)
+    # the plain CSV reader, judge rows: refused as human rows already were
+    rows = [{"input": "q", "system_a": "A", "system_b": "B", "rater": "r", "judge": "",
+             "preference": 1.0},
+            {"input": "q", "system_a": "A", "system_b": "A", "rater": "", "judge": "j",
+             "preference": 1.0}]
+    pd.DataFrame(rows).to_csv(tmp_path / "p.csv", index=False)
+    with pytest.raises(DataError, match=r"judge outputs: system_a equals system_b in rows 0"):
+        read_preferences(tmp_path / "p.csv")
+
+
+@pytest.mark.parametrize("offset", ["true", "1.5", "false", "null", "[1]"])
+def test_rating_span_offset_true_or_1_5_read_as_1(tmp_path, offset):
+    """Item 6: `.rating` span offsets `true` and `1.5` were read as 1 (int()); the TSV reader
+    rejects 0.5.  Now the line is named and the offset refused."""
+    from metaeval import DataError
+    from metaeval.wmt import read_rating_spans
+
+    good = json.dumps({"errors": [{"start": 0, "end": 3, "severity": "major"}]})
+    bad = '{"errors": [{"start": %s, "end": 4, "severity": "minor"}]}' % offset
+    path = tmp_path / "en-de.mqm.rater1.seg.rating"
+    path.write_text(f"sysA\t{good}\nsysA\t{bad}\n")
+    with pytest.raises(DataError, match=r"rating, line 2: .*integer 'start' and 'end'"):
+        read_rating_spans(path)
+    path.write_text(f"sysA\t{good}\nsysA\t" + good.replace("3", "3.0") + "\n")
+    assert read_rating_spans(path)["end"].tolist() == [3, 3]  # an integral float is an offset
+
+
+def test_span_agreement_with_one_rater_printed_an_empty_table(tmp_path):
+    """Item 6: one rater gave an empty table, rc 0, no message.  Now one error line."""
+    from click.testing import CliRunner
+
+    from metaeval import DataError
+    from metaeval.cli import main
+    from metaeval.wmt import span_agreement
+
+    spans = pd.DataFrame({"system": ["s", "s"], "input": ["0", "1"], "rater": ["r1", "r1"],
+                          "start": [0, 2], "end": [4, 5], "severity": ["major", "minor"]})
+    with pytest.raises(DataError, match=r"the spans have one rater, 'r1'; give the spans of 2\+"):
+        span_agreement(spans)
+    spans.assign(category="accuracy").to_csv(tmp_path / "one.tsv", sep="\t", index=False)
+    res = CliRunner().invoke(main, ["span-agreement", str(tmp_path / "one.tsv")])
+    assert res.exit_code == 2 and res.stderr.startswith("metaeval: error: span agreement "
+                                                        "compares raters"), res.output
+    # two raters without a common segment: an empty result, with a typed warning
+    from metaeval.errors import UndefinedStatisticWarning
+
+    spans.loc[1, "rater"] = "r2"
+    with pytest.warns(UndefinedStatisticWarning, match="no two of the 2 raters rated a common"):
+        assert len(span_agreement(spans)) == 0
+
+
+@pytest.mark.parametrize("preset", ["wmt24", "wmt23"])
+def test_wmt_metric_missing_one_system_stopped_the_whole_table(tmp_path, preset):
+    """Item 6: one metric without scores for one system (read-mtme only warns) stopped the whole
+    `wmt` table.  Now that metric is left out of that language pair's tasks with a warning, and
+    the other metrics' numbers are those of a run on data without the metric."""
+    import shutil
+
+    from test_mtme import make_data, write_layout
+
+    from metaeval.errors import MtmeWarning
+    from metaeval.wmt import run_wmt
+
+    full = tmp_path / "full"
+    for k, lp in enumerate(("en-de", "zh-en")):
+        h, m = make_data(k)
+        write_layout(full, h, m, lp=lp)
+    gap = tmp_path / "gap"
+    shutil.copytree(full, gap)
+    for level in ("seg", "sys"):  # COMET-refA of en-de lacks sysB
+        f = gap / "wmt99" / "metric-scores" / "en-de" / f"COMET-refA.{level}.score"
+        f.write_text("".join(ln for ln in f.read_text().splitlines(True)
+                             if not ln.startswith("sysB\t")))
+    without = tmp_path / "without"  # the oracle: COMET-refA never existed for en-de
+    shutil.copytree(full, without)
+    for level in ("seg", "sys"):
+        (without / "wmt99" / "metric-scores" / "en-de" / f"COMET-refA.{level}.score").unlink()
+    kw = dict(preset=preset, refs="refA", n_resamples=20, n_permutations=50, rng=3)
+    with pytest.warns(MtmeWarning, match=r"en-de: metric 'COMET' has no scores for system\(s\) "
+                                         r"'sysB'.*left out of the en-de tasks"):
+        got, _ = run_wmt(gap, "wmt99", ["en-de", "zh-en"], **kw)
+    want, _ = run_wmt(without, "wmt99", ["en-de", "zh-en"], **kw)
+    assert [r.task.name for r in got] == [r.task.name for r in want]
+    for a, b in zip(got, want):
+        assert a.metrics == b.metrics
+        np.testing.assert_array_equal(a.statistics, b.statistics)
+
+
+# ----------------------------------------------------------------------------- 7. messages
+
+
+def test_deeply_nested_judge_answer_aborted_and_blamed_the_data(monkeypatch):
+    """Item 7: a 200 answer nested 100 000 deep raised RecursionError through the judge, even
+    with on_error='nan', and the command line blamed the data.  It is the server's answer: a
+    failed request, recorded as such."""
+    nested = '{"choices": [{"message": {"content": "Rating: 4"}}], "x": ' + "[" * 100_000 + \
+        "]" * 100_000 + "}"
+
+    def respond(handler, entry):
+        prompt = json.loads(entry["body"])["messages"][-1]["content"]
+        send(handler, 200, nested if prompt == "deep" else completion_json("Rating: 3"))
+
+    with RecordingServer(respond) as srv:
+        j = _echo_judge(srv, monkeypatch, cache_dir=False, on_error="nan")
+        run = j.run(["deep", "flat"])
+    assert list(run.status[0]) == ["request_failed", "ok"]
+    assert "nested too deeply" in run.errors[0, 0]
+    assert np.isnan(run.scores[0]) and run.scores[1] == 3.0
+
+
+def test_deeply_nested_rating_file_gave_no_file_or_line(tmp_path):
+    from metaeval import DataError
+    from metaeval.wmt import read_rating_spans
+
+    path = tmp_path / "en-de.mqm.rater1.seg.rating"
+    path.write_text('sysA\t{"errors": []}\nsysA\t' + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(DataError, match=r"rating, line 2: the rating's JSON is nested too deeply"):
+        read_rating_spans(path)
+
+
+def test_lone_surrogate_in_a_jsonl_label_gave_no_file_or_line(tmp_path):
+    """Item 7: a label "S\\ud800" failed far from its line ("'utf-8' codec can't encode")."""
+    from click.testing import CliRunner
+
+    from metaeval import DataError, read_dataset
+    from metaeval.cli import main
+
+    lines = [json.dumps({"system": "S\ud800" if s == 0 else f"S{s}", "input": f"i{i}",
+                         "human": float(s + i), "m": float(s * i)})
+             for s in range(3) for i in range(3)]
+    ok = json.dumps({"system": "S\U0001f600", "input": "i9", "human": 1.0, "m": 2.0})
+    assert "\\ud83d\\ude00" in ok  # a surrogate *pair* is one character: accepted
+    path = tmp_path / "d.jsonl"
+    path.write_text(ok + "\n" + "\n".join(lines) + "\n")
+    with pytest.raises(DataError, match=r"d\.jsonl: line 2: field 'system' holds a lone "
+                                        r"surrogate \(\\ud800\)"):
+        read_dataset(path, human="human")
+    res = CliRunner().invoke(main, ["correlate", str(path), "--human", "human"])
+    assert res.exit_code == 2 and "d.jsonl: line 2: field 'system'" in res.stderr, res.output
+
+
+def test_alpacaeval_error_named_format_not_input_format(tmp_path):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    path = tmp_path / "annotations.json"
+    path.write_text(json.dumps([{"instruction": "Say hi", "output_1": "hi", "preference": 1}]))
+    res = CliRunner().invoke(main, ["preferences", str(path), "--input-format", "alpacaeval"])
+    assert res.exit_code == 2
+    assert "lack fields ['output_2'] (CLI: --input-format)" in res.stderr, res.stderr
+    res = CliRunner().invoke(main, ["preferences", str(path), "--input-format", "bogus"])
+    assert res.exit_code == 2 and "--format" not in res.stderr.replace("--input-format", "")
+
+
+def test_option_rewriting_turned_a_cell_location_into_an_option(tmp_path):
+    """Item 7: `system='S0'` in a cell's location "(system='S0', input='i0')" became
+    "(--system-col 'S0'"; a keyword that is a parameter is still spelled as the option."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import _cli_spelling, main
+
+    cmd = main.commands["correlate"]
+    assert _cli_spelling("differs at (system='S0', input='i0'): 1 vs 2", cmd) == \
+        "differs at (system='S0', input='i0'): 1 vs 2"
+    assert _cli_spelling("system='sys' is not a column; ci='x'", cmd) == \
+        "--system-col 'sys' is not a column; --ci 'x'"
+    # end to end: a human score that differs across the runs of a cell
+    rows = [{"system": f"S{s}", "input": f"i{i}", "run": r, "human": float(s + i + (r if s == 0 and i == 0 else 0)),
+             "m": float(s * i + r)} for s in range(3) for i in range(3) for r in range(2)]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    res = CliRunner().invoke(main, ["correlate", str(tmp_path / "d.csv"), "--human", "human",
+                                    "--run-col", "run"])
+    assert res.exit_code == 2, res.output
+    assert "(system='S0', input='i0')" in res.stderr and "(--system-col" not in res.stderr
+
+
+def test_checkpoint_unit_with_a_wrongly_shaped_array_named_neither_unit_nor_advice(tmp_path):
+    import io as _io
+
+    from metaeval import ParameterError
+    from metaeval._parallel import Checkpoint
+
+    ck = Checkpoint(tmp_path / "ck", {"analysis": "x"})
+    ck.save("unit-7", {"stat": np.arange(5.0), "n": np.int64(3)})
+    path = next((tmp_path / "ck").glob("*.npz"))
+    with np.load(path, allow_pickle=False) as z:
+        entries = {k: z[k] for k in z.files}
+    entries["a0"] = np.arange(2.0)  # same header, an array of another shape
+    buf = _io.BytesIO()
+    np.savez(buf, **entries)
+    path.write_bytes(buf.getvalue())
+    with pytest.raises(ParameterError) as info:
+        ck.load("unit-7")
+    msg = str(info.value)
+    assert str(path) in msg and "(unit-7)" in msg and "delete this file" in msg
+    assert "has shape (2,)" in msg and "recorded (5,)" in msg
