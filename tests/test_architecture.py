@@ -120,7 +120,7 @@ def test_no_view_import_is_pending():
 LAYERS = {
     # plumbing that imports only errors/_version: names, warnings, signatures, export, execution
     "errors": 0, "_choices": 0, "_stacklevel": 0, "_version": 0, "_signature": 0,
-    "_export": 0, "_agreement_registry": 0, "_parallel": 0,
+    "_escape": 0, "_export": 0, "_agreement_registry": 0, "_parallel": 0,
     "_vocab": 1,  # the vocabulary and its checks (names from _choices)
     "_results": 1,  # the result base
     "stats": 2,  # the engine: arrays in, arrays out
@@ -130,6 +130,7 @@ LAYERS = {
     # analyses f(dataset) -> Result, and perturbations scored and detected
     "correlation": 6, "compare": 6, "measures": 6, "simulation": 6, "reliability": 6,
     "validity": 6, "diagnostics": 6, "local": 6, "wmt": 6, "preferences": 6, "perturb": 6,
+    "bench": 6,
     "report": 7,  # views
     "cli": 8, "__main__": 9, "": 9,  # the command line; the package's front door (re-exports)
 }
@@ -144,6 +145,7 @@ VIEW_HOOKS = {
     ("validity", "report.figures"): "the documented validity.plot_residual_pca alias",
     ("validity", "report.tables"): "MTMM.table() and MTMM._repr_html_, the MTMM table view",
     ("wmt", "report.tables"): "TaskResults.table(), the WMT table view",
+    ("bench", "report"): "BenchResult.report_section() and .report(), the bench's HTML view",
 }
 
 #: Public names that moved up a layer and stay importable where users import them today

@@ -11,8 +11,8 @@ spreadsheet convention for "this is text".  Numbers are never touched:
 ``-0.5`` stays the number ``-0.5``; a *label* spelled ``-1`` (text) becomes
 ``'-1``.
 
-The same cells are also made safe to print (:func:`metaeval.report.tables.literal`, the
-one escaping function of every view): control and bidi characters (ESC, BEL, CR, tab,
+The same cells are also made safe to print (:func:`metaeval._escape.literal`, the one
+escaping function of every view): control and bidi characters (ESC, BEL, CR, tab,
 U+202E, ...) are written as visible escapes (``\\x1b``), so neither ``--format csv`` on a
 terminal nor ``cat`` of an exported table runs an escape sequence or reorders text; a
 newline is kept and the field quoted, so a name cannot forge a row.
@@ -28,7 +28,7 @@ import numpy as np
 
 import pandas as pd
 
-from .report.tables import literal
+from ._escape import literal
 
 #: First characters that make a spreadsheet read a text cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

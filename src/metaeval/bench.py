@@ -301,8 +301,7 @@ class _Source:
 
 # ---------------------------------------------------------------------- datasets and levels
 def _dataset_names(datasets) -> list[str]:
-    from .data._bundled import BUNDLED
-    from .data._registry import REGISTRY
+    from .data import BUNDLED, REGISTRY
 
     known = [*BUNDLED, *REGISTRY]
     if datasets is None:
@@ -316,8 +315,7 @@ def _dataset_names(datasets) -> list[str]:
 
 
 def _load(name: str, cache_dir, base_url, quiet):
-    from .data._bundled import BUNDLED, SUMMEVAL_DIMENSIONS
-    from .data._registry import REGISTRY, load_registry_dataset
+    from .data import BUNDLED, REGISTRY, SUMMEVAL_DIMENSIONS, load_registry_dataset
 
     if name in BUNDLED:
         from .data import load_dataset
@@ -344,11 +342,6 @@ def supported_levels(shape) -> list[str]:
     if n == 2:
         return ["input"]
     return [lv for lv in BENCH_LEVELS if lv != "item" or m >= 3]
-
-
-def _span(values) -> str:
-    v = sorted(set(values))
-    return "-" if not v else (str(v[0]) if len(v) == 1 else f"{v[0]}-{v[-1]}")
 
 
 def bench_ci(shape) -> str:
@@ -423,66 +416,18 @@ class BenchResult:
                 "skipped": [list(s) for s in self.skipped], "signature": self.signature}
 
     def report_section(self):
-        """The bench as a section of metaeval's HTML report (:mod:`metaeval.report`)."""
-        from .report._model import Column, Section, Table
+        """The bench as a section of metaeval's HTML report (a view:
+        :func:`metaeval.report.bench_section`)."""
+        from .report import bench_section
 
-        rk = self.ranking()
-        sec = Section(id="bench", title=f"Benchmark of {self.metric}",
-                      intro=f"{len(self.tasks.results)} tasks (dataset x human dimension x level), weighted "
-                            f"{self.weighting}; average correlation rescaled to [0, 1] and average "
-                            "significance-cluster rank over the metrics present in every task.")
-        sec.tables.append(Table(
-            id="bench-ranking", title="Ranking over datasets",
-            columns=[Column("metric", "metric", "text"), Column("avg_corr", "avg corr"),
-                     Column("avg_rank", "avg rank")],
-            rows=[[r["metric"], r["avg_corr"], r["avg_rank"]] for r in rk.to_dict("records")],
-            signatures=[self.signature]))
-        c = self.correlations
-        sec.tables.append(Table(
-            id="bench-correlations", title="Correlations per dataset, human dimension and level",
-            columns=[Column("dataset", "dataset", "text"), Column("human", "human", "text"),
-                     Column("level", "level", "text"), Column("metric", "metric", "text"),
-                     Column("statistic", "statistic"), Column("ci", "95% CI", "ci"), Column("n", "n", "int")],
-            rows=[[r["dataset"], r["human"], r["level"], r["metric"], r["statistic"],
-                   [r["ci_low"], r["ci_high"]], int(r["n"])] for r in c.to_dict("records")],
-            signatures=sorted(set(c["signature"]))))
-        t = self.tests
-        sec.tables.append(Table(
-            id="bench-tests", title=f"{self.metric} against each baseline (paired permutation test)",
-            columns=[Column("dataset", "dataset", "text"), Column("human", "human", "text"),
-                     Column("level", "level", "text"), Column("baseline", "baseline", "text"),
-                     Column("ahead", "ahead", "text"), Column("pvalue", "p (one-sided)", "p")],
-            rows=[[r["dataset"], r["human"], r["level"], r["baseline"], r["ahead"], r["pvalue"]]
-                  for r in t.to_dict("records")],
-            signatures=[self.signature]))
-        for d, why in self.skipped:
-            sec.skip(f"{d}: {why}", part=True)
-        sec.functions += ["metaeval.bench.bench", "metaeval.correlate", "metaeval.compare_all",
-                          "metaeval.wmt.run_tasks"]
-        return sec
+        return bench_section(self)
 
     def report(self, *, command: str | None = None):
-        """A :class:`metaeval.report.Report` holding only :meth:`report_section`
-        (write it with :func:`metaeval.report.write`)."""
-        from . import __version__
-        from .report._build import Report
+        """A :class:`metaeval.report.Report` holding only :meth:`report_section` (write it with
+        :func:`metaeval.report.write`; a view: :func:`metaeval.report.bench_report`)."""
+        from .report import bench_report
 
-        datasets = list(dict.fromkeys(r.task.data for r in self.tasks.results))
-        sig = dict(kv.split(":", 1) for kv in self.signature.split("|")[1:])
-        meta = {"metaeval": __version__, "title": f"metaeval bench: {self.metric}", "command": command,
-                "mode": "bench", "seed": sig.get("seed"),
-                "config": {"metric": self.metric, "baselines": ", ".join(self.baselines),
-                           "datasets": ", ".join(datasets), "method": sig.get("method"),
-                           "n_resamples": sig.get("n"), "confidence_level": sig.get("cl"),
-                           "alpha": sig.get("alpha"), "clusters": sig.get("clusters"),
-                           "weights": self.weighting},
-                "data": {"name": f"{len(datasets)} dataset(s): {', '.join(datasets)}",
-                         "n_systems": _span(n for n, _ in self.shapes.values()),
-                         "n_inputs": _span(m for _, m in self.shapes.values()),
-                         "report_human": sorted({r.task.human for r in self.tasks.results}),
-                         "report_metrics": [self.metric, *self.baselines]},
-                "seconds_analyses": self.seconds, "estimate": None, "failures": [], "rules": []}
-        return Report(sections=[self.report_section()], meta=meta)
+        return bench_report(self, command=command)
 
 
 # ---------------------------------------------------------------------- the unit: one dataset
@@ -608,8 +553,8 @@ def bench(
     -------
     BenchResult
     """
-    from . import __version__
-    from .data._download import cache_root
+    from ._version import __version__
+    from .data import cache_root
     from .stats import resampling as _rs
     from .stats.coefficients import DEFAULT_METHOD
     from .wmt import CLUSTER_RULES, TaskSetResults

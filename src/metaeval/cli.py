@@ -809,7 +809,7 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
     from .data import list_datasets
 
     if fetch_names:
-        from .data._registry import REGISTRY, fetch, get_entry
+        from .data import REGISTRY, fetch, get_entry
 
         names = list(REGISTRY) if "all" in fetch_names else list(dict.fromkeys(fetch_names))
         for n in names:
@@ -818,7 +818,7 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
             folder = fetch(n, cache_dir=cache_dir, base_url=base_url)
             click.echo(f"{n}\t{folder}")
         return
-    from .data._registry import listing
+    from .data import listing
 
     bundled = {d["name"]: d for d in list_datasets()}
     ds = [{**bundled.get(r["name"], {}), **r} for r in listing()]

@@ -44,6 +44,11 @@ select_rows, option_names, column_notes, warn_undeclared, fmt_items
     in a message.
 read_error_spans, read_rating_spans, SPAN_COLUMNS
     Error-span annotations (mt-metrics-eval's MQM ratings, ``.rating`` files).
+BUNDLED, SUMMEVAL_DIMENSIONS
+    The bundled datasets and SummEval's human dimensions.
+REGISTRY, get_entry, fetch, listing, load_registry_dataset, cache_root
+    The registry of downloadable datasets (``metaeval datasets``, ``metaeval bench``), loaded
+    on first use.
 """
 
 from ._asr import read_kaldi_text, read_kaldi_transcripts
@@ -53,6 +58,7 @@ from ._io import read_dataset
 from ._mtme import MtmeInfo, mtme_info, read_mtme
 
 # for the rest of the package (see the docstring), not in __all__
+from ._bundled import BUNDLED, SUMMEVAL_DIMENSIONS  # noqa: F401
 from ._accept import accepts_frames, dataset_from  # noqa: F401
 from ._asr import open_text, read_transcript_table  # noqa: F401
 from ._columns import column_notes  # noqa: F401
@@ -79,7 +85,19 @@ __all__ = [
 ]
 
 
+#: The registry's names, imported from data._registry when first asked for.
+_REGISTRY_NAMES = ("REGISTRY", "get_entry", "fetch", "listing", "load_registry_dataset")
+
+
 def __getattr__(name):
+    if name in _REGISTRY_NAMES:
+        from . import _registry
+
+        return getattr(_registry, name)
+    if name == "cache_root":
+        from ._download import cache_root
+
+        return cache_root
     # read_transcripts scores texts, so it lives one layer up, in textmetrics; it stays
     # importable here, where docs and users have it (imported when first asked for)
     if name == "read_transcripts":

@@ -15,11 +15,11 @@ import importlib
 
 _NAMES = {"MODES": "_build", "Progress": "_build", "Report": "_build", "ReportConfig": "_build",
           "build": "_build", "estimate": "_build", "pairwise_subset": "_build",
-          "rated_columns": "_build", "select_humans": "_build", "select_metrics": "_build",
+          "rated_columns": "_build", "bench_section": "_bench", "bench_report": "_bench", "select_humans": "_build", "select_metrics": "_build",
           "render_html": "_render", "write": "_render", "Writer": "_render"}
 
 __all__ = ["MODES", "Progress", "Report", "ReportConfig", "build", "estimate", "pairwise_subset", "render_html",
-           "write", "Writer", "rated_columns", "select_humans", "select_metrics"]
+           "write", "Writer", "bench_section", "bench_report", "rated_columns", "select_humans", "select_metrics"]
 
 
 def __getattr__(name):

@@ -14,6 +14,8 @@ import math
 import sys
 from dataclasses import dataclass, field
 
+from .._escape import literal  # noqa: F401  (re-exported: the views' escaping function)
+
 # ----------------------------------------------------------------------------- Jupyter view of results
 
 
@@ -73,22 +75,6 @@ def interval(lo, hi, digits=3):
     if lo is None or (isinstance(lo, float) and math.isnan(lo)):
         return "-"
     return f"[{num(lo, digits)}, {num(hi, digits)}]"
-
-
-def literal(text, *, newlines=False):
-    """``text`` safe to print on a terminal: control and format characters (ESC, BEL, CR,
-    bidi overrides such as U+202E, line and paragraph separators, ...) as Python escapes, so
-    ``"\\x1b[31m"`` shows as ``\\x1b[31m``.
-
-    The one escaping function of every view (terminal tables, messages, CSV, the WMT table).
-    ``newlines=True`` keeps ``\\n`` (CSV, whose writer quotes a field holding one); every other
-    character that is not printable is escaped, tabs included.
-    """
-    text = str(text)
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() or (newlines and c == "\n")
-                   else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
 #: columns printed left-aligned (names); every other column is right-aligned (numbers)
