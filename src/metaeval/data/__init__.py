@@ -15,6 +15,8 @@ load_dataset, list_datasets
     Bundled datasets (``"summeval"``) with provenance.
 read_mtme, mtme_info
     mt-metrics-eval's WMT data layout (test set / language pair folders).
+PreferenceData, read_preferences
+    Pairwise preferences of human raters and judges (the input of :mod:`metaeval.preferences`).
 read_summeval
     SummEval's released annotation JSONL (``model_annotations.aligned.jsonl``)
     with expert and crowd raters; ``Dataset.from_hf`` reads a Hugging Face
@@ -44,6 +46,9 @@ select_rows, option_names, column_notes, warn_undeclared, fmt_items
     in a message.
 read_error_spans, read_rating_spans, SPAN_COLUMNS
     Error-span annotations (mt-metrics-eval's MQM ratings, ``.rating`` files).
+HUMAN, MT_BENCH_WINNERS, PREFERENCE_FORMATS, fmt_labels
+    The preference readers' names (the human annotator, MT-Bench's verdicts, the formats) and
+    their list of culprits in a message.
 BUNDLED, SUMMEVAL_DIMENSIONS
     The bundled datasets and SummEval's human dimensions.
 REGISTRY, get_entry, fetch, listing, load_registry_dataset, cache_root
@@ -56,6 +61,7 @@ from ._bundled import list_datasets, load_dataset
 from ._dataset import Dataset
 from ._io import read_dataset
 from ._mtme import MtmeInfo, mtme_info, read_mtme
+from ._preferences import PreferenceData, read_preferences
 
 # for the rest of the package (see the docstring), not in __all__
 from ._bundled import BUNDLED, SUMMEVAL_DIMENSIONS  # noqa: F401
@@ -66,6 +72,8 @@ from ._frames import select_rows  # noqa: F401
 from ._io import FORMATS as READERS  # noqa: F401
 from ._io import decode, infer_format, read_bytes, read_delimited, read_jsonl  # noqa: F401
 from ._mtme import SPAN_COLUMNS, read_error_spans, read_rating_spans  # noqa: F401
+from ._preferences import FORMATS as PREFERENCE_FORMATS  # noqa: F401
+from ._preferences import HUMAN, MT_BENCH_WINNERS, fmt_labels  # noqa: F401
 from ._scale import warn_undeclared  # noqa: F401
 from ._validate import fmt_items, option_names  # noqa: F401
 from ._readers_ext import read_summeval
@@ -82,6 +90,8 @@ __all__ = [
     "read_kaldi_transcripts",
     "read_kaldi_text",
     "read_summeval",
+    "PreferenceData",
+    "read_preferences",
 ]
 
 

@@ -504,7 +504,7 @@ def _convert_pairwise_dataset(entry: Entry, folder):
 
 
 def _convert_pairwise_preferences(entry: Entry, folder):
-    from metaeval.preferences import PreferenceData
+    from ._preferences import PreferenceData
 
     rows = []
     for _, inp, pref, indiv, t in _pairwise_rows(entry, folder):
