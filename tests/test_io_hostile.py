@@ -321,7 +321,7 @@ def test_reader_agrees_with_a_slow_reference_tokenizer(tmp_path, sep):
                 read_delimited(path, [f"c{j}" for j in range(5)], sep=sep)
             rejected += 1
             continue
-        frame = _read_delimited(path, header, sep=sep)
+        frame = read_delimited(path, header, sep=sep)
         assert list(frame.columns) == header, text
         got = [[("" if v is None or (isinstance(v, float) and np.isnan(v)) else v) for v in row]
                for row in frame.astype(object).values.tolist()]
