@@ -727,3 +727,99 @@ def test_checkpoint_unit_with_a_wrongly_shaped_array_named_neither_unit_nor_advi
     msg = str(info.value)
     assert str(path) in msg and "(unit-7)" in msg and "delete this file" in msg
     assert "has shape (2,)" in msg and "recorded (5,)" in msg
+
+
+def _rated(scale, seed=11):
+    """6 systems x 10 inputs x 3 raters (human 'h'), a metric 'm' with 3 runs and metrics for
+    Cronbach's alpha, all multiplied by ``scale``."""
+    import metaeval
+
+    rng = np.random.default_rng(seed)
+    N, M, K = 6, 10, 3
+    h = rng.normal(size=(N, M))
+    rat = h + 0.7 * rng.normal(size=(K, N, M))
+    m2, m3 = h + rng.normal(size=(N, M)), 2 * h + rng.normal(size=(N, M))
+    runs2 = m2 + 0.5 * rng.normal(size=(K, N, M))
+    rows = [{"system": f"S{s}", "input": f"i{i}", "rater": f"r{k}", "h": rat[k, s, i] * scale,
+             "m2": m2[s, i] * scale, "m3": m3[s, i] * scale, "u": runs2[k, s, i] * scale}
+            for k in range(K) for s in range(N) for i in range(M)]
+    frame = pd.DataFrame(rows)
+    # runs: the metric 'u' differs per run, the human column not
+    runs = frame.rename(columns={"rater": "run"})[["system", "input", "run", "h", "u"]].copy()
+    runs["h"] = runs.groupby(["system", "input"])["h"].transform("first")
+    return (metaeval.Dataset.from_frame(frame.drop(columns=["u"]), human="h", rater="rater"),
+            metaeval.Dataset.from_frame(runs, human="h", metrics=["u"], run="run"))
+
+
+#: Columns in the data's unit (scaled back by the same power of two) and in its square.
+_UNIT = {"sd", "sem"}
+_SQUARED = {"observed_disagreement", "expected_disagreement"}
+
+
+@pytest.mark.parametrize("exponent", [600, -600])
+def test_reliability_sums_of_squares_overflowed_to_constant_or_nan(exponent):
+    """Item 3, "other unscaled sums of squares": with values ~1e180 Krippendorff's interval
+    alpha and the six ICCs (agreement), Cronbach's alpha (consistency) and the run ICCs
+    (stability) were NaN with a ConstantInputWarning ("the total score is constant"); at
+    2**-600 the squares underflowed the same way.  Oracle: these statistics are scale-free
+    and a power of two scales exactly, so they must equal the unscaled ones bit for bit; sd
+    and sem are in the data's unit (x 2**e), the disagreements in its square (x 2**2e)."""
+    import metaeval
+
+    base_r, base_u = _rated(1.0)
+    big_r, big_u = _rated(2.0 ** exponent)
+    runs = [
+        (lambda r, u: metaeval.agreement(r).to_frame()),
+        (lambda r, u: metaeval.consistency(r, ci="feldt").to_frame()),
+        (lambda r, u: metaeval.stability(u, method="icc_c1").to_frame()),
+    ]
+    for run in runs:
+        want = run(base_r, base_u)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            got = run(big_r, big_u)
+        for c in want.select_dtypes(float).columns:
+            w = want[c].to_numpy()
+            if c in _UNIT:
+                w = np.ldexp(w, exponent)
+            elif c in _SQUARED:
+                with np.errstate(over="ignore"):  # 2**1200: beyond the float range, inf
+                    w = np.where(want["method"] == "krippendorff_interval",
+                                 np.ldexp(w, 2 * exponent), w)
+            np.testing.assert_array_equal(got[c].to_numpy(), w, err_msg=c)
+        assert np.isfinite(got["statistic"]).all()
+
+
+@pytest.mark.parametrize("exponent", [600, -600])
+def test_cfa_covariances_overflowed_or_read_as_constant(exponent):
+    """Item 3 (other sums of squares): continuous CFA of indicators ~1e180 stopped with the
+    solver's "function value at x=0.0 is NaN" (a raw ValueError); at 2**-600 an indicator was
+    "constant over the cells".  Oracle: ML CFA is invariant to rescaling the indicators
+    (Bollen 1989, ch. 7: the ML fit function is scale-free), so the fit, the standardized
+    loadings and the factor correlations equal the unscaled ones (to the optimizer's
+    tolerance: each indicator is scaled by its own power of two, so the iterations round
+    differently); raw loadings and their SEs carry the indicator's unit."""
+    import metaeval
+
+    rng = np.random.default_rng(3)
+    n = 300
+    f1 = rng.normal(size=n)
+    f2 = 0.5 * f1 + rng.normal(size=n)
+    cols = {f"a{j}": f1 + 0.6 * rng.normal(size=n) for j in range(3)}
+    cols |= {f"b{j}": f2 + 0.6 * rng.normal(size=n) for j in range(3)}
+    model = {"F1": ["a0", "a1", "a2"], "F2": ["b0", "b1", "b2"]}
+
+    def fit(scale):
+        ds = metaeval.Dataset.from_arrays({k: (v * scale).reshape(15, 20) for k, v in cols.items()},
+                                          human=list(cols))
+        return metaeval.cfa(ds, model, ordered=False)
+
+    want = fit(1.0)
+    got = fit(2.0 ** exponent)
+    assert got.converged and got.admissible
+    for field in ("chi2", "cfi", "srmr", "loadings", "factor_correlations", "residual_variances"):
+        np.testing.assert_allclose(getattr(got, field), getattr(want, field), rtol=1e-6,
+                                   atol=1e-12, err_msg=field)
+    for field in ("loadings_raw", "loadings_se"):
+        np.testing.assert_allclose(getattr(got, field), np.ldexp(getattr(want, field), exponent),
+                                   rtol=1e-6, err_msg=field)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .coefficients import _SAFE_EXP
+
 #: Cells per block of a batch (bounds the temporary arrays of one step).
 BLOCK_CELLS = 4_000_000
 
@@ -35,6 +37,12 @@ def alpha_batch(y):
     with np.errstate(all="ignore"):
         for s in range(0, B, step):
             blk = y[s : s + step]
+            # scaled by a power of two where the magnitudes would over- or underflow
+            # when squared (alpha is scale-free; exact, so unchanged in the safe range)
+            e = np.frexp(np.abs(blk).max(axis=(1, 2)))[1]
+            e = np.where((e >= -_SAFE_EXP) & (e <= _SAFE_EXP), 0, e)
+            if e.any():
+                blk = np.ldexp(blk, -e[:, None, None])
             item = blk.var(axis=1, ddof=1).sum(-1)
             sums = blk.sum(-1)
             total = sums.var(axis=-1, ddof=1)
