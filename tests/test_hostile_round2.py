@@ -203,6 +203,8 @@ COMMANDS = {
     "local": ("scores.csv", ["--human", "human", "--context", "system"]),
     "validity": ("raters.csv", ["--rater-col", "rater", "--human", "coh\x1b]0;t\x07,flu\nGOLD",
                                 "--no-cfa"]),
+    "diagnose": ("scores.csv", ["--human", "human", "--ks-low", "0", "--ks-high", "0.5",
+                                "--sizes", "10,20"]),
     "preferences": ("prefs.csv", []),
     "span-agreement": ("spans.tsv", []),
 }
@@ -394,6 +396,39 @@ def test_api_key_echoed_in_a_200_answer_was_stored_and_printed(judge_files, tmp_
             assert SECRET.encode() not in blob and SECRET[1:].encode() not in blob, f
     frame = pd.read_csv(out)
     assert (frame["status"] == "ok").all() and (frame["value"] == 4.0).all()
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_judge_answers_and_names_reached_the_terminal_raw(judge_files, tmp_path, monkeypatch,
+                                                           fmt):
+    """Item 2 for `metaeval judge`: a server's answer holding an OSC sequence, U+202E and a
+    newline, and a system named with an escape, reach neither the terminal nor --out raw."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    data, texts = judge_files
+    frame = pd.read_csv(data)
+    frame["system"] = frame["system"].replace({"S1": "S1\x1b[2J"})
+    frame.to_csv(data, index=False)
+    rows = [json.loads(line) for line in texts.read_text().splitlines()]
+    texts.write_text("".join(json.dumps({**r, "system": r["system"].replace("S1", "S1\x1b[2J")})
+                             + "\n" for r in rows))
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    out = tmp_path / "judged.csv"
+
+    def respond(handler, entry):
+        send(handler, 200, completion_json("evil \x1b]0;title\x07 \u202e\nRating: 4"))
+
+    with RecordingServer(respond) as srv:
+        res = CliRunner().invoke(main, [
+            "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+            "--backend", "openai", "--model", "m", "--base-url", srv.url, "--api-key-env",
+            KEY_ENV, "--no-cache", "--out", str(out), "--format", fmt])
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    written = out.read_text()
+    assert _unsafe(written) == [] and "evil \\x1b]0;title\\x07 \\u202e" in written
 
 
 # ----------------------------------------------------------------------------- 5. --dask
