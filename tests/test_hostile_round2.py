@@ -858,3 +858,24 @@ def test_cfa_covariances_overflowed_or_read_as_constant(exponent):
     for field in ("loadings_raw", "loadings_se"):
         np.testing.assert_allclose(getattr(got, field), np.ldexp(getattr(want, field), exponent),
                                    rtol=1e-6, err_msg=field)
+
+
+@pytest.mark.parametrize("exponent", [0, 500, 1019, -500, -1000])
+def test_alpha_batch_of_huge_or_tiny_scores(exponent):
+    """Cronbach's alpha is scale-free: alpha_batch of Y * 2**e equals that of Y bit for bit,
+    up to values near the float maximum (2**1019 * |Y| up to ~2**1022: the row sums overflow)
+    and down to 2**-1000 (whose squares underflowed).  Oracle: the formula restated here,
+    alpha = M/(M-1) (1 - sum_j var(Y_j) / var(sum_j Y_j)), on the unscaled Y."""
+    from metaeval.stats.alpha import alpha_batch
+
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(4, 8, 10)) + rng.normal(size=(4, 8, 1))
+    M = y.shape[2]
+    want = np.array([M / (M - 1) * (1 - b.var(axis=0, ddof=1).sum() / b.sum(1).var(ddof=1))
+                     for b in y])
+    base = alpha_batch(y)
+    np.testing.assert_allclose(base, want, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = alpha_batch(np.ldexp(y, exponent))
+    np.testing.assert_array_equal(got, base)
