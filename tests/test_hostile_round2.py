@@ -879,3 +879,26 @@ def test_alpha_batch_of_huge_or_tiny_scores(exponent):
         warnings.simplefilter("error", RuntimeWarning)
         got = alpha_batch(np.ldexp(y, exponent))
     np.testing.assert_array_equal(got, base)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_score_names_reached_the_terminal_raw(tmp_path, fmt):
+    """Item 2 for `metaeval score` (sacreBLEU): system names with ESC and U+202E."""
+    pytest.importorskip("sacrebleu")
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    rows = [{"system": s, "input": i, "human": float(k)} for k, (s, i) in enumerate(
+        (s, i) for s in ("S1\x1b[2J", "S2\u202e", "S3") for i in ("i1", "i2", "i3"))]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(
+        {"system": r["system"], "input": r["input"], "hypothesis": f"the cat sat on the mat {k}",
+         "references": ["the cat sat on a mat"]}) + "\n" for k, r in enumerate(rows)))
+    res = CliRunner().invoke(main, ["score", str(tmp_path / "d.csv"), "--metrics", "bleu",
+                                    "--human", "human", "--texts", str(tmp_path / "t.jsonl"),
+                                    "--out", str(tmp_path / "o.csv"), "--format", fmt])
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    written = (tmp_path / "o.csv").read_text()
+    assert _unsafe(written) == [] and "S1\\x1b[2J" in written and "S2\\u202e" in written
