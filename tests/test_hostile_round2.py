@@ -203,6 +203,8 @@ COMMANDS = {
     "local": ("scores.csv", ["--human", "human", "--context", "system"]),
     "validity": ("raters.csv", ["--rater-col", "rater", "--human", "coh\x1b]0;t\x07,flu\nGOLD",
                                 "--no-cfa"]),
+    "diagnose": ("scores.csv", ["--human", "human", "--ks-low", "0", "--ks-high", "0.5",
+                                "--sizes", "10,20"]),
     "preferences": ("prefs.csv", []),
     "span-agreement": ("spans.tsv", []),
 }
@@ -394,6 +396,39 @@ def test_api_key_echoed_in_a_200_answer_was_stored_and_printed(judge_files, tmp_
             assert SECRET.encode() not in blob and SECRET[1:].encode() not in blob, f
     frame = pd.read_csv(out)
     assert (frame["status"] == "ok").all() and (frame["value"] == 4.0).all()
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_judge_answers_and_names_reached_the_terminal_raw(judge_files, tmp_path, monkeypatch,
+                                                           fmt):
+    """Item 2 for `metaeval judge`: a server's answer holding an OSC sequence, U+202E and a
+    newline, and a system named with an escape, reach neither the terminal nor --out raw."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    data, texts = judge_files
+    frame = pd.read_csv(data)
+    frame["system"] = frame["system"].replace({"S1": "S1\x1b[2J"})
+    frame.to_csv(data, index=False)
+    rows = [json.loads(line) for line in texts.read_text().splitlines()]
+    texts.write_text("".join(json.dumps({**r, "system": r["system"].replace("S1", "S1\x1b[2J")})
+                             + "\n" for r in rows))
+    monkeypatch.setenv(KEY_ENV, SECRET)
+    out = tmp_path / "judged.csv"
+
+    def respond(handler, entry):
+        send(handler, 200, completion_json("evil \x1b]0;title\x07 \u202e\nRating: 4"))
+
+    with RecordingServer(respond) as srv:
+        res = CliRunner().invoke(main, [
+            "judge", str(data), "--texts", str(texts), "--human", "human", "--aspect", "x",
+            "--backend", "openai", "--model", "m", "--base-url", srv.url, "--api-key-env",
+            KEY_ENV, "--no-cache", "--out", str(out), "--format", fmt])
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    written = out.read_text()
+    assert _unsafe(written) == [] and "evil \\x1b]0;title\\x07 \\u202e" in written
 
 
 # ----------------------------------------------------------------------------- 5. --dask
@@ -727,3 +762,143 @@ def test_checkpoint_unit_with_a_wrongly_shaped_array_named_neither_unit_nor_advi
     msg = str(info.value)
     assert str(path) in msg and "(unit-7)" in msg and "delete this file" in msg
     assert "has shape (2,)" in msg and "recorded (5,)" in msg
+
+
+def _rated(scale, seed=11):
+    """6 systems x 10 inputs x 3 raters (human 'h'), a metric 'm' with 3 runs and metrics for
+    Cronbach's alpha, all multiplied by ``scale``."""
+    import metaeval
+
+    rng = np.random.default_rng(seed)
+    N, M, K = 6, 10, 3
+    h = rng.normal(size=(N, M))
+    rat = h + 0.7 * rng.normal(size=(K, N, M))
+    m2, m3 = h + rng.normal(size=(N, M)), 2 * h + rng.normal(size=(N, M))
+    runs2 = m2 + 0.5 * rng.normal(size=(K, N, M))
+    rows = [{"system": f"S{s}", "input": f"i{i}", "rater": f"r{k}", "h": rat[k, s, i] * scale,
+             "m2": m2[s, i] * scale, "m3": m3[s, i] * scale, "u": runs2[k, s, i] * scale}
+            for k in range(K) for s in range(N) for i in range(M)]
+    frame = pd.DataFrame(rows)
+    # runs: the metric 'u' differs per run, the human column not
+    runs = frame.rename(columns={"rater": "run"})[["system", "input", "run", "h", "u"]].copy()
+    runs["h"] = runs.groupby(["system", "input"])["h"].transform("first")
+    return (metaeval.Dataset.from_frame(frame.drop(columns=["u"]), human="h", rater="rater"),
+            metaeval.Dataset.from_frame(runs, human="h", metrics=["u"], run="run"))
+
+
+#: Columns in the data's unit (scaled back by the same power of two) and in its square.
+_UNIT = {"sd", "sem"}
+_SQUARED = {"observed_disagreement", "expected_disagreement"}
+
+
+@pytest.mark.parametrize("exponent", [600, -600])
+def test_reliability_sums_of_squares_overflowed_to_constant_or_nan(exponent):
+    """Item 3, "other unscaled sums of squares": with values ~1e180 Krippendorff's interval
+    alpha and the six ICCs (agreement), Cronbach's alpha (consistency) and the run ICCs
+    (stability) were NaN with a ConstantInputWarning ("the total score is constant"); at
+    2**-600 the squares underflowed the same way.  Oracle: these statistics are scale-free
+    and a power of two scales exactly, so they must equal the unscaled ones bit for bit; sd
+    and sem are in the data's unit (x 2**e), the disagreements in its square (x 2**2e)."""
+    import metaeval
+
+    base_r, base_u = _rated(1.0)
+    big_r, big_u = _rated(2.0 ** exponent)
+    runs = [
+        (lambda r, u: metaeval.agreement(r).to_frame()),
+        (lambda r, u: metaeval.consistency(r, ci="feldt").to_frame()),
+        (lambda r, u: metaeval.stability(u, method="icc_c1").to_frame()),
+    ]
+    for run in runs:
+        want = run(base_r, base_u)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            got = run(big_r, big_u)
+        for c in want.select_dtypes(float).columns:
+            w = want[c].to_numpy()
+            if c in _UNIT:
+                w = np.ldexp(w, exponent)
+            elif c in _SQUARED:
+                with np.errstate(over="ignore"):  # 2**1200: beyond the float range, inf
+                    w = np.where(want["method"] == "krippendorff_interval",
+                                 np.ldexp(w, 2 * exponent), w)
+            np.testing.assert_array_equal(got[c].to_numpy(), w, err_msg=c)
+        assert np.isfinite(got["statistic"]).all()
+
+
+@pytest.mark.parametrize("exponent", [600, -600])
+def test_cfa_covariances_overflowed_or_read_as_constant(exponent):
+    """Item 3 (other sums of squares): continuous CFA of indicators ~1e180 stopped with the
+    solver's "function value at x=0.0 is NaN" (a raw ValueError); at 2**-600 an indicator was
+    "constant over the cells".  Oracle: ML CFA is invariant to rescaling the indicators
+    (Bollen 1989, ch. 7: the ML fit function is scale-free), so the fit, the standardized
+    loadings and the factor correlations equal the unscaled ones (to the optimizer's
+    tolerance: each indicator is scaled by its own power of two, so the iterations round
+    differently); raw loadings and their SEs carry the indicator's unit."""
+    import metaeval
+
+    rng = np.random.default_rng(3)
+    n = 300
+    f1 = rng.normal(size=n)
+    f2 = 0.5 * f1 + rng.normal(size=n)
+    cols = {f"a{j}": f1 + 0.6 * rng.normal(size=n) for j in range(3)}
+    cols |= {f"b{j}": f2 + 0.6 * rng.normal(size=n) for j in range(3)}
+    model = {"F1": ["a0", "a1", "a2"], "F2": ["b0", "b1", "b2"]}
+
+    def fit(scale):
+        ds = metaeval.Dataset.from_arrays({k: (v * scale).reshape(15, 20) for k, v in cols.items()},
+                                          human=list(cols))
+        return metaeval.cfa(ds, model, ordered=False)
+
+    want = fit(1.0)
+    got = fit(2.0 ** exponent)
+    assert got.converged and got.admissible
+    for field in ("chi2", "cfi", "srmr", "loadings", "factor_correlations", "residual_variances"):
+        np.testing.assert_allclose(getattr(got, field), getattr(want, field), rtol=1e-6,
+                                   atol=1e-12, err_msg=field)
+    for field in ("loadings_raw", "loadings_se"):
+        np.testing.assert_allclose(getattr(got, field), np.ldexp(getattr(want, field), exponent),
+                                   rtol=1e-6, err_msg=field)
+
+
+@pytest.mark.parametrize("exponent", [0, 500, 1019, -500, -1000])
+def test_alpha_batch_of_huge_or_tiny_scores(exponent):
+    """Cronbach's alpha is scale-free: alpha_batch of Y * 2**e equals that of Y bit for bit,
+    up to values near the float maximum (2**1019 * |Y| up to ~2**1022: the row sums overflow)
+    and down to 2**-1000 (whose squares underflowed).  Oracle: the formula restated here,
+    alpha = M/(M-1) (1 - sum_j var(Y_j) / var(sum_j Y_j)), on the unscaled Y."""
+    from metaeval.stats.alpha import alpha_batch
+
+    rng = np.random.default_rng(2)
+    y = rng.normal(size=(4, 8, 10)) + rng.normal(size=(4, 8, 1))
+    M = y.shape[2]
+    want = np.array([M / (M - 1) * (1 - b.var(axis=0, ddof=1).sum() / b.sum(1).var(ddof=1))
+                     for b in y])
+    base = alpha_batch(y)
+    np.testing.assert_allclose(base, want, rtol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        got = alpha_batch(np.ldexp(y, exponent))
+    np.testing.assert_array_equal(got, base)
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_score_names_reached_the_terminal_raw(tmp_path, fmt):
+    """Item 2 for `metaeval score` (sacreBLEU): system names with ESC and U+202E."""
+    pytest.importorskip("sacrebleu")
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    rows = [{"system": s, "input": i, "human": float(k)} for k, (s, i) in enumerate(
+        (s, i) for s in ("S1\x1b[2J", "S2\u202e", "S3") for i in ("i1", "i2", "i3"))]
+    pd.DataFrame(rows).to_csv(tmp_path / "d.csv", index=False)
+    (tmp_path / "t.jsonl").write_text("".join(json.dumps(
+        {"system": r["system"], "input": r["input"], "hypothesis": f"the cat sat on the mat {k}",
+         "references": ["the cat sat on a mat"]}) + "\n" for k, r in enumerate(rows)))
+    res = CliRunner().invoke(main, ["score", str(tmp_path / "d.csv"), "--metrics", "bleu",
+                                    "--human", "human", "--texts", str(tmp_path / "t.jsonl"),
+                                    "--out", str(tmp_path / "o.csv"), "--format", fmt])
+    assert res.exit_code == 0, (res.output, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    written = (tmp_path / "o.csv").read_text()
+    assert _unsafe(written) == [] and "S1\\x1b[2J" in written and "S2\\u202e" in written

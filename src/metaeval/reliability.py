@@ -74,6 +74,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
 from .stats.alpha import alpha_batch, listwise_complete
+from .stats.coefficients import pow2_exponent
 from .stats.inference import statistic
 from .stats.levels import check_average, check_level, level_values
 
@@ -322,6 +323,10 @@ def _icc_table(x, confidence_level):
     nan7 = (np.nan,) * 7
     if n < 2 or k < 2:
         return dict.fromkeys(ICC_FORMS, nan7), {}
+    # the ICCs, F and intervals are scale-free: sums of squares of values scaled by a power
+    # of two (exact) where they would over- or underflow; the mean squares scaled back
+    e = pow2_exponent(x)
+    x = np.ldexp(x, -e) if e else x
     g = 1.0 - confidence_level
     with np.errstate(all="ignore"):
         grand = x.mean()
@@ -376,7 +381,9 @@ def _icc_table(x, confidence_level):
         # no error variance (F = inf): the interval degenerates to the estimate 1
         if val[0] == 1.0 and np.isnan(val[5]) and np.isnan(val[6]):
             res[key] = (*val[:5], 1.0, 1.0)
-    return res, {"msr": float(msr), "msc": float(msc), "mse": float(mse), "msw": float(msw)}
+    with np.errstate(over="ignore"):  # a mean square beyond the float range is inf
+        return res, {k_: float(np.ldexp(v, 2 * e)) for k_, v in
+                     (("msr", msr), ("msc", msc), ("mse", mse), ("msw", msw))}
 
 
 def _ordinal_positions(counts):
@@ -405,6 +412,11 @@ def _krippendorff(data, metric):
     D_e = sum n_c n_k delta^2 / (n (n - 1)).
     """
     data = np.asarray(data, dtype=float)
+    # interval differences are squared: values scaled by a power of two (exact: equal values
+    # stay equal, the order is kept, alpha is scale-free) where the squares would over- or
+    # underflow; the interval disagreements D_o, D_e scaled back
+    e = pow2_exponent(data) if metric.removeprefix("krippendorff_") == "interval" else 0
+    data = np.ldexp(data, -e) if e else data
     present = np.isfinite(data)
     m_u = present.sum(0)
     pairable = m_u >= 2
@@ -473,10 +485,14 @@ def _krippendorff(data, metric):
             blk = np.arange(s, min(s + step, V))
             dd = delta2(blk[:, None], allk[None, :])
             expected += float((counts[blk, None] * counts[None, :] * dd).sum())
+    def unit(v):  # a disagreement in the data's (squared) unit; beyond the float range: inf
+        with np.errstate(over="ignore"):
+            return float(np.ldexp(v, 2 * e))
+
     if n < 2 or expected <= 0:
-        return np.nan, observed / n if n else np.nan, np.nan, n, n_units
+        return np.nan, unit(observed / n) if n else np.nan, np.nan, n, n_units
     alpha = 1.0 - (n - 1.0) * observed / expected
-    return float(alpha), observed / n, expected / (n * (n - 1.0)), n, n_units
+    return float(alpha), unit(observed / n), unit(expected / (n * (n - 1.0))), n, n_units
 
 
 # --------------------------------------------------------------------------
@@ -614,6 +630,10 @@ def _metric_columns_with_runs(dataset, metrics):
 
 def _stability_one(runs, column, labels, method, target, normalize):
     x = _normalized(runs, normalize)
+    # ICCs and correlations are scale-free: computed on values scaled by a power of two
+    # (exact) where their squares would over- or underflow; sd and the means scaled back
+    e = pow2_exponent(x)
+    x = np.ldexp(x, -e) if e else x
     K = x.shape[0]
     common = np.isfinite(x).all(0)
     n_cells_dropped = int((~common & np.isfinite(x).any(0)).sum())
@@ -636,8 +656,9 @@ def _stability_one(runs, column, labels, method, target, normalize):
     resolved = method if method != "auto" else ("pearson" if K == 2 else "icc_c1")
     stat = {"pearson": pearson, "icc_c1": icc_c1, "icc_a1": icc_a1}[resolved]
     with np.errstate(all="ignore"):
-        sd = float(np.sqrt(means.var(axis=0, ddof=1).mean())) if n >= 2 else np.nan
+        sd = float(np.ldexp(np.sqrt(means.var(axis=0, ddof=1).mean()), e)) if n >= 2 else np.nan
         sem = sd * math.sqrt(max(0.0, 1.0 - stat)) if np.isfinite(stat) else np.nan
+    means = np.ldexp(means, e) if e else means
     needed, exact = _needed(stat, target, 1.0)
     sig = make_signature(
         method=resolved, nan="common-cells", runs=K, norm=normalize, target=target
@@ -946,8 +967,10 @@ def _consistency_one(y, column, opt, ss):
     y, n_sys_drop, n_inp_drop = listwise_complete(y)
     N, M = y.shape
     alpha = float(alpha_batch(y[None])[0])
+    e = pow2_exponent(y)  # the sd in the data's unit, without squaring huge values
     with np.errstate(all="ignore"):
-        sd = float(y.mean(1).std(ddof=1)) if N >= 2 and M >= 1 else np.nan
+        sd = float(np.ldexp(np.ldexp(y, -e).mean(1).std(ddof=1), e)) if N >= 2 and M >= 1 \
+            else np.nan
     sem = sd * math.sqrt(1.0 - alpha) if np.isfinite(alpha) else np.nan
     lo = hi = se = np.nan
     dist = None

@@ -61,7 +61,7 @@ from .stats.coefficients import check_method_levels
 from .stats import cfa as _cfa
 from .stats import polychoric as _poly
 from .stats.alpha import alpha_batch, listwise_complete
-from .stats.coefficients import VALIDITY_METHOD
+from .stats.coefficients import VALIDITY_METHOD, pow2_exponent
 from .stats.inference import analytic_pvalue
 from .stats.levels import arrange, check_average, check_level, level_values
 
@@ -670,6 +670,13 @@ def cfa(
         codes, cats = _ordinal_codes(X, names, declared)
         n_mom = sum(c.size - 1 for c in cats) + p * (p - 1) // 2
     else:
+        # each indicator scaled by a power of two (exact) where its covariances would over- or
+        # underflow (values beyond ~1e154 stopped the solver on NaN, below ~1e-154 read as
+        # constant); ML is invariant to rescaling the indicators, and the estimates in the
+        # data's unit are scaled back below
+        unit = np.array([pow2_exponent(X[:, j]) for j in range(p)], dtype=int)
+        if unit.any():
+            X = np.ldexp(X, -unit[None, :])
         sd = X.std(0)
         if np.any(sd == 0):
             raise DataError(f"indicator {names[int(np.argmin(sd))]!r} is constant over the cells")
@@ -677,6 +684,11 @@ def cfa(
     _check_identified(spec, model, not ordinal, n_mom)
     fit = (_fit_ordinal if ordinal else _fit_continuous)(spec, X, codes if ordinal else None,
                                                         cats if ordinal else None, scores)
+    if not ordinal and unit.any():  # raw loadings and their SEs in the indicator's unit
+        fit["loadings_raw"] = np.ldexp(fit["loadings_raw"], unit[:, None])
+        fit["loadings_se"] = np.ldexp(fit["loadings_se"], unit[:, None])
+        with np.errstate(over="ignore"):
+            fit["residual_variances_se"] = np.ldexp(fit["residual_variances_se"], 2 * unit)
     admissible = not (np.any(~np.isfinite(fit["residual_variances"])) or np.any(fit["residual_variances"] < 0)
                       or np.any(~np.isfinite(fit["Phi"])) or np.any(np.abs(fit["Phi"]) > 1 + 1e-12))
     problems = []

@@ -38,7 +38,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
-from .stats.pairtest import pow2_scaled
+from .stats.coefficients import pow2_scaled
 from .stats.sequential import besag_clifford
 from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
 

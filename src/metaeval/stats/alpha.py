@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .coefficients import _SAFE_EXP
+
 #: Cells per block of a batch (bounds the temporary arrays of one step).
 BLOCK_CELLS = 4_000_000
 
@@ -35,11 +37,24 @@ def alpha_batch(y):
     with np.errstate(all="ignore"):
         for s in range(0, B, step):
             blk = y[s : s + step]
+            # scaled by a power of two where the magnitudes would over- or underflow
+            # when squared (alpha is scale-free; exact, so unchanged in the safe range)
+            # the largest row sum of |Y| (needed for the noise bound anyway) bounds every
+            # |Y_ij| from above, and from below within a factor M
+            size = np.abs(blk).sum(-1).max(-1)
+            e = np.frexp(size)[1]
+            big = np.isinf(size)  # a row sum beyond the float range: from the largest value
+            if big.any():
+                e[big] = np.frexp(np.abs(blk[big]).max(axis=(1, 2)))[1]
+            e = np.where((e >= -_SAFE_EXP) & (e <= _SAFE_EXP), 0, e)
+            if e.any():
+                blk = np.ldexp(blk, -e[:, None, None])
+                size = np.abs(blk).sum(-1).max(-1)
             item = blk.var(axis=1, ddof=1).sum(-1)
             sums = blk.sum(-1)
             total = sums.var(axis=-1, ddof=1)
             a = M / (M - 1.0) * (1.0 - item / total)
-            noise = 2.0 * M * np.finfo(float).eps * np.abs(blk).sum(-1).max(-1)
+            noise = 2.0 * M * np.finfo(float).eps * size
             out[s : s + step] = np.where((total > 0) & (np.ptp(sums, axis=-1) > noise), a, np.nan)
     return out
 

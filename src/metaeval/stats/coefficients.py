@@ -101,6 +101,28 @@ def _constant(a, valid):
 _SAFE_EXP = 400
 
 
+def pow2_exponent(a) -> int:
+    """``e`` such that ``a * 2**-e`` has its largest finite magnitude in ``[2**-1, 1)``, when
+    that magnitude is outside ``[2**-_SAFE_EXP, 2**_SAFE_EXP]``; else 0 (``a`` is safe as it
+    is).  Sums of squares of the scaled values neither overflow (values beyond ~1e154 gave an
+    infinite variance) nor underflow, and dividing by a power of two is exact, so every
+    scale-free statistic (z-scores, correlations, ICC, alpha) is unchanged bit for bit, and
+    a statistic in the data's unit is scaled back with ``numpy.ldexp(value, e)``."""
+    a = np.asarray(a, dtype=float)
+    fin = np.abs(a[np.isfinite(a)])
+    if not fin.size or not fin.max() > 0:
+        return 0
+    e = int(np.frexp(fin.max())[1])
+    return 0 if -_SAFE_EXP <= e <= _SAFE_EXP else e
+
+
+def pow2_scaled(a):
+    """``a`` divided by ``2**pow2_exponent(a)`` (exact; ``a`` itself in the safe range)."""
+    a = np.asarray(a, dtype=float)
+    e = pow2_exponent(a)
+    return np.ldexp(a, -e) if e else a
+
+
 def _centred(a, valid, cnt):
     """Deviations from the mean over valid entries (zero elsewhere) and their
     mean ``dbar`` (the rounding of the computed mean, for the corrected

@@ -17,7 +17,7 @@ from .._vocab import ALTERNATIVES, check_choice
 from ..errors import ParameterError
 from . import resampling as _rs
 from .cellboot import KENDALL_VARIANTS, CellBootstrap
-from .coefficients import _SAFE_EXP, get_coefficient, kendall_from_stats
+from .coefficients import get_coefficient, kendall_from_stats, pow2_scaled
 from .inference import exceeds, percentile_interval, resampling_pvalue, statistic
 from .levels import DUP_VARIANTS, _aggregate, _weights, arrange, grouped_values
 from .permboth import PAIR_METHODS, PairLayout
@@ -91,19 +91,6 @@ def check_test(test, method):
             f"(use {', '.join(WILLIAMS_METHODS)}, or a permutation test)"
         )
     return test
-
-
-def pow2_scaled(a):
-    """``a`` divided by a power of two when its largest finite magnitude is outside
-    ``[2**-_SAFE_EXP, 2**_SAFE_EXP]`` (as Pearson's ``_centred``), else ``a`` itself: its
-    squares then neither overflow (values beyond ~1e154 gave an infinite ``std``) nor
-    underflow.  Dividing by a power of two is exact, so a z-score is unchanged bit for bit."""
-    a = np.asarray(a, dtype=float)
-    fin = np.abs(a[np.isfinite(a)])
-    if not fin.size:
-        return a
-    e = int(np.frexp(fin.max())[1])
-    return a if -_SAFE_EXP <= e <= _SAFE_EXP else np.ldexp(a, -e)
 
 
 def zscore(a):
