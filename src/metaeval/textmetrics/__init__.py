@@ -24,8 +24,8 @@ get_metric, list_metrics, register_metric, METRICS, MULTI_REF
     The adapter registry.
 TextMetric
     The adapter base class (see docs/textmetrics.md, "Adding an adapter").
-BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore
-    The adapters.
+BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore, COMET, BLEURT
+    The adapters (COMET runs in process or through the user's ``comet-score``).
 WER, MER, WIL, WIP, CER, normalize_transcript, NORMALIZATIONS, EmptyReferenceWarning
     Speech-recognition error rates over jiwer and their text normalisation.
 ScoreCache
@@ -45,8 +45,10 @@ install_wordnet
 
 from ._base import MULTI_REF, TextMetric
 from ._bertscore import BERTScore
+from ._bleurt import BLEURT
 from ._cache import ScoreCache
 from ._comet import read_comet
+from ._comet_model import COMET
 from ._jiwer import (
     CER,
     MER,
@@ -102,6 +104,8 @@ __all__ = [
     "BERTScore",
     "GPTScore",
     "BARTScore",
+    "COMET",
+    "BLEURT",
     "WER",
     "MER",
     "WIL",
