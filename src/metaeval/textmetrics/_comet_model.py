@@ -372,16 +372,15 @@ class COMET(TextMetric):
             model.eval()
             if self.precision == "fp16":
                 model.half()
-            needs_refs = bool(model.requires_references())
-            if self.reference_free and needs_refs:
-                raise ParameterError(
-                    f"model={self.model!r} needs references (its class is "
-                    f"{type(model).__name__}); use reference_free=False")
-            if not self.reference_free and type(model).__name__ == "ReferencelessRegression":
-                raise ParameterError(
-                    f"model={self.model!r} is reference-free (it reads only the source); pass "
-                    "reference_free=True")
             model = _MODELS[key] = model
+        if self.reference_free and model.requires_references():
+            raise ParameterError(
+                f"model={self.model!r} needs references (its class is {type(model).__name__}); "
+                "use reference_free=False")
+        if not self.reference_free and type(model).__name__ == "ReferencelessRegression":
+            raise ParameterError(
+                f"model={self.model!r} is reference-free (it reads only the source); pass "
+                "reference_free=True")
         return model
 
     def _predict(self, samples):
