@@ -227,3 +227,21 @@ def test_bleurt_equals_the_documented_procedure(bleurt_dir):
     check_cells(res["bleurt"], ds, cells)
     sig = res.signatures["bleurt"]
     assert sig.startswith("metric:bleurt|model:tiny-bleurt@") and "|bleurt-pytorch:0.0.1|" in sig
+
+
+@needs_comet
+def test_docs_example_runs_from_a_folder_to_the_table(comet_ckpt, capsys):
+    """examples/comet_mqm.py (docs/textmetrics.md): synthetic folder -> COMET + BLEU -> table."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[1] / "examples" / "comet_mqm.py"
+    spec = importlib.util.spec_from_file_location("comet_mqm", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    table = example.main(["--model", str(comet_ckpt), "--n-resamples", "200"])
+    assert sorted(zip(table.level, table.metric)) == sorted(
+        (lv, m) for lv in ("system", "global", "input") for m in ("comet", "bleu"))
+    assert table[["statistic", "ci_low", "ci_high"]].notna().all().all()
+    assert (table.ci_low <= table.statistic).all() and (table.statistic <= table.ci_high).all()
+    out = capsys.readouterr().out
+    assert "metric:comet|model:tiny-comet@" in out and "metric:bleu|" in out

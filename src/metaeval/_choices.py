@@ -96,9 +96,9 @@ BINOMIAL_CIS = ("wilson", "clopper-pearson")
 #: (``--model``: a local folder; COMET and BLEURT also take a model name), and the lower-is-better ones (:mod:`metaeval.direction`).
 TEXT_METRICS = ("bleu", "chrf", "chrf++", "ter", "rouge", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor",
                 "bertscore", "gptscore", "bartscore", "wer", "mer", "wil", "wip", "cer", "comet", "bleurt",
-                "llm_judge")
-MODEL_METRICS = ("bertscore", "gptscore", "bartscore", "comet", "bleurt")
-LOWER_IS_BETTER = ("ter", "wer", "mer", "wil", "cer")
+                "metricx", "llm_judge")
+MODEL_METRICS = ("bertscore", "gptscore", "bartscore", "comet", "bleurt", "metricx")
+LOWER_IS_BETTER = ("ter", "wer", "mer", "wil", "cer", "metricx")
 #: How a text metric combines several references (:data:`metaeval.textmetrics.MULTI_REF`).
 MULTI_REF = ("best", "max", "min", "mean", "native")
 

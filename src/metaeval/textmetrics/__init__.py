@@ -24,7 +24,7 @@ get_metric, list_metrics, register_metric, METRICS, MULTI_REF
     The adapter registry.
 TextMetric
     The adapter base class (see docs/textmetrics.md, "Adding an adapter").
-BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore, COMET, BLEURT
+BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore, COMET, BLEURT, MetricX
     The adapters (COMET runs in process or through the user's ``comet-score``).
 WER, MER, WIL, WIP, CER, normalize_transcript, NORMALIZATIONS, EmptyReferenceWarning
     Speech-recognition error rates over jiwer and their text normalisation.
@@ -78,6 +78,7 @@ from ._judge_backends import JudgeBackend, LocalBackend, OpenAIBackend
 from ._judge_cache import ResponseCache, default_cache_dir
 from ._lm import BARTScore, GPTScore
 from ._meteor import METEOR
+from ._metricx import MetricX
 from ._registry import METRICS, get_metric, list_metrics, register_metric
 from ._rouge import ROUGE
 from ._sacrebleu import BLEU, CHRF, TER
@@ -106,6 +107,7 @@ __all__ = [
     "BARTScore",
     "COMET",
     "BLEURT",
+    "MetricX",
     "WER",
     "MER",
     "WIL",

@@ -178,6 +178,13 @@ def _register_builtins() -> None:
                     description="BLEURT (bleurt-pytorch; model=... a local folder or a name such "
                     "as lucadiliello/BLEURT-20)")
 
+    from ._metricx import MetricX
+
+    register_metric("metricx", MetricX, extra="neural",
+                    description="MetricX-24/23 error score, 0-25, lower is better (a MetricX "
+                    "checkpoint in transformers' MT5ForConditionalGeneration; model=..., "
+                    "tokenizer=...)")
+
     from ._judge import LLMJudge  # an LLM judge: see docs/judge.md
 
     register_metric("llm_judge", LLMJudge, extra="core",
