@@ -382,7 +382,8 @@ def score_texts(metric, hypotheses: Sequence[str], *, references=None, sources=N
     references : sequence, optional
         Per hypothesis, a str or a sequence of str (reference-based metrics).
     sources : sequence of str, optional
-        Per hypothesis, the source (source-based metrics).
+        Per hypothesis, the source (source-based metrics, and metrics that read the
+        source with each reference, such as COMET).
     multi_ref, cache_dir, n_jobs, progress
         As in :func:`score`.
 
