@@ -42,7 +42,7 @@ def _registries():
         "BINOMIAL_CIS": diagnostics.BINOMIAL_CIS,
         "DIAGNOSTIC_METHODS": diagnostics.CORRELATIONS,
         "TEXT_METRICS": tuple(METRICS),
-        "MODEL_METRICS": tuple(n for n, e in METRICS.items() if e.extra == "neural"),
+        "MODEL_METRICS": tuple(n for n, e in METRICS.items() if e.extra in ("neural", "comet")),
         "LOWER_IS_BETTER": tuple(n for n, e in METRICS.items()
                                  if not getattr(e.factory, "higher_is_better", True)),
         "MULTI_REF": tuple(MULTI_REF),

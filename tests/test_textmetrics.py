@@ -90,7 +90,8 @@ def test_registry_lists_every_builtin_and_rejects_unknown_names():
     names = tm.list_metrics()["name"].tolist()
     assert names == ["bleu", "chrf", "chrf++", "ter", "rouge", "rouge1", "rouge2", "rougeL",
                      "rougeLsum", "meteor", "bertscore", "gptscore", "bartscore",
-                     "wer", "mer", "wil", "wip", "cer", "llm_judge"]
+                     "wer", "mer", "wil", "wip", "cer", "comet", "bleurt", "metricx",
+                     "llm_judge"]
     with pytest.raises(ParameterError, match=r"unknown text metric 'blue'.*bleu, chrf"):
         tm.get_metric("blue")
     with pytest.raises(ParameterError, match=r"'bertscore'.*model"):

@@ -92,12 +92,13 @@ CORRECTIONS = ("bonferroni", "holm", "bh", "none")
 #: :data:`metaeval.diagnostics.BINOMIAL_CIS`.
 BINOMIAL_CIS = ("wilson", "clopper-pearson")
 
-#: :data:`metaeval.textmetrics.METRICS` (registry order), those that need a local model
-#: (``--model``), and the lower-is-better ones (:mod:`metaeval.direction`).
+#: :data:`metaeval.textmetrics.METRICS` (registry order), those that need a model
+#: (``--model``: a local folder; COMET and BLEURT also take a model name), and the lower-is-better ones (:mod:`metaeval.direction`).
 TEXT_METRICS = ("bleu", "chrf", "chrf++", "ter", "rouge", "rouge1", "rouge2", "rougeL", "rougeLsum", "meteor",
-                "bertscore", "gptscore", "bartscore", "wer", "mer", "wil", "wip", "cer", "llm_judge")
-MODEL_METRICS = ("bertscore", "gptscore", "bartscore")
-LOWER_IS_BETTER = ("ter", "wer", "mer", "wil", "cer")
+                "bertscore", "gptscore", "bartscore", "wer", "mer", "wil", "wip", "cer", "comet", "bleurt",
+                "metricx", "llm_judge")
+MODEL_METRICS = ("bertscore", "gptscore", "bartscore", "comet", "bleurt", "metricx")
+LOWER_IS_BETTER = ("ter", "wer", "mer", "wil", "cer", "metricx")
 #: How a text metric combines several references (:data:`metaeval.textmetrics.MULTI_REF`).
 MULTI_REF = ("best", "max", "min", "mean", "native")
 

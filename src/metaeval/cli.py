@@ -1496,7 +1496,8 @@ def _text_adapters(metrics, model):
     for n in _split(metrics) or []:
         if n in _MODEL_METRICS:
             if model is None:
-                raise click.BadParameter(f"{n} needs --model (a local model folder)", param_hint="--model")
+                what = "a local COMET model or a model name" if n in ("comet", "bleurt") else "a local model folder"
+                raise click.BadParameter(f"{n} needs --model ({what})", param_hint="--model")
             adapters.append(tm.get_metric(n, model=model))
         else:
             adapters.append(tm.get_metric(n))
@@ -1512,8 +1513,9 @@ def _text_adapters(metrics, model):
               help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
                    "configured by `metaeval judge`).")
 @click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
-@click.option("--model", default=None, type=click.Path(exists=True),
-              help="Local model folder for bertscore / gptscore / bartscore (nothing is downloaded).")
+@click.option("--model", default=None,
+              help="Model of bertscore / gptscore / bartscore (a local folder; nothing is downloaded), "
+                   "comet (a local COMET model or a name such as Unbabel/wmt22-comet-da) or bleurt.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Score cache folder: finished scores are never recomputed.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),

@@ -21,7 +21,7 @@ Examples
 --------
 >>> from metaeval.direction import lower_is_better_names, resolve_lower_is_better
 >>> sorted(lower_is_better_names())
-['cer', 'mer', 'ter', 'wer', 'wil']
+['cer', 'mer', 'metricx', 'ter', 'wer', 'wil']
 >>> resolve_lower_is_better(["BLEU", "TER"], ())
 ()
 >>> import warnings
@@ -30,7 +30,7 @@ Examples
 ...     resolve_lower_is_better(["BLEU", "TER"])
 ('TER',)
 >>> print(w[0].message)
-taking TER as lower-is-better (named like a lower-is-better text metric: cer, mer, ter, wer, wil); pass lower_is_better= (CLI: --lower-is-better) to choose
+taking TER as lower-is-better (named like a lower-is-better text metric: cer, mer, metricx, ter, wer, wil); pass lower_is_better= (CLI: --lower-is-better) to choose
 """
 
 from __future__ import annotations

@@ -62,6 +62,34 @@ class JudgeRequestError(MetaevalError, RuntimeError):
         self.attempts = attempts
 
 
+class BackendUnavailableError(MetaevalError, ImportError):
+    """A text metric's library is not usable here, nor any fallback it has.
+
+    Raised by the COMET and BLEURT adapters when their package does not import
+    (or cannot work: ``transformers>=5``) and, for COMET, no ``comet-score``
+    executable is found either.  The message names the install recipe
+    (docs/textmetrics.md, "Installing COMET and BLEURT").  An
+    :class:`ImportError`, so ``except ImportError`` handlers keep working.
+    """
+
+
+class ExternalCommandError(MetaevalError, RuntimeError):
+    """An external program that metaeval ran (COMET's ``comet-score``) failed.
+
+    Attributes
+    ----------
+    returncode : int or None
+        The program's exit status (None when it ran but its output was wrong).
+    stderr : str
+        What it wrote to its standard error (its log and traceback).
+    """
+
+    def __init__(self, message: str, *, returncode: int | None = None, stderr: str = ""):
+        super().__init__(message)
+        self.returncode = returncode
+        self.stderr = stderr
+
+
 class InputTypeError(MetaevalError, TypeError):
     """The data given to an analysis is of a type it does not take.
 
@@ -227,6 +255,8 @@ __all__ = [
     "OutOfScaleWarning",
     "MtmeWarning",
     "JudgeRequestError",
+    "BackendUnavailableError",
+    "ExternalCommandError",
     "InputTypeError",
     "ParseFailureWarning",
     "MissingLogprobsWarning",

@@ -24,8 +24,8 @@ get_metric, list_metrics, register_metric, METRICS, MULTI_REF
     The adapter registry.
 TextMetric
     The adapter base class (see docs/textmetrics.md, "Adding an adapter").
-BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore
-    The adapters.
+BLEU, CHRF, TER, ROUGE, METEOR, BERTScore, GPTScore, BARTScore, COMET, BLEURT, MetricX
+    The adapters (COMET runs in process or through the user's ``comet-score``).
 WER, MER, WIL, WIP, CER, normalize_transcript, NORMALIZATIONS, EmptyReferenceWarning
     Speech-recognition error rates over jiwer and their text normalisation.
 read_transcripts, ASR_DEFAULT_METRICS
@@ -49,8 +49,10 @@ install_wordnet
 from ._asr import ASR_DEFAULT_METRICS, read_transcripts
 from ._base import MULTI_REF, TextMetric
 from ._bertscore import BERTScore
+from ._bleurt import BLEURT
 from ._cache import ScoreCache
 from ._comet import read_comet
+from ._comet_model import COMET
 from ._jiwer import (
     CER,
     MER,
@@ -80,6 +82,7 @@ from ._judge_backends import JudgeBackend, LocalBackend, OpenAIBackend
 from ._judge_cache import ResponseCache, default_cache_dir
 from ._lm import BARTScore, GPTScore
 from ._meteor import METEOR
+from ._metricx import MetricX
 from ._registry import METRICS, get_metric, list_metrics, register_metric
 from ._rouge import ROUGE
 from ._sacrebleu import BLEU, CHRF, TER
@@ -108,6 +111,9 @@ __all__ = [
     "BERTScore",
     "GPTScore",
     "BARTScore",
+    "COMET",
+    "BLEURT",
+    "MetricX",
     "WER",
     "MER",
     "WIL",

@@ -40,6 +40,8 @@ _EXTRAS = {
     "bert-score": "neural",
     "transformers": "neural",
     "torch": "neural",
+    "unbabel-comet": "comet",
+    "bleurt-pytorch": "comet",
 }
 
 
@@ -208,8 +210,22 @@ class TextMetric:
 
     @property
     def uses(self) -> str:
-        """``"references"`` or ``"source"``: what a hypothesis is scored against."""
+        """What a hypothesis is scored against: ``"references"``, ``"source"``, or
+        ``"source+references"`` (each reference together with the source, as COMET: the
+        context of a work item is then the pair ``(source, reference)``)."""
         return "references"
+
+    @property
+    def chunk_size(self) -> int:
+        """Pairs per work unit: one :meth:`score_batch` call, cached as soon as it
+        finishes (default :attr:`batch_size`; adapters whose every call costs a model
+        load or a subprocess use larger units)."""
+        return self.batch_size
+
+    def library_version(self) -> str:
+        """The version of :attr:`library` that scores (in the signature and the cache key);
+        an adapter that runs its library elsewhere (COMET's ``comet-score``) asks there."""
+        return library_version(self.library)
 
     @property
     def columns(self) -> tuple[str, ...]:
@@ -233,7 +249,7 @@ class TextMetric:
         cached per-reference scores.
         """
         fields = {"metric": self.kind, **self.options()}
-        fields[self.library] = library_version(self.library)
+        fields[self.library] = self.library_version()
         fields["adapter"] = self.version
         return make_signature(**fields).rsplit("|metaeval:", 1)[0]
 
@@ -247,12 +263,14 @@ class TextMetric:
             fields["out"] = column
         fields.update(extra)
         fields.update({k: v for k, v in self.options().items() if k not in self.column_only})
-        if self.uses == "references":
+        if self.uses in ("references", "source+references"):
+            if self.uses == "source+references":
+                fields["ctx"] = "source+ref"
             fields["refs"] = nrefs
             fields["multi"] = multi_ref
         else:
             fields["ctx"] = "source"
-        fields[self.library] = library_version(self.library)
+        fields[self.library] = self.library_version()
         return make_signature(**fields)
 
     def resolve_multi_ref(self, multi_ref: str) -> str:

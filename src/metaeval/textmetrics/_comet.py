@@ -1,10 +1,11 @@
 """Read the output of Unbabel COMET's ``comet-score`` into a metric column.
 
-COMET itself (``unbabel-comet``) is not an adapter here: see
-docs/textmetrics.md, "COMET, MetricX, BLEURT".  What every COMET user has is
-the output of ``comet-score``; :func:`read_comet` turns it into a long table
-(``system``, ``input``, score) to join with the human scores before
-:meth:`metaeval.Dataset.from_frame`.
+The COMET adapter (:class:`~metaeval.textmetrics.COMET`, docs/textmetrics.md,
+"COMET, BLEURT and MetricX") computes COMET scores, and reads them back with
+:func:`read_comet` when it runs the user's ``comet-score``.  Scores computed
+elsewhere are read the same way: :func:`read_comet` turns the output of
+``comet-score`` into a long table (``system``, ``input``, score) to join with the
+human scores before :meth:`metaeval.Dataset.from_frame`.
 
 Formats read (from ``comet/cli/score.py`` of Unbabel/COMET):
 

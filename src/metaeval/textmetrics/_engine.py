@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._parallel import check_n_jobs, run_units
+from ..errors import ParameterError
 from ._base import TextMetric
 from ._cache import ScoreCache, item_key
 
@@ -61,11 +62,19 @@ def make_plan(metric: TextMetric, hypotheses, references, sources, *, multi_ref:
     else:
         agg = metric.resolve_multi_ref(multi_ref)
         mode = "native" if agg == "native" else "ref"
+    # "source+references" (COMET): one item per reference, its context the pair (source, reference)
+    with_src = metric.uses == "source+references"
+    if with_src and mode == "native":
+        raise ParameterError(  # a bug in an adapter: it reads the source and claims a native score
+            f"adapter {metric.kind!r} reads the source with each reference and has no "
+            "multi_ref='native'"
+        )
+    key_mode = "srcref" if with_src else mode
     plan = Plan(metric=metric, mode=mode, multi_ref=agg, n_cells=n)
     positions: dict[bytes, int] = {}
 
     def add(hyp, ctx) -> int:
-        key = item_key(mode, hyp, ctx)
+        key = item_key(key_mode, hyp, ctx)
         pos = positions.get(key)
         if pos is None:
             pos = positions[key] = len(plan.items)
@@ -78,11 +87,12 @@ def make_plan(metric: TextMetric, hypotheses, references, sources, *, multi_ref:
         index = np.full((n, max(width, 1)), -1, dtype=np.intp)
         for c in order:
             hyp, refs = hypotheses[c], references[c]
-            if hyp is None or not refs:
+            if hyp is None or not refs or (with_src and sources[c] is None):
                 continue
             for r, ref in enumerate(refs):
-                index[c, r] = add(hyp, ref)
-        present = [k for k, c in zip(counts, hypotheses) if k and c is not None]
+                index[c, r] = add(hyp, (sources[c], ref) if with_src else ref)
+        present = [k for c, k in enumerate(counts)
+                   if k and hypotheses[c] is not None and not (with_src and sources[c] is None)]
     else:
         contexts = sources if mode == "src" else references
         index = np.full(n, -1, dtype=np.intp)
@@ -93,7 +103,7 @@ def make_plan(metric: TextMetric, hypotheses, references, sources, *, multi_ref:
             index[c] = add(hyp, ctx)
         present = [len(references[c]) for c in range(n)
                    if mode == "native" and hypotheses[c] is not None and references[c]]
-    if metric.uses == "references":
+    if metric.uses in ("references", "source+references"):
         lo, hi = (min(present), max(present)) if present else (0, 0)
         plan.nrefs = lo if lo == hi else f"{lo}-{hi}"
     plan.index = index
@@ -157,7 +167,7 @@ def run_plans(plans, *, cache: ScoreCache | None, n_jobs: int, progress) -> None
                 report(plan.n_cached)
         if not todo:
             continue
-        size = plan.metric.batch_size
+        size = plan.metric.chunk_size
         chunks = [todo[i : i + size] for i in range(0, len(todo), size)]
         units = [
             (plan.metric, [plan.items[i][1] for i in rows], [plan.items[i][2] for i in rows])

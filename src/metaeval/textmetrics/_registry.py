@@ -167,6 +167,24 @@ def _register_builtins() -> None:
                         description=f"{what} of one utterance (jiwer; lowercase, punctuation "
                         "removed)" + ("" if key == "wip" else "; lower is better"))
 
+    from ._bleurt import BLEURT
+    from ._comet_model import COMET
+
+    register_metric("comet", COMET, extra="comet",
+                    description="COMET segment score (unbabel-comet, in process or through "
+                    "comet-score; model=... a local model or a name such as "
+                    "Unbabel/wmt22-comet-da); reads the source and each reference")
+    register_metric("bleurt", BLEURT, extra="comet",
+                    description="BLEURT (bleurt-pytorch; model=... a local folder or a name such "
+                    "as lucadiliello/BLEURT-20)")
+
+    from ._metricx import MetricX
+
+    register_metric("metricx", MetricX, extra="neural",
+                    description="MetricX-24/23 error score, 0-25, lower is better (a MetricX "
+                    "checkpoint in transformers' MT5ForConditionalGeneration; model=..., "
+                    "tokenizer=...)")
+
     from ._judge import LLMJudge  # an LLM judge: see docs/judge.md
 
     register_metric("llm_judge", LLMJudge, extra="core",

@@ -333,8 +333,8 @@ def score(dataset: Dataset, metrics, *, multi_ref: str = "best", cache_dir=None,
     if not isinstance(multi_ref, str) or multi_ref not in MULTI_REF:
         raise ParameterError(f"multi_ref={multi_ref!r}; choose one of {', '.join(MULTI_REF)}")
     _check_progress(progress)
-    need_refs = any(m.uses == "references" for m in metric_objs)
-    need_src = any(m.uses == "source" for m in metric_objs)
+    need_refs = any(m.uses in ("references", "source+references") for m in metric_objs)
+    need_src = any(m.uses in ("source", "source+references") for m in metric_objs)
     hyps, refs, srcs = dataset_texts(dataset, hypothesis=hypothesis, references=references,
                                      source=source, need_refs=need_refs, need_source=need_src)
     n, m = dataset.shape
@@ -382,7 +382,8 @@ def score_texts(metric, hypotheses: Sequence[str], *, references=None, sources=N
     references : sequence, optional
         Per hypothesis, a str or a sequence of str (reference-based metrics).
     sources : sequence of str, optional
-        Per hypothesis, the source (source-based metrics).
+        Per hypothesis, the source (source-based metrics, and metrics that read the
+        source with each reference, such as COMET).
     multi_ref, cache_dir, n_jobs, progress
         As in :func:`score`.
 
@@ -408,14 +409,14 @@ def score_texts(metric, hypotheses: Sequence[str], *, references=None, sources=N
     hyps = [_as_text(h, "hypotheses", f"position {j}") for j, h in enumerate(hypotheses)]
     n = len(hyps)
     refs = srcs = [None] * n
-    if metric.uses == "references":
+    if metric.uses in ("references", "source+references"):
         if references is None or len(references) != n:
             raise ParameterError(
                 f"{metric.kind!r} scores against references: give references= with one entry "
                 f"(a str or a list of str) per hypothesis ({n})"
             )
         refs = [_as_refs(r, "references", f"position {j}") for j, r in enumerate(references)]
-    else:
+    if metric.uses in ("source", "source+references"):
         if sources is None or len(sources) != n:
             raise ParameterError(
                 f"{metric.kind!r} scores against the source: give sources= with one str per "
