@@ -9,7 +9,8 @@ function ...: no locator available`` and every command, even ``--help``,
 used to fail.
 
 :func:`setup_cache` runs once, before the first kernel is decorated (the
-``metaeval.stats`` package calls it): it asks numba to locate a cache for a
+modules that define kernels call it, through :func:`begin_pool_cache` for
+``_kernels``): it asks numba to locate a cache for a
 probe function in this folder, exactly as it will for the kernels, and when
 that fails it points numba's cache folder (``numba.config.CACHE_DIR``) at a
 private per-user folder in the temporary directory
@@ -146,6 +147,7 @@ def begin_pool_cache(pool: int) -> None:
     """Point numba's cache folder at :func:`pool_cache_dir` until
     :func:`end_pool_cache` (while the pool-dependent kernels are decorated:
     numba picks a function's cache folder when it is decorated)."""
+    setup_cache()
     from numba.core import config
 
     _state["saved"] = config.CACHE_DIR
