@@ -1913,4 +1913,4 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
     return out
 
 
-_jit.end_pool_cache()
+_jit.end_pool_cache(globals())
