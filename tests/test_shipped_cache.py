@@ -7,6 +7,7 @@ temporary shipped folder in one process and loads it in another whose own
 cache folder is empty; the expected values are the NumPy twin's
 (``fast=False``), an independent implementation of the same definition."""
 
+import inspect
 import json
 import os
 import subprocess
@@ -116,6 +117,8 @@ def test_listed_signatures_name_existing_kernels_and_parse():
         assert isinstance(getattr(_kernels, name, None), CPUDispatcher), name
         sig = _jit._parse_signature(text)
         assert str(sig) == text
+        params = inspect.signature(getattr(_kernels, name).py_func).parameters
+        assert len(sig) == len(params), (name, "arguments changed: record the signature again")
 
 
 def test_pool_dependent_kernels():
