@@ -500,3 +500,25 @@ if __name__ == "__main__":  # pragma: no cover - a build step
     from metaeval.stats import _jit as _module  # the package's module, not __main__
 
     sys.exit(_module._main(sys.argv[1:]))
+
+
+def kernels_compiled() -> bool:
+    """Whether this process will find the kernels compiled (for the time
+    estimates, issue 26.3): the shipped folders of this installation's
+    content key, or a user cache of the kernels at least as new as their
+    source.  Imports numba (the estimate is printed by commands that use it)."""
+    import glob
+
+    from numba.core import config
+
+    pool = int(config.NUMBA_NUM_THREADS)
+    if os.path.isdir(os.path.join(SHIPPED_DIR, content_key(pool))) and not _ignored():
+        return True
+    here = os.path.dirname(os.path.abspath(__file__))
+    newest = max(os.path.getmtime(os.path.join(here, n)) for n in _SOURCES)
+    try:
+        user = pool_cache_dir(pool)
+    except RuntimeError:
+        return False
+    found = glob.glob(os.path.join(user, "**", "_kernels.*.nbi"), recursive=True)
+    return len([f for f in found if os.path.getmtime(f) >= newest]) >= 5
