@@ -69,7 +69,7 @@ def cold_warm(name, argv, src, results):
     w = min(x["cpu"] for x in warm)
     print(f"  => cold / warm CPU {cold['cpu'] / w:.2f}x; without the shipped cache {compiling['cpu'] / w:.2f}x")
     results[name] = {"cold": cold, "warm": warm, "no_shipped": compiling}
-    return cold, warm
+    return cold, warm, compiling
 
 
 def estimate_ratio(run):
@@ -105,8 +105,9 @@ def main():
     cold_warm("correlate", CORRELATE, SRC, results)
     if "--skip-report" not in args:
         with tempfile.TemporaryDirectory() as d:
-            cold, warm = cold_warm("report --quick", ["report", "--quick", "--out", d, "--seed", "0"], SRC, results)
-        for label, r in (("cold", cold), ("warm", warm[-1])):
+            cold, warm, compiling = cold_warm("report --quick", ["report", "--quick", "--out", d, "--seed", "0"],
+                                              SRC, results)
+        for label, r in (("cold", cold), ("warm", warm[-1]), ("cold, no shipped cache", compiling)):
             e = estimate_ratio(r)
             if e:
                 print(f"  estimate ({label}): about {e[0]:.0f} s of CPU, measured {r['cpu']:.1f}: "

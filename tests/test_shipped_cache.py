@@ -106,7 +106,7 @@ def test_content_key_changes_with_every_input(monkeypatch, tmp_path):
 
 def test_listed_signatures_name_existing_kernels_and_parse():
     """A renamed kernel or argument type must be re-recorded
-    (``python -m metaeval.stats._jit record ...``), else the build skips it."""
+    (``python _build/record_kernel_signatures.py ...``), else the build skips it."""
     from numba.core.registry import CPUDispatcher
 
     from metaeval.stats import _jit, _kernels
@@ -127,3 +127,26 @@ def test_pool_dependent_kernels():
     dep = _jit._pool_dependent(vars(_kernels))
     assert {"kendall_stats", "boot_pearson", "_n_workers"} <= dep
     assert "_pearson_row" not in dep and "tie_calibration" not in dep
+
+
+def test_kernels_compiled_sees_the_shipped_folder_and_the_user_cache(tmp_path):
+    """What the report's estimate asks before adding the compilation (26.3)."""
+    code = """
+import os, sys
+from metaeval.stats import _jit
+from numba.core import config
+_jit.SHIPPED_DIR = sys.argv[1]
+if sys.argv[2] == "ship":
+    os.makedirs(os.path.join(sys.argv[1], _jit.content_key(int(config.NUMBA_NUM_THREADS))))
+print(_jit.kernels_compiled())
+"""
+    user = tmp_path / "user"
+    user.mkdir()
+    env = {"NUMBA_CACHE_DIR": str(user)}
+    assert _run(code, env, str(tmp_path / "a"), "none") == "False"
+    assert _run(code, env, str(tmp_path / "b"), "ship") == "True"
+    # a user cache of the kernels, newer than their source, counts too
+    pool = next(user.glob("numba-threads-*"))
+    for k in range(5):
+        (pool / f"_kernels.k{k}-1.py311.nbi").write_bytes(b"")
+    assert _run(code, env, str(tmp_path / "c"), "none") == "True"

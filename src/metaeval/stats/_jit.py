@@ -454,28 +454,18 @@ def build(pools=None, *, quiet=False) -> str:
     return summary
 
 
-def record(argv) -> int:
-    """Run ``metaeval ARGV`` in this process and add the kernel signatures
-    it compiled to :data:`SIGNATURES_FILE` (how the list is kept up to date)."""
-    import contextlib
-    import io
-
-    from ..cli import main
-
-    with contextlib.redirect_stdout(io.StringIO()):
-        try:
-            main(list(argv))
-        except SystemExit:
-            pass
+def add_signatures(found) -> int:
+    """Add ``found`` (``{(kernel, signature text)}``, e.g. :func:`compiled_signatures` after a run)
+    to :data:`SIGNATURES_FILE`; returns how many were new.  The list is kept up to date with
+    ``python _build/record_kernel_signatures.py <metaeval arguments>``."""
     have = set(read_signatures()) if os.path.exists(SIGNATURES_FILE) else set()
-    new = compiled_signatures() - have
-    rows = sorted(have | new)
+    new = set(found) - have
     with open(SIGNATURES_FILE, "w", encoding="utf-8") as f:
         f.write(
             "# Kernel signatures compiled into the shipped numba cache (metaeval.stats._jit.build).\n"
-            "# Add lines with: python -m metaeval.stats._jit record <metaeval arguments>\n"
+            "# Add lines with: python _build/record_kernel_signatures.py <metaeval arguments>\n"
         )
-        for name, sig in rows:
+        for name, sig in sorted(have | new):
             f.write(f"{name}\t{sig}\n")
     return len(new)
 
@@ -487,10 +477,7 @@ def _main(argv) -> int:
             pools = [int(p) for p in argv[2].split(",")]
         build(pools)
         return 0
-    if argv[:1] == ["record"]:
-        print(f"{record(argv[1:])} new signature(s) in {SIGNATURES_FILE}")
-        return 0
-    print("usage: python -m metaeval.stats._jit build [--pools 1,2,...] | record <metaeval arguments>")
+    print("usage: python -m metaeval.stats._jit build [--pools 1,2,...]")
     return 2
 
 
