@@ -509,6 +509,51 @@ def test_krippendorff_large_value_domain_paths(monkeypatch):
         assert rel._krippendorff(d, m)[0] == pytest.approx(v, abs=1e-12)
 
 
+def _coincidences_by_rater_pairs(idx, present, w):
+    """The double loop over every ordered pair of raters that _krippendorff used
+    before issue 26.4 (quadratic in raters): the slow twin of
+    reliability._coincidence_pairs."""
+    rows, cols, wts = [], [], []
+    R = present.shape[0]
+    for a in range(R):
+        for b in range(R):
+            if a != b:
+                both = present[a] & present[b]
+                rows.append(idx[a, both])
+                cols.append(idx[b, both])
+                wts.append(w[both])
+    return np.concatenate(rows), np.concatenate(cols), np.concatenate(wts)
+
+
+@pytest.mark.parametrize("shape", [(4, 40), (30, 25), (2, 1), (12, 7)])
+def test_krippendorff_linear_in_raters_regression_26_4(shape):
+    """Regression (26.4): the coincidences looped over every pair of raters, so
+    1,200 job-specific rater labels (crowd exports) took 84 CPU-s and 1 GB.
+    The pairs are now listed per unit, in the old (a, b, unit) order: the
+    same arrays as the double loop (slow twin above), so alpha is the same
+    float; sparse raters, rows of one rating, no ratings and ties included."""
+    import metaeval.reliability as rel
+
+    rng = np.random.default_rng(sum(shape))
+    for density in (0.1, 0.5, 1.0):
+        d = rng.integers(1, 5, size=shape).astype(float)
+        d[rng.random(d.shape) >= density] = NAN
+        present = np.isfinite(d)
+        idx = np.where(present, rng.integers(0, 9, size=shape), -1)
+        w = rng.random(shape[1])
+        got = rel._coincidence_pairs(idx, present, w)
+        want = _coincidences_by_rater_pairs(idx, present, w)
+        for g, x in zip(got, want):
+            np.testing.assert_array_equal(g, x)
+    # crowd-style: every rating its own rater (R = units x 3), against the package
+    d = np.full((90, 30), NAN)
+    for u in range(30):
+        d[3 * u : 3 * u + 3, u] = rng.integers(1, 6, size=3)
+    got = agreement(_raters_ds(d), method="krippendorff_interval")[0].statistic
+    want = krippendorff.alpha(reliability_data=d, level_of_measurement="interval")
+    assert got == pytest.approx(want, abs=1e-12)
+
+
 def test_agreement_degenerate_and_errors(summeval):
     with pytest.warns(ConstantInputWarning, match="krippendorff_interval of 'q'.*equal"):
         k = agreement(_raters_ds(np.full((2, 5), 3.0)), method="krippendorff_interval")[0]

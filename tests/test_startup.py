@@ -111,3 +111,44 @@ print(len(_kernels.kendall_stats.signatures), len(_kernels.pearson_rows.signatur
 """
     got = _python(code).strip().splitlines()[-1]
     assert got == "1 1"
+
+
+def test_modules_of_the_engine_import_no_numba_nor_scipy_stats_regression_26_2():
+    """Regression (26.2): importing the analyses loaded scipy.stats (through the
+    coefficient registry) and numba (through ``metaeval.stats``' cache set-up
+    and the Kendall column names), about 0.8 CPU-s before any work.  Both are
+    now imported by the work that needs them."""
+    code = f"""
+import sys
+import metaeval.correlation, metaeval.compare, metaeval.stats.coefficients
+import metaeval.stats.levels, metaeval.stats.cellboot, metaeval.stats.inference
+print(sorted(m for m in {HEAVY!r} if m in sys.modules and m != "pandas"))
+"""
+    assert _python(code).strip().splitlines()[-1] == "[]"
+
+
+def test_trivial_correlate_imports_no_scipy_stats_regression_26_2():
+    """A one-level correlation without interval or p-value (the start-up
+    benchmark of issue 26.2) computes its coefficient with no scipy.stats,
+    matplotlib or the other heavy libraries; the numbers are the ones the
+    test below checks against scipy in the same interpreter afterwards."""
+    code = f"""
+import contextlib, io, json, sys
+from metaeval.cli import main
+buf = io.StringIO()
+with contextlib.redirect_stdout(buf):
+    try:
+        main(["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
+              "--level", "system", "--ci", "none", "--pvalue", "none", "--format", "json"])
+    except SystemExit as e:
+        assert e.code in (0, None), e.code
+heavy = sorted(m for m in {HEAVY!r} if m in sys.modules and m not in ("pandas", "numba"))
+import metaeval, numpy as np, scipy.stats
+ds = metaeval.load_dataset("summeval")
+h = np.nanmean(ds.scores("coherence"), axis=1)
+m = np.nanmean(ds.scores("ROUGE.1"), axis=1)
+print(json.dumps([heavy, buf.getvalue(), scipy.stats.pearsonr(m, h).statistic]))
+"""
+    heavy, out, want = json.loads(_python(code).strip().splitlines()[-1])
+    assert heavy == []
+    assert json.loads(out)[0]["statistic"] == pytest.approx(want, abs=1e-12)

@@ -396,6 +396,34 @@ def _ordinal_positions(counts):
     return np.cumsum(counts) - counts / 2.0
 
 
+def _coincidence_pairs(idx, present, w):
+    """The ordered pairs (a, b), a != b, of raters who both rated a unit:
+    ``(value index of a, value index of b, w[unit])`` per pair, in the order
+    (a, b, unit).  ``idx`` and ``present`` are (raters, units).
+
+    The pairs are listed unit by unit (sum_u m_u (m_u - 1) of them, linear in
+    the ratings for a bounded number of ratings per unit), not by looping over
+    every pair of raters (R^2 boolean passes over the units: 1,200 job-specific
+    rater labels took 80 CPU-s); then sorted into the (a, b, unit) order of
+    that double loop, so the sparse coincidence matrix adds its duplicates in
+    the same order and alpha is the same float.
+    """
+    unit, rater = np.nonzero(present.T)  # unit-major: the ratings of each unit together
+    m = np.bincount(unit, minlength=present.shape[1])
+    start = np.concatenate(([0], np.cumsum(m)[:-1]))
+    reps = m[unit]  # each rating meets every rating of its unit (itself included)
+    first = np.repeat(np.arange(unit.size), reps)
+    offset = np.arange(first.size) - np.repeat(np.cumsum(reps) - reps, reps)
+    second = start[unit[first]] + offset
+    keep = first != second
+    first, second = first[keep], second[keep]
+    u = unit[first]
+    ra, rb = rater[first], rater[second]
+    order = np.lexsort((u, rb, ra))
+    ra, rb, u = ra[order], rb[order], u[order]
+    return idx[ra, u], idx[rb, u], w[u]
+
+
 def _krippendorff(data, metric):
     """Krippendorff's alpha of a (raters, units) array with NaN for missing.
 
@@ -433,20 +461,8 @@ def _krippendorff(data, metric):
     idx[p] = inv
     counts = np.bincount(inv, minlength=V).astype(float)
     # coincidences: every ordered pair of distinct raters within a unit, weight 1/(m_u - 1)
-    rows, cols, wts = [], [], []
-    R = d.shape[0]
-    w = 1.0 / (m - 1.0)
-    for a in range(R):
-        for b in range(R):
-            if a == b:
-                continue
-            both = p[a] & p[b]
-            rows.append(idx[a, both])
-            cols.append(idx[b, both])
-            wts.append(w[both])
-    o = _sparse.coo_matrix(
-        (np.concatenate(wts), (np.concatenate(rows), np.concatenate(cols))), shape=(V, V)
-    ).tocsr()
+    rows, cols, wts = _coincidence_pairs(idx, p, 1.0 / (m - 1.0))
+    o = _sparse.coo_matrix((wts, (rows, cols)), shape=(V, V)).tocsr()
     o.sum_duplicates()
     oc = o.tocoo()
     kind = metric.removeprefix("krippendorff_")

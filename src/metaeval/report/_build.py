@@ -59,34 +59,49 @@ MODES = {
     },
 }
 
-#: seconds per unit of work on the 2-core machine of BENCHMARKS.md: the full SummEval run's section
-#: times (load 1.2-1.5; 91.7 s for 4 x 43 x 4 x 1001 bootstrap correlations, 117.9 s for 4 x 4 x 45 x 1000
-#: pair resamples, 76.1 s for DP + RC) divided by their units, times 1.5 for a shared machine: one
-#: bootstrap correlation of 1600 cells at one level, one permutation resample of a metric pair at one
-#: level, one DP resample of a pair for one coefficient; plus a base (imports, the other sections,
-#: figures) of 10 s and 0.01 s per human column x metric.  Checked against the quick SummEval run (about
-#: 10 s) and a quick run on 6 human columns x 212 metrics (45 s).
-COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01,
+#: CPU seconds per unit of work (issue 26.3), calibrated on the 2-core machine of BENCHMARKS.md with the
+#: CPU time of each section (time.process_time around each builder step and around the writer) of two
+#: quick runs at load 5-8: SummEval (1 human column x 43 metrics, 17 x 100; 23.6 CPU-s in all) and an
+#: 11 x 96 file (4 human columns with 3 raters x 12 metrics; 44.3 CPU-s), and the full SummEval run's
+#: section times (4 x 43 x 4 x 1001 bootstrap correlations, 4 x 4 x 45 x 1000 pair resamples, DP + RC):
+#: "corr" one bootstrap correlation of 1600 cells at one level; "stat" one statistic (human x metric x
+#: level); "pair" one permutation resample of a metric pair at one level; "dp" one DP resample of a
+#: pair for one coefficient and "dp_fixed" that pair's set-up; "measures_fixed" ranking consistency and
+#: the rest of the section per human column; "views" the figures and tables (PNG + SVG per figure), a
+#: fixed part in "base" and "views_per_column"; "base" the interpreter, imports, data, reliability and
+#: validity; "per_column" per human column x metric, mostly the diagnostics (0.052-0.059 CPU-s in the two
+#: quick runs and in a quick run on 16 x 100 cells with 6 human columns x 212 metrics, 175 CPU-s in all).  "compile": compiling the kernels
+#: the report uses when neither the shipped nor the user's numba cache has them (26-30 CPU-s measured
+#: by benchmarks/startup_compile.py).
+COST = {"corr": 3.5e-4, "stat": 0.005, "pair": 2.3e-4, "dp": 4.5e-5, "dp_fixed": 0.0116,
+        "measures_fixed": 1.5, "views_per_column": 1.5, "base": 9.2, "per_column": 0.06, "compile": 30.0,
         # pairwise preferences, per annotator (a metric of the pairwise set or the human ceiling) and pair of
-        # outputs: one bootstrap resample, and the fixed part (labels, tie calibration, point estimates).
-        # Measured on SummEval coherence (5 metrics + ceiling, 13,600 pairs) at load 8-10: 0.85 s without
-        # resamples, +0.75 s per 100 (1.0e-5 and 9.6e-8 per unit); brought to the units above by the
-        # clusters of the same quick run (7.9 s measured for 1.95 s estimated: x 1/4)
-        "pref": 2.4e-8, "pref_fixed": 2.5e-6}
+        # outputs: one bootstrap resample, and the fixed part (labels, tie calibration, point estimates);
+        # the section's CPU time in the two quick runs above (1.2 and 1.5 CPU-s)
+        "pref": 6.2e-8, "pref_fixed": 6.5e-6}
 
 
-def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
-    """What a run will cost, from the sizes alone (before any work): ``{"seconds", "parts", "text"}``.
+def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, compiled=None):
+    """What a run will cost in CPU seconds, from the sizes alone (before any work): ``{"seconds",
+    "parts", "text"}``.
 
     ``n_rated`` is the number of the report's human columns with 2+ individual raters (the pairwise
-    preferences section runs for those; default: every human column).
+    preferences section runs for those; default: every human column).  ``compiled=False`` adds the
+    compilation of the kernels (no shipped or user numba cache); ``None`` (the default) asks
+    :func:`metaeval.stats._jit.kernels_compiled`.
 
     The bootstrap intervals of the correlation table (humans x metrics x levels x resamples), the
     pairwise tests of the clusters (humans x levels x pairs x resamples) and discriminative power
-    (humans x levels x 3 coefficients x pairs x resamples) dominate; each count is multiplied by a
-    cost per unit (:data:`COST`) scaled by the number of cells.  A rough figure (within a factor of
-    about 2-3, more on a loaded machine); the text diagnostics, which rescore texts, are not included.
+    (humans x levels x 3 coefficients x pairs x resamples) grow with the resamples; each count is
+    multiplied by a cost per unit (:data:`COST`) scaled by the number of cells, plus fixed parts per
+    human column (figures, ranking consistency) and for the run.  Calibrated to within 1.5x of the CPU
+    time on the runs :data:`COST` names (wall time is longer on a loaded machine, shorter with idle
+    cores); the text diagnostics, which rescore texts, are not included.
     """
+    if compiled is None:
+        from ..stats._jit import kernels_compiled
+
+        compiled = kernels_compiled()
     levels = len(cfg.levels)
     n = cfg.value("n_resamples")
     cap = cfg.value("ci_metrics")
@@ -98,18 +113,24 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
     scale = n_systems * n_inputs / 1600
     parts = {
         "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
+        "correlation statistics": n_humans * n_metrics * levels * COST["stat"],
         "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
-        "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
+        "discriminative power": n_humans * levels * 3 * pairs * (COST["dp_fixed"] + n * COST["dp"] * scale)
+        + n_humans * COST["measures_fixed"],
         # pairwise set + the human ceiling, bootstrapped over the output pairs of every input
         "pairwise preferences": (n_humans if n_rated is None else n_rated) * (p + 1)
         * (n_systems * (n_systems - 1) // 2) * n_inputs * (n * COST["pref"] + COST["pref_fixed"]),
+        "figures and tables": n_humans * COST["views_per_column"],
     }
+    if not compiled:
+        parts["compiling the kernels"] = COST["compile"]
     seconds = sum(parts.values()) + COST["base"] + COST["per_column"] * n_humans * n_metrics
     cap_txt = (f"; --quick rule: bootstrap intervals for the first {k_ci} of {n_metrics} metrics per human column"
                if cap is not None and n_metrics > cap else "")
+    cold = "; kernels not compiled yet (no numba cache)" if not compiled else ""
     text = (f"{n_humans} human column(s) x {n_metrics} metrics x {levels} levels on {n_systems} systems x "
-            f"{n_inputs} inputs, {n} resamples, pairwise set of {p}{cap_txt}: about "
-            f"{_duration(seconds)} (rough; mostly {max(parts, key=parts.get)})")
+            f"{n_inputs} inputs, {n} resamples, pairwise set of {p}{cap_txt}{cold}: about "
+            f"{_duration(seconds)} of CPU (rough; mostly {max(parts, key=parts.get)})")
     return {"seconds": seconds, "parts": parts, "text": text}
 
 
@@ -1168,7 +1189,8 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
     est = estimate(len(ds.systems), len(ds.inputs), len(b.humans), len(b.metrics), cfg,
                    n_rated=len(rated_columns(ds, b.humans)))
     sections = b.run(writer)
-    seconds = time.perf_counter() - t0
+    # the analyses alone: the tables and figures the writer drew meanwhile are the header's "figures, tables"
+    seconds = time.perf_counter() - t0 - (writer.view_seconds if writer is not None else 0.0)
     meta = {
         "metaeval": __version__,
         "title": f"Meta-evaluation report: {ds.name or 'data'}",

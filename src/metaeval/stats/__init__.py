@@ -1,7 +1,9 @@
 """The statistics engine (private): batched coefficient kernels, grouping
 levels, resampling and the tests built from them.  The public API is in
-:mod:`metaeval.correlation` and :mod:`metaeval.compare`."""
+:mod:`metaeval.correlation` and :mod:`metaeval.compare`.
 
-from ._jit import setup_cache as _setup_cache
-
-_setup_cache()  # before any kernel is decorated: a writable numba cache (read-only installs)
+Importing it loads no numba: the modules that define numba kernels
+(``_kernels``, ``_wtau``) call :func:`._jit.setup_cache` before decorating
+them (a writable numba cache for read-only installs), so a command whose work
+needs no kernel does not pay for numba (issue 26.2).
+"""

@@ -9,7 +9,8 @@ function ...: no locator available`` and every command, even ``--help``,
 used to fail.
 
 :func:`setup_cache` runs once, before the first kernel is decorated (the
-``metaeval.stats`` package calls it): it asks numba to locate a cache for a
+modules that define kernels call it, through :func:`begin_pool_cache` for
+``_kernels``): it asks numba to locate a cache for a
 probe function in this folder, exactly as it will for the kernels, and when
 that fails it points numba's cache folder (``numba.config.CACHE_DIR``) at a
 private per-user folder in the temporary directory
@@ -146,14 +147,365 @@ def begin_pool_cache(pool: int) -> None:
     """Point numba's cache folder at :func:`pool_cache_dir` until
     :func:`end_pool_cache` (while the pool-dependent kernels are decorated:
     numba picks a function's cache folder when it is decorated)."""
+    setup_cache()
     from numba.core import config
 
     _state["saved"] = config.CACHE_DIR
     config.CACHE_DIR = pool_cache_dir(pool)
 
 
-def end_pool_cache() -> None:
+def end_pool_cache(namespace=None) -> None:
+    """Restore numba's cache folder; first back the kernels of ``namespace``
+    (the kernel module's globals) by the shipped cache
+    (:func:`use_shipped_cache`)."""
     from numba.core import config
 
+    if namespace is not None:
+        use_shipped_cache(namespace)
     if "saved" in _state:
         config.CACHE_DIR = _state.pop("saved")
+
+
+# --------------------------------------------------------------------------
+# The shipped cache: kernels compiled for a portable CPU when the package is
+# built or installed (issue 26.1)
+
+#: Folder of the shipped cache, beside this file; one subfolder per content key.
+SHIPPED_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_numba_cache")
+
+#: The signatures the build compiles, one ``kernel<TAB>signature`` a line.
+SIGNATURES_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernel_signatures.txt")
+
+#: Set (to anything but "" or "0") in the build's process: compiled kernels
+#: are written to the shipped cache instead of the user's.
+BUILD_ENV = "METAEVAL_BUILD_NUMBA_CACHE"
+
+#: The portable CPU the shipped kernels are compiled for (LLVM's "generic":
+#: the baseline instruction set of the architecture, e.g. x86-64 with SSE2).
+PORTABLE_CPU = "generic"
+
+# Files whose content the compiled kernels depend on: the kernels' module and
+# the module-level constants it imports.
+_SOURCES = ("_kernels.py", "_columns.py")
+
+
+#: Set to skip the shipped cache (benchmarks of the host-compiled kernels).
+IGNORE_ENV = "METAEVAL_IGNORE_SHIPPED_NUMBA_CACHE"
+
+
+def _building() -> bool:
+    return os.environ.get(BUILD_ENV, "") not in ("", "0")
+
+
+def _ignored() -> bool:
+    return os.environ.get(IGNORE_ENV, "") not in ("", "0")
+
+
+def content_key(pool: int | None) -> str:
+    """The name of a shipped-cache folder: a hash of everything the compiled
+    code depends on (metaeval's version, numba's and llvmlite's, the Python
+    ABI, the platform, the kernels' source bytes) and, for the kernels that
+    split work over numba's thread pool, the pool size; ``serial-<hash>`` or
+    ``pool<n>-<hash>``.  The file times are not part of it: a folder is found
+    wherever the package is unpacked, and a change of any input gives
+    another name, so a cache can never be stale."""
+    import hashlib
+    import platform
+    import sys
+
+    import llvmlite
+    import numba
+
+    from .._version import __version__
+
+    h = hashlib.sha256()
+    for part in (
+        __version__,
+        numba.__version__,
+        llvmlite.__version__,
+        sys.implementation.cache_tag,
+        getattr(sys, "abiflags", ""),
+        sys.platform,
+        platform.machine(),
+        PORTABLE_CPU,
+    ):
+        h.update(str(part).encode() + b"\0")
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in _SOURCES:
+        with open(os.path.join(here, name), "rb") as f:
+            h.update(hashlib.sha256(f.read()).digest())
+    kind = "serial" if pool is None else f"pool{int(pool)}"
+    return f"{kind}-{h.hexdigest()[:24]}"
+
+
+def _pool_dependent(namespace) -> set:
+    """Names of the dispatchers of ``namespace`` whose compiled code depends on
+    the pool size: the parallel ones and whatever calls ``_n_workers`` or
+    one of them (a fixpoint over the names each function's code mentions)."""
+    from numba.core.registry import CPUDispatcher
+
+    disp = {k: v for k, v in namespace.items() if isinstance(v, CPUDispatcher)}
+    dep = {k for k, v in disp.items() if v.targetoptions.get("parallel")}
+    dep |= {"_n_workers"} & set(disp)
+    changed = True
+    while changed:
+        changed = False
+        for k, v in disp.items():
+            if k not in dep and (set(v.py_func.__code__.co_names) & (dep | {"_POOL"})):
+                dep.add(k)
+                changed = True
+    return dep
+
+
+def _shipped_cache_class():
+    from numba.core.caching import FunctionCache, IndexDataCacheFile
+
+    class ShippedCache(FunctionCache):
+        """numba's per-function cache (the user's folder, as before), backed by
+        the shipped folder: a signature missing from the user's cache is
+        looked up in the shipped one, under the portable CPU's magic tuple
+        (code for the baseline instruction set runs on every CPU of the
+        architecture).  In the build's process the compiled kernels are
+        written to the shipped folder."""
+
+        def __init__(self, py_func, shipped_path):
+            super().__init__(py_func)
+            self._shipped_path = shipped_path
+            self._shipped = IndexDataCacheFile(
+                cache_path=shipped_path,
+                filename_base=self._impl.filename_base,
+                source_stamp=os.path.basename(shipped_path),
+            )
+
+        def _portable_key(self, sig, codegen):
+            key = self._index_key(sig, codegen)
+            triple = key[1][0]
+            return (key[0], (triple, PORTABLE_CPU, ""), key[2])
+
+        def _load_overload(self, sig, target_context):
+            if not self._enabled:
+                return None
+            if not _building():
+                data = super()._load_overload(sig, target_context)
+                if data is not None:
+                    return data
+            if _ignored():
+                return None
+            data = self._shipped.load(self._portable_key(sig, target_context.codegen()))
+            if data is not None:
+                _state["shipped_hits"] = _state.get("shipped_hits", 0) + 1
+                data = self._impl.rebuild(target_context, data)
+            return data
+
+        def _save_overload(self, sig, data):
+            if not (_building() and data.codegen.magic_tuple()[1] == PORTABLE_CPU):
+                return super()._save_overload(sig, data)
+            if not self._enabled or not self._impl.check_cachable(data):
+                return None
+            os.makedirs(self._shipped_path, exist_ok=True)
+            key = self._index_key(sig, data.codegen)
+            self._shipped.save(key, self._impl.reduce(data))
+            return None
+
+    return ShippedCache
+
+
+def use_shipped_cache(namespace) -> None:
+    """Back every cached dispatcher of ``namespace`` (a kernel module's
+    globals) by the shipped cache of its content key (runs while the pool's
+    cache folder is in force, so the user's part stays where it was)."""
+    from numba.core.caching import FunctionCache
+    from numba.core.registry import CPUDispatcher
+
+    cls = _shipped_cache_class()
+    pool_dep = _pool_dependent(namespace)
+    pool = namespace.get("_POOL")
+    folders = {
+        False: os.path.join(SHIPPED_DIR, content_key(None)),
+        True: os.path.join(SHIPPED_DIR, content_key(pool)),
+    }
+    for name, disp in namespace.items():
+        if isinstance(disp, CPUDispatcher) and type(disp._cache) is FunctionCache:
+            disp._cache = cls(disp.py_func, folders[name in pool_dep])
+
+
+# --------------------------------------------------------------------------
+# Building the shipped cache:  python -m metaeval.stats._jit build [--pools 1,2]
+
+
+def _kernel_namespace():
+    from . import _kernels
+
+    return vars(_kernels)
+
+
+def _parse_signature(text):
+    """A signature line of :data:`SIGNATURES_FILE` as numba types."""
+    from numba.core import types
+
+    names = dict(vars(types))
+    names["bool"] = types.boolean
+    return eval(text, {"__builtins__": {}}, names)  # noqa: S307 - our own file
+
+
+def read_signatures(path=SIGNATURES_FILE):
+    """``[(kernel, signature text), ...]`` of :data:`SIGNATURES_FILE`."""
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                name, sig = line.split("\t", 1)
+                out.append((name, sig))
+    return out
+
+
+def compiled_signatures(namespace=None):
+    """``{(kernel, signature text)}`` compiled in this process (helpers
+    included: some private kernels are called from Python; signatures with a
+    literal argument are left out, as only a caller's constant gives them)."""
+    from numba.core.registry import CPUDispatcher
+
+    namespace = _kernel_namespace() if namespace is None else namespace
+    return {
+        (k, str(s))
+        for k, v in namespace.items()
+        if isinstance(v, CPUDispatcher)
+        for s in v.signatures
+        if "Literal[" not in str(s)
+    }
+
+
+def compile_listed(only_pool_dependent=False) -> tuple[int, int]:
+    """Compile every listed signature (in the build's process, the results
+    go to the shipped cache).  Returns (compiled, failed)."""
+    ns = _kernel_namespace()
+    pool_dep = _pool_dependent(ns)
+    done = failed = 0
+    for name, text in read_signatures():
+        if only_pool_dependent and name not in pool_dep:
+            continue
+        disp = ns.get(name)
+        try:
+            disp.compile(_parse_signature(text))
+            done += 1
+        except Exception as exc:  # a stale line: that kernel compiles on first use instead
+            failed += 1
+            print(f"metaeval: shipped cache: {name}{text} not compiled ({type(exc).__name__})")
+    return done, failed
+
+
+def default_pools() -> list[int]:
+    """Pool sizes the build compiles the parallel kernels for: numba's default
+    (the cores of the building machine) and 1 (``--jobs`` workers on small
+    machines); ``METAEVAL_NUMBA_POOLS=1,2,4,...`` chooses others."""
+    env = os.environ.get("METAEVAL_NUMBA_POOLS", "").strip()
+    if env:
+        return sorted({int(p) for p in env.split(",") if p.strip()})
+    from numba.core import config
+
+    return sorted({1, int(config.NUMBA_DEFAULT_NUM_THREADS)})
+
+
+def build(pools=None, *, quiet=False) -> str:
+    """Fill the shipped cache for this installation's content key: one
+    process per pool size, each with ``NUMBA_CPU_NAME=generic``, a throwaway
+    ``NUMBA_CACHE_DIR`` and :data:`BUILD_ENV` set.  Folders of other keys
+    are removed.  Returns a one-line summary."""
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    pools = default_pools() if pools is None else sorted(set(pools))
+    keep = {content_key(None)} | {content_key(p) for p in pools}
+    if os.path.isdir(SHIPPED_DIR):
+        for name in os.listdir(SHIPPED_DIR):
+            if name not in keep:
+                shutil.rmtree(os.path.join(SHIPPED_DIR, name), ignore_errors=True)
+    src = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    t0 = time.perf_counter()
+    lines = []
+    with tempfile.TemporaryDirectory(prefix="metaeval-build-cache-") as tmp:
+        for i, pool in enumerate(pools):
+            env = dict(os.environ)
+            env.update(
+                NUMBA_CPU_NAME=PORTABLE_CPU,
+                NUMBA_CPU_FEATURES="",
+                NUMBA_NUM_THREADS=str(pool),
+                NUMBA_CACHE_DIR=tmp,
+                **{BUILD_ENV: "1"},
+            )
+            env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
+            code = (
+                "from metaeval.stats import _jit; "
+                f"print(*_jit.compile_listed(only_pool_dependent={i > 0}))"
+            )
+            out = subprocess.run(
+                [sys.executable, "-c", code], env=env, capture_output=True, text=True
+            )
+            if out.returncode != 0:
+                raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr else "failed")
+            lines.append(f"pool {pool}: " + " compiled, ".join(out.stdout.split()[-2:]) + " failed")
+    took = time.perf_counter() - t0
+    summary = f"metaeval: shipped numba cache in {SHIPPED_DIR} ({'; '.join(lines)}; {took:.0f} s)"
+    if not quiet:
+        print(summary)
+    return summary
+
+
+def add_signatures(found) -> int:
+    """Add ``found`` (``{(kernel, signature text)}``, e.g. :func:`compiled_signatures` after a run)
+    to :data:`SIGNATURES_FILE`; returns how many were new.  The list is kept up to date with
+    ``python _build/record_kernel_signatures.py <metaeval arguments>``."""
+    have = set(read_signatures()) if os.path.exists(SIGNATURES_FILE) else set()
+    new = set(found) - have
+    with open(SIGNATURES_FILE, "w", encoding="utf-8") as f:
+        f.write(
+            "# Kernel signatures compiled into the shipped numba cache (metaeval.stats._jit.build).\n"
+            "# Add lines with: python _build/record_kernel_signatures.py <metaeval arguments>\n"
+        )
+        for name, sig in sorted(have | new):
+            f.write(f"{name}\t{sig}\n")
+    return len(new)
+
+
+def _main(argv) -> int:
+    if argv[:1] == ["build"]:
+        pools = None
+        if argv[1:2] == ["--pools"]:
+            pools = [int(p) for p in argv[2].split(",")]
+        build(pools)
+        return 0
+    print("usage: python -m metaeval.stats._jit build [--pools 1,2,...]")
+    return 2
+
+
+if __name__ == "__main__":  # pragma: no cover - a build step
+    import sys
+
+    from metaeval.stats import _jit as _module  # the package's module, not __main__
+
+    sys.exit(_module._main(sys.argv[1:]))
+
+
+def kernels_compiled() -> bool:
+    """Whether this process will find the kernels compiled (for the time
+    estimates, issue 26.3): the shipped folders of this installation's
+    content key, or a user cache of the kernels at least as new as their
+    source.  Imports numba (the estimate is printed by commands that use it)."""
+    import glob
+
+    from numba.core import config
+
+    pool = int(config.NUMBA_NUM_THREADS)
+    if os.path.isdir(os.path.join(SHIPPED_DIR, content_key(pool))) and not _ignored():
+        return True
+    here = os.path.dirname(os.path.abspath(__file__))
+    newest = max(os.path.getmtime(os.path.join(here, n)) for n in _SOURCES)
+    try:
+        user = pool_cache_dir(pool)
+    except RuntimeError:
+        return False
+    found = glob.glob(os.path.join(user, "**", "_kernels.*.nbi"), recursive=True)
+    return len([f for f in found if os.path.getmtime(f) >= newest]) >= 5

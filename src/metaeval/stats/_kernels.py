@@ -36,9 +36,9 @@ import numpy as np
 
 from . import _jit
 
-# Columns of the sufficient-statistics array returned by ``kendall_stats``.
-C, D, TX, TY, TXY, NVALID, KX, KY = range(8)
-N_STATS = 8
+# Columns of the sufficient-statistics array returned by ``kendall_stats``
+# (defined in a module without numba, for the registry and the levels).
+from ._columns import C, D, KX, KY, N_STATS, NVALID, TX, TXY, TY  # noqa: E402,F401
 
 # Groups with at least this many valid items use the O(n log n) algorithm of
 # Knight (1966) when eps == 0; smaller ones use the direct O(n^2) double loop,
@@ -1913,4 +1913,4 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
     return out
 
 
-_jit.end_pool_cache()
+_jit.end_pool_cache(globals())

@@ -55,23 +55,33 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from scipy import stats as _st
 
 from .. import _choices
 from ..errors import ParameterError, ResourceError
-from . import _numpy_kernels as _npk
-
-if os.environ.get("METAEVAL_DISABLE_NUMBA", "") not in ("", "0"):
-    _kern = _npk
-else:  # pragma: no branch
-    from . import _kernels as _kern
-
-from ._kernels import C, D, KX, KY, NVALID, TX, TXY, TY
+from ._columns import C, D, KX, KY, NVALID, TX, TXY, TY
 
 
 def kernels(fast: bool = True):
-    """The kernel module: numba (``fast=True``, unless disabled) or NumPy."""
-    return _kern if fast else _npk
+    """The kernel module: numba (``fast=True``, unless disabled) or NumPy.
+
+    Imported on first use, so that a command whose work needs no kernel
+    (a one-level correlation without resampling, say) loads neither numba
+    nor the compiled kernels (issue 26.2)."""
+    if fast and os.environ.get("METAEVAL_DISABLE_NUMBA", "") in ("", "0"):
+        from . import _kernels
+
+        return _kernels
+    from . import _numpy_kernels
+
+    return _numpy_kernels
+
+
+def _st():
+    """scipy.stats, imported when a p-value or a rank needs it (its import
+    alone is about 0.6 CPU-s)."""
+    from scipy import stats
+
+    return stats
 
 
 # --------------------------------------------------------------------------
@@ -331,7 +341,7 @@ def _kendall(variant):
 
 
 def _p_pearson(x, y, alternative):
-    return _st.pearsonr(x, y, alternative=alternative).pvalue
+    return _st().pearsonr(x, y, alternative=alternative).pvalue
 
 
 #: Up to this many pairs the Spearman p-value is exact (all n! pairings enumerated).
@@ -360,8 +370,8 @@ def _p_spearman_exact(x, y, alternative):
     that R's ``cor.test(method = "spearman")`` evaluates for n <= 9
     (algorithm AS 89, Best & Roberts 1975).
     """
-    rx = np.rint(2 * _st.rankdata(x)).astype(np.int64)
-    ry = np.rint(2 * _st.rankdata(y)).astype(np.int64)
+    rx = np.rint(2 * _st().rankdata(x)).astype(np.int64)
+    ry = np.rint(2 * _st().rankdata(y)).astype(np.int64)
     s_all = ry[_pairings(rx.size)] @ rx
     s_obs = int(rx @ ry)
     greater = np.count_nonzero(s_all >= s_obs) / s_all.size
@@ -379,12 +389,12 @@ def _p_spearman(x, y, alternative):
     2/120) and the exact permutation p-value is used instead."""
     if np.size(x) <= SPEARMAN_EXACT_N:
         return _p_spearman_exact(np.asarray(x, float), np.asarray(y, float), alternative)
-    return _st.spearmanr(x, y, alternative=alternative).pvalue
+    return _st().spearmanr(x, y, alternative=alternative).pvalue
 
 
 def _p_kendall(variant):
     def f(x, y, alternative):
-        return _st.kendalltau(x, y, variant=variant, alternative=alternative).pvalue
+        return _st().kendalltau(x, y, variant=variant, alternative=alternative).pvalue
 
     return f
 
@@ -550,7 +560,7 @@ def fisher_interval(r, n, method, confidence_level=0.95):
     b, cfun = coef.fisher
     r = np.asarray(r, float)
     n = np.asarray(n, float)
-    zc = _st.norm.ppf(0.5 + confidence_level / 2.0)
+    zc = _st().norm.ppf(0.5 + confidence_level / 2.0)
     with np.errstate(invalid="ignore", divide="ignore"):
         z = np.arctanh(np.clip(r, -1.0, 1.0))
         half = zc * cfun(r) / np.sqrt(n - b)

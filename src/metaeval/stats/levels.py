@@ -71,7 +71,7 @@ import numpy as np
 
 from .. import _choices
 from ..errors import ParameterError, ResourceError
-from ._kernels import C
+from ._columns import C
 from .coefficients import TXY, get_coefficient, kendall_from_stats, kendall_stats, kernels
 
 LEVELS = _choices.LEVELS

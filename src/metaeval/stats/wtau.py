@@ -134,6 +134,9 @@ if _DISABLED:  # pragma: no cover - exercised with METAEVAL_DISABLE_NUMBA=1
     label_sums = label_sums_numpy
     weighted_tau_pairs = weighted_tau_pairs_numpy
 else:
+    from . import _jit
+
+    _jit.setup_cache()  # before any kernel is decorated (read-only installs)
     import numba as nb
 
     @nb.njit(cache=True)
