@@ -3,7 +3,7 @@ levels, resampling and the tests built from them.  The public API is in
 :mod:`metaeval.correlation` and :mod:`metaeval.compare`.
 
 Importing it loads no numba: the modules that define numba kernels
-(``_kernels``, ``_wtau``) call :func:`._jit.setup_cache` before decorating
+(``_kernels``, ``wtau``) call :func:`._jit.setup_cache` before decorating
 them (a writable numba cache for read-only installs), so a command whose work
 needs no kernel does not pay for numba (issue 26.2).
 """
