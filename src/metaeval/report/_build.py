@@ -99,7 +99,7 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, com
     cores); the text diagnostics, which rescore texts, are not included.
     """
     if compiled is None:
-        from ..stats._jit import kernels_compiled
+        from ..stats import kernels_compiled
 
         compiled = kernels_compiled()
     levels = len(cfg.levels)

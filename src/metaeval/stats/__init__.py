@@ -7,3 +7,5 @@ Importing it loads no numba: the modules that define numba kernels
 them (a writable numba cache for read-only installs), so a command whose work
 needs no kernel does not pay for numba (issue 26.2).
 """
+
+from ._jit import kernels_compiled  # noqa: E402,F401  (for the report's estimate: is a compile due?)
