@@ -917,8 +917,12 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
 @click.option("--correction", default="holm", show_default=True,
               help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)")
-@click.option("--cluster-correction", default="none", show_default=True,
-              help="|".join(_choices.CORRECTIONS) + ": p-values used for the clusters (none, as mt-metrics-eval)")
+@click.option("--cluster-correction", default=None,
+              help="|".join(_choices.CORRECTIONS) + ": correction of the one-sided p-values that form the "
+                   "clusters (default: holm; none with --clusters mtme, mt-metrics-eval's exact rule)")
+@click.option("--clusters", "cluster_rule", type=click.Choice(_choices.CLUSTER_RULES), default="metaeval",
+              show_default=True,
+              help="p-values of the clusters: (count+1)/(n+1), or count/n as mt-metrics-eval (mtme).")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
@@ -927,7 +931,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
               help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
                    "h >= alpha*(n_resamples+1) keeps every decision at alpha. Default: off.")
 def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
-            alternative, correction, cluster_correction, alpha, seed, jobs, fmt, sequential):
+            alternative, correction, cluster_correction, cluster_rule, alpha, seed, jobs, fmt, sequential):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from .compare import compare as _compare
     from .compare import compare_all as _compare_all
@@ -949,7 +953,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         from ._vocab import check_choice, check_number
 
         check_choice(correction, "correction", _choices.CORRECTIONS)
-        check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
+        if cluster_correction is not None:
+            check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
         check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
         check_n_jobs(jobs)
         c = _compare(ds, human, mets[0], mets[1], **common)
@@ -965,18 +970,18 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     k = len(mets)
     with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
         res = _compare_all(ds, human, metrics=mets, correction=correction,
-                           cluster_correction=cluster_correction, alpha=alpha,
+                           cluster_correction=cluster_correction, clusters=cluster_rule, alpha=alpha,
                            n_jobs=jobs, progress=prog, **common)
     if fmt == "json":
         recs = res.to_frame()
-        out = _clean(recs[keys + ["pvalue_adjusted"]].to_dict(orient="records"))
+        out = _clean(recs[keys + ["pvalue_adjusted", "pvalue_cluster"]].to_dict(orient="records"))
         _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
                     "signature": res.signature})
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
         _show(_tables.clusters_table(res, human, level=level, method=method, test=test,
-                                     cluster_correction=cluster_correction))
+                                     cluster_correction=res.cluster_correction))
 
 
 def _run_seed(seed, out):
@@ -2453,8 +2458,10 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
 @click.option("--n-resamples", type=int, default=1000, show_default=True,
               help="Perm-Both draws per metric pair (0: no clusters).")
 @click.option("--n-permutations", type=int, default=1000, show_default=True, help="SPA sign draws.")
-@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="mtme", show_default=True,
-              help="p-values of the clusters: count/n (mt-metrics-eval) or (count+1)/(n+1).")
+@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="holm", show_default=True,
+              help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
+                   "of compare and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
+                   "metaeval: (count+1)/(n+1) uncorrected.")
 @click.option("--seed", type=int, default=None)
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
 def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, include_human, n_resamples,

@@ -267,10 +267,15 @@ def comparison_table(c, human):
 
 
 def clusters_table(res, human, *, level, method, test, cluster_correction):
-    """The significance clusters of :func:`~metaeval.compare_all`."""
-    rows = [[m, num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
+    """The significance clusters of :func:`~metaeval.compare_all`, with the adjusted one-sided
+    p-value that placed each metric (<= alpha: it opens a cluster; above: it stays in the one above)."""
+    p, against = res.separating()
+    rows = [[m, num(s), str(c), num(q), a or "-"]
+            for m, s, c, q, a in zip(res.metrics, res.statistics, res.clusters, p, against)]
     return TextTable(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: "
-                     f"{cluster_correction})", ["metric", "statistic", "cluster"], rows, res.signature)
+                     f"{cluster_correction}, alpha {res.alpha:g})",
+                     ["metric", "statistic", "cluster", f"p vs its cluster ({cluster_correction})", "vs"],
+                     rows, res.signature)
 
 
 def measures_table(table, dp, rc, human, n_metrics):
@@ -606,4 +611,10 @@ def wmt_table(res, weights=None, *, fmt="text", digits=3):
             out.append("  ".join("-" * w for w in widths))
             continue
         out.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
+    rules = sorted({p.split(":", 1)[1] for r in res.results for p in r.signature.split("|")
+                    if p.startswith("clusters:")})
+    if rules:  # the one clustering rule of the run, as the signatures record it
+        out.append(f"ranks: significance clusters, clusters:{', '.join(rules)} (holm: one-sided (count+1)/(n+1) "
+                   "p-values, Holm-corrected over each task's pairs; mtme, none:mtme: mt-metrics-eval's exact "
+                   "rule, count/n uncorrected; none, metaeval: (count+1)/(n+1) uncorrected)")
     return "\n".join(out) + "\n"
