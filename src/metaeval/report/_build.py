@@ -75,6 +75,19 @@ COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 
         "pref": 2.4e-8, "pref_fixed": 2.5e-6}
 
 
+#: the clusters' resolution: without an explicit --n-resamples the permutation tests draw enough
+#: resamples that the smallest attainable Holm-corrected p-value, m / (n + 1) over m pairs, is at most
+#: alpha / RESOLUTION, so that a significant pair never reads "p (Holm) = 0.050" (issue 23 item 6: with
+#: m / (n + 1) = alpha every significant pair of a quick run sat at the limit, 10/201).
+RESOLUTION = 10
+
+
+def cluster_resamples(n_resamples, n_pairs, alpha):
+    """Resamples of the clusters' tests: ``n_resamples``, or more so that ``n_pairs / (n + 1) <=
+    alpha / RESOLUTION`` (the smallest Holm-corrected p-value over ``n_pairs`` pairs)."""
+    return max(int(n_resamples), math.ceil(RESOLUTION * n_pairs / alpha) - 1)
+
+
 def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
     """What a run will cost, from the sizes alone (before any work): ``{"seconds", "parts", "text"}``.
 
@@ -94,7 +107,7 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
     k = cfg.value("pairwise")
     p = n_metrics if k == "all" else len(k) if isinstance(k, (tuple, list)) else min(int(k), n_metrics)
     pairs = p * (p - 1) // 2
-    n_c = n if cfg.n_resamples is not None or not pairs else max(n, math.ceil(pairs / cfg.alpha))
+    n_c = n if cfg.n_resamples is not None or not pairs else cluster_resamples(n, pairs, cfg.alpha)
     scale = n_systems * n_inputs / 1600
     parts = {
         "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
@@ -552,11 +565,11 @@ class _Builder:
         n_pairs = len(subset) * (len(subset) - 1) // 2
         if bar is not None and hasattr(bar, "set_total"):
             bar.set_total(n_pairs * len(self.levels))
-        # without an explicit --n-resamples, the clusters' permutation tests get enough resamples for a
-        # Holm-corrected p-value to reach alpha: m / (n + 1) <= alpha, n = ceil(m / alpha)
+        # without an explicit --n-resamples, the clusters' permutation tests get enough resamples that no
+        # decision sits at the resolution limit (cluster_resamples)
         n_test = self.n
         if self.cfg.n_resamples is None and n_pairs:
-            n_test = max(self.n, math.ceil(n_pairs / self.cfg.alpha))
+            n_test = cluster_resamples(self.n, n_pairs, self.cfg.alpha)
         per_level = {}
         for lv in self.levels:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
@@ -583,8 +596,9 @@ class _Builder:
         excluded = [m for m in self.metrics if m not in subset]
         note = rd.subset_note(k, subset, excluded, self.levels)
         if n_test != self.n:
-            note += (f" Permutation resamples: {n_test} (not {self.n}) so that, after Holm's correction over "
-                     f"{n_pairs} pairs, a p-value can reach alpha ({n_pairs}/({n_test}+1) <= {self.cfg.alpha:g}).")
+            note += (f" Permutation resamples: {n_test} (not {self.n}) so that the smallest Holm-corrected p-value "
+                     f"over {n_pairs} pairs, {n_pairs}/({n_test}+1) = {n_pairs / (n_test + 1):.4f}, is at most "
+                     f"alpha/{RESOLUTION} and no decision sits at the resolution limit.")
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} and significance cluster (1 = top) at each level",
                               cols, rows, [c.signature for c in per_level.values()], note=note, group=h))
         from ..stats.multitest import adjust_pvalues

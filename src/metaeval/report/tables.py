@@ -59,6 +59,21 @@ def num(v, digits=4):
     return str(v)
 
 
+#: decimals of every p-value a table prints: enough to tell 0.0498 from 0.0500 (issue 23 item 6)
+P_DIGITS = 4
+
+
+def pval(v):
+    """A p-value as the tables show it: :data:`P_DIGITS` decimals, scientific below ``10**-P_DIGITS``."""
+    return num(v, P_DIGITS)
+
+
+def _is_p(column):
+    """Whether a result column holds p-values (``pvalue``, ``pvalue_adjusted``, ``p_...``)."""
+    c = str(column)
+    return c.startswith("pvalue") or c.startswith("p_") or c == "p"
+
+
 def integer(v):
     """A count: ``-`` for missing, ``inf`` for an infinite need (e.g. inputs needed when alpha <= 0)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -245,7 +260,7 @@ def correlations_table(res, human):
         stat = num(r.statistic)
         if r.method == "acc_eq":
             stat += f" (eps={num(r.epsilon, 3)})"
-        rows.append([r.metric, r.level, r.method, stat, interval(r.ci_low, r.ci_high), num(r.pvalue),
+        rows.append([r.metric, r.level, r.method, stat, interval(r.ci_low, r.ci_high), pval(r.pvalue),
                      str(r.n), f"{r.n_groups_dropped}/{r.n_groups}"])
     title = f"correlation with {human}"
     for name in ("method", "level"):
@@ -263,14 +278,14 @@ def comparison_table(c, human):
     return TextTable(f"{c.metric_a} vs {c.metric_b} ({human})",
                      ["metric_a", "metric_b", "stat A", "stat B", "delta", "p", "n"],
                      [[c.metric_a, c.metric_b, num(c.statistic_a), num(c.statistic_b), num(c.statistic),
-                       num(c.pvalue), str(c.n)]], c.signature)
+                       pval(c.pvalue), str(c.n)]], c.signature)
 
 
 def clusters_table(res, human, *, level, method, test, cluster_correction):
     """The significance clusters of :func:`~metaeval.compare_all`, with the adjusted one-sided
     p-value that placed each metric (<= alpha: it opens a cluster; above: it stays in the one above)."""
     p, against = res.separating()
-    rows = [[m, num(s), str(c), num(q), a or "-"]
+    rows = [[m, num(s), str(c), pval(q), a or "-"]
             for m, s, c, q, a in zip(res.metrics, res.statistics, res.clusters, p, against)]
     return TextTable(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: "
                      f"{cluster_correction}, alpha {res.alpha:g})",
@@ -373,10 +388,12 @@ def concurrent_validity_table(cv, *, method, level, criterion):
 
 
 def frame_table(name, res):
-    """Any result with ``to_frame()``: every column but the signature, numbers to 3 decimals."""
+    """Any result with ``to_frame()``: every column but the signature, numbers to 3 decimals
+    (p-values to :data:`P_DIGITS`)."""
     f = res.to_frame()
     cols = [c for c in f.columns if c != "signature"]
-    rows = [[num(v, 3) if isinstance(v, float) else str(v) for v in r] for r in f[cols].itertuples(index=False)]
+    rows = [[(pval(v) if _is_p(c) else num(v, 3)) if isinstance(v, float) else str(v)
+             for c, v in zip(cols, r)] for r in f[cols].itertuples(index=False)]
     caption = _sigs(f["signature"]) if "signature" in f else None
     return TextTable(name.replace("_", " "), cols, rows, caption)
 
@@ -404,7 +421,7 @@ def detection_table(name, det, perturbation):
         ["metric", "accuracy", "ties", "prefers perturbed", "CI", "n", "missing", "excluded", "p (sign)"],
         [[r.metric, num(r.statistic, 3), num(r.tie_share, 3), num(r.less_share, 3),
           f"[{num(r.ci_low, 3)}, {num(r.ci_high, 3)}]", str(r.n), str(r.n_missing), str(r.n_excluded),
-          num(r.pvalue, 3)] for r in det],
+          pval(r.pvalue)] for r in det],
         f"{pr.signature}\n" + _sigs(r.signature for r in det))
 
 
@@ -426,10 +443,10 @@ def local_tables(acc, chi, tau, *, context, source, average, ties):
                    for m, row in zip(mat.index, mat.values)], acc.signature),
         TextTable(f"H1: does accuracy change with {context}? (chi-square per metric)",
                   ["metric", "chi2", "df", "p", "p adj.", "test", "Cramer's V", "n"],
-                  [[r.metric, num(r.statistic, 2), str(r.df), num(r.pvalue, 3), num(r.pvalue_adjusted, 3),
+                  [[r.metric, num(r.statistic, 2), str(r.df), pval(r.pvalue), pval(r.pvalue_adjusted),
                     r.test, num(r.cramers_v, 3), str(r.n)] for r in cf.itertuples()], _sigs(cf.signature)),
         TextTable(f"H2: weighted Kendall tau between the metric rankings of {context} contexts "
-                  f"(mean {num(tau.statistic, 3)}, p = {num(tau.pvalue, 3)}; {tau.n_clusters} cluster(s))",
+                  f"(mean {num(tau.statistic, 3)}, p = {pval(tau.pvalue)}; {tau.n_clusters} cluster(s))",
                   [context, *map(str, tm_.columns)],
                   [[str(i), *[num(float(v), 2) for v in row]] for i, row in zip(tm_.index, tm_.values)],
                   tau.signature),
@@ -461,7 +478,7 @@ def preference_tables(results, *, length_unit, length_per):
         out.append(TextTable(f"paired comparison: {c.judge_a} - {c.judge_b}",
                              ["measure", "difference", "CI", "p", "pairs"],
                              [[c.measure, num(c.statistic, 4), f"[{num(c.ci_low, 4)}, {num(c.ci_high, 4)}]",
-                               num(c.pvalue, 4), str(c.n)]], c.signature))
+                               pval(c.pvalue), str(c.n)]], c.signature))
     if "position" in results and len(results["position"]):
         pc = results["position"]
         out.append(TextTable("position-swap consistency (A/B vs B/A)",
@@ -476,7 +493,7 @@ def preference_tables(results, *, length_unit, length_per):
             f"length bias: log-odds of preferring A per {length_per:g} {unit} of length difference (A - B)",
             ["judge", "labels", "slope", "CI (Wald)", "odds ratio", "p"],
             [[r.judge, str(r.n), num(r.slope, 3), f"[{num(r.ci_low, 3)}, {num(r.ci_high, 3)}]",
-              num(r.odds_ratio, 3), num(r.pvalue, 3)] for r in lb], lb[0].signature))
+              num(r.odds_ratio, 3), pval(r.pvalue)] for r in lb], lb[0].signature))
     bt = results["bradley_terry"]
     rk = bt.ranking()
     out.append(TextTable("Bradley-Terry log-strengths (MM; ties as half wins); tau_b vs human in the last row",
