@@ -894,7 +894,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
                          system_scores=_system_level())
     if fmt == "json":
         keys = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
-        extra = ["n_groups", "n_groups_dropped", "epsilon"]
+        extra = ["n_groups", "n_groups_dropped", "epsilon", "notes"]
         _emit_json(_clean([{k: r.to_dict()[k] for k in keys + extra} for r in res]))
     elif fmt == "csv":
         _emit_csv(res.to_frame())
@@ -945,7 +945,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
                   n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential,
                   system_scores=_system_level())
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
-            "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
+            "statistic", "pvalue", "ci_low", "ci_high", "n", "signature", "notes"]
     if len(mets) == 2:
         # one pair: the all-pairs options (matrix and cluster corrections, alpha,
         # workers) do not apply, but a bad value is still an error

@@ -85,7 +85,7 @@ from .stats.cellboot import clear_layouts
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
 from .stats.coefficients import DEFAULT_METHOD
-from .stats.inference import statistic
+from .stats.inference import statistic, story_note
 from .stats.levels import check_average, check_level
 from .stats.multitest import adjust_pairwise_matrix
 from .stats.pairtest import (
@@ -138,6 +138,13 @@ class Comparison(_Result):
         stopped early; NaN draws included, counted in ``n_resamples_nan``).
     stopped_early : bool
         With ``sequential``: every p-value stopped before ``n_resamples`` draws.
+    notes : str
+        Empty, or why the p-value and the interval of a bootstrap test disagree
+        (p below ``1 - confidence_level`` beside an interval containing 0, or,
+        two-sided, above it beside one excluding 0): the p-value compares the
+        shifted replicates ``delta* - delta`` with ``delta``, the interval takes
+        the percentiles of ``delta*``; skewed replicates separate the two
+        (:func:`metaeval.stats.inference.story_note`).
     """
 
     metric_a: str
@@ -166,6 +173,7 @@ class Comparison(_Result):
     n_groups_a_only: int = 0
     n_groups_b_only: int = 0
     stopped_early: bool = False
+    notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -384,6 +392,11 @@ def _pair_test(xa, xb, z, opt: PairOptions, lab: _Labels, gen, n_cells, names):
         null_distribution=pt.null_distribution,
         **groups,
         stopped_early=pt.stopped_early,
+        notes=story_note(pt.pvalues[lab.alternative], pt.ci_low, pt.ci_high, opt.confidence_level,
+                         alternative=lab.alternative,
+                         why="the p-value compares the shifted replicates (delta* - delta) with delta, the "
+                             "interval takes the percentiles of delta*: skewed replicates separate the two; "
+                             "the difference is borderline"),
     )
 
 

@@ -88,7 +88,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
-from .stats.inference import resampling_pvalue
+from .stats.inference import resampling_pvalue, story_note
 
 #: The statistics of :func:`preference_agreement` (``measure`` column).
 MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
@@ -1128,7 +1128,11 @@ class JudgeComparison(_Result):
     ``ci_low``, ``ci_high`` (paired percentile bootstrap over inputs), ``pvalue``
     (two-sided permutation test swapping the two judges' labels per pair,
     (count + 1) / (n + 1), ties within 1e-12 counted), ``n`` (pairs both labelled),
-    ``signature``.  Arrays: ``bootstrap``, ``null_distribution``.
+    ``signature``, ``notes`` (empty, or why p and interval disagree: the test swaps
+    labels pair by pair, the interval resamples inputs, so pairs that share an input
+    make the interval the wider;
+    :func:`metaeval.stats.inference.story_note`).  Arrays: ``bootstrap``,
+    ``null_distribution``.
     """
 
     judge_a: str
@@ -1142,6 +1146,7 @@ class JudgeComparison(_Result):
     signature: str
     bootstrap: np.ndarray = field(**_ARR)
     null_distribution: np.ndarray = field(**_ARR)
+    notes: str = ""
 
 
 _CMP_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority")
@@ -1242,7 +1247,11 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
                          seed=seed)
     return JudgeComparison(judge_a=judge_a, judge_b=judge_b, measure=measure, statistic=obs, ci_low=lo,
                            ci_high=hi, pvalue=float(p), n=int(used.sum()), signature=sig,
-                           bootstrap=boot, null_distribution=null)
+                           bootstrap=boot, null_distribution=null,
+                           notes=story_note(p, lo, hi, cl, why=(
+                               "the permutation test swaps the two judges' labels pair by pair, the interval "
+                               "resamples inputs: pairs that share an input are not independent, which only the "
+                               "interval counts; read the interval")))
 
 
 # --------------------------------------------------------------------------

@@ -529,6 +529,14 @@ class _Builder:
         if len(dropped):
             note += (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
                     f"few pairs); the counts are in results.json (n_groups_dropped).")
+        noted = f[f["notes"].fillna("") != ""] if "notes" in f else f.iloc[:0]
+        if len(noted):  # one story per row: the p-values are in results.json, and say when they disagree
+            note += (f" {len(noted)} metric x level entries have an analytic p-value (results.json, pvalue) that "
+                     f"disagrees with their interval (below alpha beside an interval containing 0, or the reverse): "
+                     f"the p-value treats the cells as independent, the interval resamples systems and inputs; read "
+                     f"the interval (each such entry's notes field says why: "
+                     f"{', '.join(f'{m} ({lv})' for m, lv in zip(noted.metric[:5], noted.level[:5]))}"
+                     f"{', ...' if len(noted) > 5 else ''}).")
         tid = f"corr-{h}"
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} at each level with 95% bootstrap intervals "
                               f"(rows ordered by the {self.levels[0]}-level value)", cols, rows, _sigs(f),

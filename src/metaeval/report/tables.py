@@ -252,8 +252,25 @@ def _sigs(signatures):
     return "\n".join(sorted(set(signatures)))
 
 
+def _noted(rows, notes, cols):
+    """Rows with a ``note`` column (``*1``, ``*2``, ...) when some row has a note, and the note lines
+    for the caption (one story per row: a p-value that disagrees with its interval says why)."""
+    if not any(notes):
+        return cols, rows, []
+    lines, marks = [], []
+    for note in notes:
+        if note:
+            lines.append(note)
+            marks.append(f"*{len(lines)}")
+        else:
+            marks.append("")
+    return cols + ["note"], [row + [m] for row, m in zip(rows, marks)], [f"*{k}: {t}" for k, t in
+                                                                            enumerate(lines, 1)]
+
+
 def correlations_table(res, human):
-    """:class:`~metaeval.Correlations` as one table; a column equal on every row moves to the title."""
+    """:class:`~metaeval.Correlations` as one table; a column equal on every row moves to the title.
+    Rows whose p-value and interval disagree get a mark in ``note``, explained under the table."""
     cols = ["metric", "level", "method", "statistic", "CI", "p", "n", "dropped"]
     rows = []
     for r in res:
@@ -270,15 +287,17 @@ def correlations_table(res, human):
             title += f", {name} {values.pop()}"
             cols.pop(k)
             rows = [row[:k] + row[k + 1:] for row in rows]
-    return TextTable(title, cols, rows, _sigs(r.signature for r in res))
+    cols, rows, lines = _noted(rows, [r.notes for r in res], cols)
+    return TextTable(title, cols, rows, "\n".join([*lines, _sigs(r.signature for r in res)]))
 
 
 def comparison_table(c, human):
-    """One :class:`~metaeval.Comparison` (two metrics)."""
-    return TextTable(f"{c.metric_a} vs {c.metric_b} ({human})",
-                     ["metric_a", "metric_b", "stat A", "stat B", "delta", "p", "n"],
-                     [[c.metric_a, c.metric_b, num(c.statistic_a), num(c.statistic_b), num(c.statistic),
-                       pval(c.pvalue), str(c.n)]], c.signature)
+    """One :class:`~metaeval.Comparison` (two metrics), with its note when p and interval disagree."""
+    cols, rows, lines = _noted(
+        [[c.metric_a, c.metric_b, num(c.statistic_a), num(c.statistic_b), num(c.statistic),
+          interval(c.ci_low, c.ci_high), pval(c.pvalue), str(c.n)]], [c.notes],
+        ["metric_a", "metric_b", "stat A", "stat B", "delta", "CI", "p", "n"])
+    return TextTable(f"{c.metric_a} vs {c.metric_b} ({human})", cols, rows, "\n".join([*lines, c.signature]))
 
 
 def clusters_table(res, human, *, level, method, test, cluster_correction):
@@ -475,10 +494,11 @@ def preference_tables(results, *, length_unit, length_per):
                          ["judge", *MEASURES, "epsilon", "pairs"], rows, "\n".join(dict.fromkeys(f["signature"]))))
     if "compare" in results:
         c = results["compare"]
-        out.append(TextTable(f"paired comparison: {c.judge_a} - {c.judge_b}",
-                             ["measure", "difference", "CI", "p", "pairs"],
-                             [[c.measure, num(c.statistic, 4), f"[{num(c.ci_low, 4)}, {num(c.ci_high, 4)}]",
-                               pval(c.pvalue), str(c.n)]], c.signature))
+        cols, rows, lines = _noted([[c.measure, num(c.statistic, 4), f"[{num(c.ci_low, 4)}, {num(c.ci_high, 4)}]",
+                                     pval(c.pvalue), str(c.n)]], [c.notes],
+                                   ["measure", "difference", "CI", "p", "pairs"])
+        out.append(TextTable(f"paired comparison: {c.judge_a} - {c.judge_b}", cols, rows,
+                             "\n".join([*lines, c.signature])))
     if "position" in results and len(results["position"]):
         pc = results["position"]
         out.append(TextTable("position-swap consistency (A/B vs B/A)",
