@@ -74,9 +74,10 @@ RELABELED = {"input": "macro", "pair": "micro"}
 ADDED_KEYS = {"run_tasks": ("|clusters:mtme|",)}
 
 #: Columns added since the fixture to result frames (views gained, numbers unchanged): the
-#: ``notes`` of a row whose p-value and interval disagree (issue 23 item 2) and compare_all's
-#: ``pvalue_cluster`` (item 3).  A ``.columns`` label is compared without them.
-ADDED_COLUMNS = ("notes", "pvalue_cluster")
+#: ``notes`` of a row whose p-value and interval disagree (issue 23 item 2), compare_all's
+#: ``pvalue_cluster`` (item 3) and preference_agreement's ``above_ceiling`` flag (item 5, whose
+#: reading is in ``notes``).  A ``.columns`` label is compared without them.
+ADDED_COLUMNS = ("notes", "pvalue_cluster", "above_ceiling")
 
 #: Long labels of this run by their SHA-256 form (filled while the cases run), so that a
 #: hashed label can be spelled the fixture's way before it is hashed again.

@@ -72,7 +72,7 @@ import math
 import os
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -915,7 +915,11 @@ class PreferenceAgreement(_Result):
 
     Frame columns: ``judge``, ``measure`` (one of :data:`MEASURES`), ``statistic``,
     ``ci_low``, ``ci_high`` (percentile bootstrap over inputs), ``n`` (pairs used),
-    ``epsilon`` (the tie threshold of the judge's labels; 0 for humans), ``signature``.
+    ``epsilon`` (the tie threshold of the judge's labels; 0 for humans), ``signature``,
+    ``above_ceiling`` (the judge's statistic is above the human-human ceiling's for
+    the same measure; False for the ceiling itself and without a ceiling) and
+    ``notes`` (for a judge above the ceiling, the reading that implies:
+    :func:`ceiling_note`).
     """
 
     judge: str
@@ -927,6 +931,47 @@ class PreferenceAgreement(_Result):
     epsilon: float
     signature: str
     bootstrap: np.ndarray = field(**_ARR)
+    above_ceiling: bool = False
+    notes: str = ""
+
+
+def ceiling_note(measure: str, statistic: float, ceiling: float, ceiling_ci=(np.nan, np.nan),
+                 ci=(np.nan, np.nan), *, calibrated: bool = True) -> str:
+    """The reading of a judge whose ``statistic`` is above the human-human ``ceiling``
+    (empty when it is not, or either is NaN).
+
+    A judge cannot agree with the raters better than they agree with one another
+    unless it tracks what the raters share (their common component, the majority)
+    rather than one rater's own judgments: it then reaches the raters' pooled
+    agreement, which is not the same as being better than a human.  The ceiling is
+    also limited by the raters' own noise (more or better-trained raters raise it).
+    For ``acc_eq`` a calibrated tie threshold is chosen on the same data while the
+    raters' ties are taken as given, which favours the judge (Deutsch et al. 2023,
+    section 5).  Whether the intervals overlap says whether these data separate
+    the two at all.
+
+    Examples
+    --------
+    >>> ceiling_note("acc_23", 0.30, 0.31)
+    ''
+    >>> ceiling_note("acc_23", 0.44, 0.31).startswith("above the human-human ceiling (0.310)")
+    True
+    """
+    if not (np.isfinite(statistic) and np.isfinite(ceiling)) or statistic <= ceiling:
+        return ""
+    txt = (f"above the human-human ceiling ({ceiling:.3f}) by {statistic - ceiling:.3f}: the judge agrees with "
+           f"the raters more than a rater agrees with the others, so it tracks what the raters share rather than "
+           f"any one rater; read it as reaching the raters' pooled agreement, not as better than a human, and "
+           f"note that the ceiling is limited by the raters' own noise")
+    if measure == "acc_eq" and calibrated:
+        txt += ("; part of the margin is the tie threshold, calibrated on these data while the raters' ties are "
+                "as given (compare acc_23, or fix epsilon on held-out data)")
+    lo, hi = ci
+    clo, chi = ceiling_ci
+    if all(np.isfinite(v) for v in (lo, hi, clo, chi)):
+        txt += ("; the intervals overlap, so these data do not separate the judge from the ceiling"
+                if hi >= clo and chi >= lo else "; the intervals do not overlap")
+    return txt
 
 
 @dataclass(frozen=True)
@@ -1113,7 +1158,17 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
     if n_undefined:
         warnings.warn(f"undefined statistics (no data, constant labels or no complete pair): "
                       f"{_shown(n_undefined, 8)}", UndefinedStatisticWarning, stacklevel=2)
+    ceil = {r.measure: r for r in results if r.judge == HUMAN}
+    results = [r if r.judge == HUMAN or r.measure not in ceil else _flag_ceiling(r, ceil[r.measure], epsilon)
+               for r in results]
     return PreferenceAgreements(tuple(results))
+
+
+def _flag_ceiling(r, c, epsilon):
+    """``r`` with ``above_ceiling`` and the reading of :func:`ceiling_note` against the ceiling row ``c``."""
+    note = ceiling_note(r.measure, r.statistic, c.statistic, (c.ci_low, c.ci_high), (r.ci_low, r.ci_high),
+                        calibrated=epsilon is None)
+    return replace(r, above_ceiling=bool(note), notes=note) if note else r
 
 
 # --------------------------------------------------------------------------

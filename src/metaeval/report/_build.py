@@ -1126,6 +1126,8 @@ class _Builder:
                 used = int(f.loc[(j, "acc_eq")].n) and j != "human"
                 row += [f.loc[(j, "acc_eq")].epsilon if used else None, taus.get(j, math.nan) if j != "human" else None,
                         int(f.loc[(j, "acc_eq")].n)]
+                above = [r.measure for r in pa if r.judge == j and r.above_ceiling]
+                row.append(", ".join(above) if above else None)
                 rows.append(row)
             tid = f"pref-{h}"
             n_pairs, n_r = len(data.pairs), len(data.raters)
@@ -1139,7 +1141,8 @@ class _Builder:
                 Column("kappa_majority_ci", "kappa 95% CI", "ci"),
                 Column("epsilon", "acc_eq tie threshold", "num"),
                 Column("bt_tau_b", "BT tau_b", "num"),
-                Column("pairs", "pairs", "int")], rows,
+                Column("pairs", "pairs", "int"),
+                Column("above_ceiling", "above the human ceiling on", "text")], rows,
                 sorted({r.signature for r in pa} | {r.signature for r in bt}), group=h,
                 note=(f"Every unordered pair of systems on every input is a pair ({n_pairs} pairs); each rater "
                       f"prefers the output it scored higher (equal scores: a tie), a metric the output with the "
@@ -1152,7 +1155,9 @@ class _Builder:
                       + (f"Metrics: the pairwise set ({len(judges)} of {len(self.metrics)}); "
                          f"{len(excluded)} other metrics are not shown. " if excluded else "")
                       + "All measures (Cohen's kappa vs each rater, Fleiss' kappa, Krippendorff's alpha) and "
-                        "the Bradley-Terry strengths are in results.json.")))
+                        "the Bradley-Terry strengths are in results.json. 'above the human ceiling on' lists the "
+                        "measures on which a metric agrees with the raters more than they agree with one another "
+                        "(the readings say what that implies; results.json has each one's notes).")))
             from . import figures as fg
 
             s.figures.append(Figure(f"fig-pref-{h}", f"{h}: agreement with the raters' preferences",

@@ -119,7 +119,10 @@ RULES = {
                     "interval overlaps the closest metric's (their upper bound >= its lower bound). Overlap or "
                     "not, no difference is tested (metaeval.compare_judges tests a pair of judges); a metric "
                     "above the ceiling on acc_eq is flagged, since its tie threshold is calibrated on these data "
-                    "and the raters' is not.",
+                    "and the raters' is not. Every metric above the ceiling on any measure (acc_23, acc_eq, "
+                    "kappa, Fleiss, alpha) gets a sentence with the reading that implies "
+                    "(metaeval.preferences.ceiling_note): it tracks what the raters share rather than any one "
+                    "rater, which is reaching the raters' pooled agreement, not being better than a human.",
     "pref-bt": "For each human column with raters: the metric whose Bradley-Terry system ranking is closest to "
                "the raters' (highest Kendall tau-b), and the range of tau_b over the metrics, with the number "
                "of systems ranked.",
@@ -618,6 +621,13 @@ def preference_readings(frame, taus, h, tid, n_systems=None):
         elif len(j) > 1 and _finite(b.ci_low):
             txt += f"; no other metric's interval overlaps {best}'s"
         out.append(Reading(txt + ". No difference was tested.", "pref-ceiling", [tid], h))
+    if "above_ceiling" in frame:  # every judge above the human-human ceiling, with the reading it implies
+        up = frame[frame.above_ceiling.astype(bool) & (frame.judge != "human")]
+        for judge, g in up.groupby("judge", sort=True):
+            first = g.iloc[0]
+            out.append(Reading(
+                f"{h}: {judge} is above the human-human ceiling on {', '.join(g.measure)} "
+                f"({first.measure} {fmt(first.statistic)}): {first.notes}.", "pref-ceiling", [tid], h))
     t = {k: v for k, v in taus.items() if k != "human" and _finite(v)}
     if t:
         best = max(t, key=lambda k: (t[k], k))

@@ -490,8 +490,14 @@ def preference_tables(results, *, length_unit, length_per):
         row.append(num(ag.get(w, measure="acc_eq").epsilon, 3))
         row.append(str(ag.get(w, measure="acc_23").n))
         rows.append(row)
+    notes = []  # a judge above the human-human ceiling: the measures and the reading that implies
+    for w in dict.fromkeys(f["judge"]):
+        above = [r for r in ag if r.judge == w and r.above_ceiling]
+        notes.append("" if not above else f"{w} above the ceiling on {', '.join(r.measure for r in above)}: "
+                     + " | ".join(f"{r.measure}: {r.notes}" for r in above))
+    cols, rows, lines = _noted(rows, notes, ["judge", *MEASURES, "epsilon", "pairs"])
     out.append(TextTable("agreement with the human raters (human = the human-human ceiling, leave-one-rater-out)",
-                         ["judge", *MEASURES, "epsilon", "pairs"], rows, "\n".join(dict.fromkeys(f["signature"]))))
+                         cols, rows, "\n".join([*lines, *dict.fromkeys(f["signature"])])))
     if "compare" in results:
         c = results["compare"]
         cols, rows, lines = _noted([[c.measure, num(c.statistic, 4), f"[{num(c.ci_low, 4)}, {num(c.ci_high, 4)}]",
