@@ -137,7 +137,8 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
                 raise
             raise DataError(f"{base}: {exc}") from None
     if metrics is None:
-        _announce_metrics(ds, data)
+        # commands that score texts do not read the file's metric columns: flag them, refuse nothing
+        ds = _announce_metrics(ds, data, infer=not need_texts)
     return _attach_system_scores(ds, ctx, layout, system)
 
 
@@ -419,17 +420,34 @@ def _read_selected(data, kw, layout):
     return Dataset.from_frame(frame, **kw)
 
 
-def _announce_metrics(ds, data):
+def _announce_metrics(ds, data, infer=True):
     """Say which columns of a file became metrics (no --metrics given) and flag the ones that
     look like ids, counts or ratings (metaeval.data._columns.column_notes); the notes are
     printed when the command has succeeded (an error stays one line)."""
-    from .data._columns import column_notes
+    from .data._columns import column_notes, human_dimensions
 
     mets = list(ds.metrics)
     ctx = click.get_current_context(silent=True)
     if not mets or ctx is None:
-        return
+        return ds
+    # human dimensions are not metrics; a column that cannot be told apart stops the command
+    mets, humans, unclear = human_dimensions(ds, mets) if infer else (mets, {}, {})
+    if unclear:
+        raise click.BadParameter(
+            f"cannot tell whether {', '.join(_literal(c) for c in unclear)} "
+            f"{'is a metric or a human column' if len(unclear) == 1 else 'are metrics or human columns'} "
+            f"({'; '.join(f'{_literal(c)}: {why}' for c, why in unclear.items())}); name the metrics with "
+            f"--metrics (or declare human columns with --human)", param_hint="--metrics")
+    if humans and not mets:
+        raise click.BadParameter(
+            f"every numeric column of {_literal(os.path.basename(data))} looks like a human dimension "
+            f"({', '.join(_literal(c) for c in humans)}); name the metrics with --metrics", param_hint="--metrics")
     notes = ctx.meta.setdefault("metaeval.notes", [])
+    if humans:
+        ds = ds.subset(metrics=mets)
+        notes.append("not taken as metrics, they look like human dimensions: "
+                     + "; ".join(f"{_literal(c)}: {why}" for c, why in humans.items())
+                     + " (declare them with --human to use them, or list every metric with --metrics)")
     shown = ", ".join(_literal(m) for m in mets[:12]) + (f" and {len(mets) - 12} more" if len(mets) > 12 else "")
     notes.append(f"{len(mets)} metric column(s) taken from {_literal(os.path.basename(data))}: every numeric "
                  f"column not named as human, label, rater or run column (choose with --metrics): {shown}")
@@ -438,6 +456,7 @@ def _announce_metrics(ds, data):
         notes.append("check these metric columns, they do not look like metric scores: "
                      + "; ".join(f"{_literal(c)}: {why}" for c, why in odd.items())
                      + " (leave them out with --metrics, or declare human ones with --human)")
+    return ds
 
 
 #: Keywords of ``Dataset.from_frame`` -> the name of the click parameter that
