@@ -47,3 +47,5 @@ def test_cluster_resamples_put_the_holm_floor_at_alpha_over_ten(m, alpha):
 def test_quick_run_of_ten_pairs_draws_1999():
     # the case: 5 metrics, 10 pairs, alpha .05: 10/201 = .0498 before, 10/2000 = .005 now
     assert cluster_resamples(100, 10, 0.05) == 1999 == math.ceil(10 * 10 / 0.05) - 1
+    # the full mode: 45 pairs at alpha/2: 45/1800 = .025
+    assert cluster_resamples(1000, 45, 0.05, 2) == 1799 == math.ceil(2 * 45 / 0.05) - 1

@@ -41,6 +41,7 @@ MODES = {
         "chi2_resamples": 9999,   # local accuracy, H1 permutations (small counts)
         "text": True,             # text diagnostics (rescoring perturbed texts)
         "ci_metrics": None,       # bootstrap intervals for every metric
+        "resolution": 2,          # cluster tests: smallest Holm p <= alpha / 2 (cluster_resamples)
     },
     "quick": {
         "n_resamples": 100,
@@ -56,6 +57,7 @@ MODES = {
         # human column, chosen as the pairwise set is (round-robin over the levels by the statistic); the
         # other metrics get their statistic without an interval, and the report says so
         "ci_metrics": 20,
+        "resolution": 10,         # cluster tests: smallest Holm p <= alpha / 10 (cluster_resamples)
     },
 }
 
@@ -66,7 +68,11 @@ MODES = {
 #: level, one DP resample of a pair for one coefficient; plus a base (imports, the other sections,
 #: figures) of 10 s and 0.01 s per human column x metric.  Checked against the quick SummEval run (about
 #: 10 s) and a quick run on 6 human columns x 212 metrics (45 s).
-COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01,
+COST = {"corr": 1.9e-4, "dp": 5e-5, "base": 10.0, "per_column": 0.01,
+        # one pair at one level: a fixed part (the pair's statistics and set-up) and one permutation
+        # resample; measured on SummEval coherence (1700 cells), 10 pairs x 4 levels, at load 6.5-7: 7.1 s
+        # with 201 resamples, 9.3 s with 1999 (issue 23 item 6), i.e. 3.1e-5 per resample and 0.17 s
+        "pair": 3.1e-5, "pair_fixed": 0.17,
         # pairwise preferences, per annotator (a metric of the pairwise set or the human ceiling) and pair of
         # outputs: one bootstrap resample, and the fixed part (labels, tie calibration, point estimates).
         # Measured on SummEval coherence (5 metrics + ceiling, 13,600 pairs) at load 8-10: 0.85 s without
@@ -77,15 +83,17 @@ COST = {"corr": 1.9e-4, "pair": 2.3e-4, "dp": 5e-5, "base": 10.0, "per_column": 
 
 #: the clusters' resolution: without an explicit --n-resamples the permutation tests draw enough
 #: resamples that the smallest attainable Holm-corrected p-value, m / (n + 1) over m pairs, is at most
-#: alpha / RESOLUTION, so that a significant pair never reads "p (Holm) = 0.050" (issue 23 item 6: with
-#: m / (n + 1) = alpha every significant pair of a quick run sat at the limit, 10/201).
-RESOLUTION = 10
+#: alpha / resolution (MODES: 10 in the quick mode, where the draws are a small part of the run; 2 in
+#: the full mode, whose 45 pairs would need 9000 draws per pair and level for 10), so that a significant
+#: pair never reads "p (Holm) = 0.050" (issue 23 item 6: with m / (n + 1) = alpha every significant pair
+#: of a quick run sat at the limit, 10/201).
+RESOLUTION = MODES["quick"]["resolution"]
 
 
-def cluster_resamples(n_resamples, n_pairs, alpha):
+def cluster_resamples(n_resamples, n_pairs, alpha, resolution=RESOLUTION):
     """Resamples of the clusters' tests: ``n_resamples``, or more so that ``n_pairs / (n + 1) <=
-    alpha / RESOLUTION`` (the smallest Holm-corrected p-value over ``n_pairs`` pairs)."""
-    return max(int(n_resamples), math.ceil(RESOLUTION * n_pairs / alpha) - 1)
+    alpha / resolution`` (the smallest Holm-corrected p-value over ``n_pairs`` pairs)."""
+    return max(int(n_resamples), math.ceil(resolution * n_pairs / alpha) - 1)
 
 
 def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
@@ -107,11 +115,12 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None):
     k = cfg.value("pairwise")
     p = n_metrics if k == "all" else len(k) if isinstance(k, (tuple, list)) else min(int(k), n_metrics)
     pairs = p * (p - 1) // 2
-    n_c = n if cfg.n_resamples is not None or not pairs else cluster_resamples(n, pairs, cfg.alpha)
+    n_c = n if cfg.n_resamples is not None or not pairs else cluster_resamples(n, pairs, cfg.alpha,
+                                                                                cfg.value("resolution"))
     scale = n_systems * n_inputs / 1600
     parts = {
         "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
-        "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
+        "significance clusters": n_humans * levels * pairs * (n_c * COST["pair"] + COST["pair_fixed"]) * scale,
         "discriminative power": n_humans * levels * 3 * pairs * n * COST["dp"] * scale,
         # pairwise set + the human ceiling, bootstrapped over the output pairs of every input
         "pairwise preferences": (n_humans if n_rated is None else n_rated) * (p + 1)
@@ -577,7 +586,7 @@ class _Builder:
         # decision sits at the resolution limit (cluster_resamples)
         n_test = self.n
         if self.cfg.n_resamples is None and n_pairs:
-            n_test = cluster_resamples(self.n, n_pairs, self.cfg.alpha)
+            n_test = cluster_resamples(self.n, n_pairs, self.cfg.alpha, self.cfg.value("resolution"))
         per_level = {}
         for lv in self.levels:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
@@ -606,7 +615,7 @@ class _Builder:
         if n_test != self.n:
             note += (f" Permutation resamples: {n_test} (not {self.n}) so that the smallest Holm-corrected p-value "
                      f"over {n_pairs} pairs, {n_pairs}/({n_test}+1) = {n_pairs / (n_test + 1):.4f}, is at most "
-                     f"alpha/{RESOLUTION} and no decision sits at the resolution limit.")
+                     f"alpha/{self.cfg.value('resolution')} and no decision sits at the resolution limit.")
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} and significance cluster (1 = top) at each level",
                               cols, rows, [c.signature for c in per_level.values()], note=note, group=h))
         from ..stats.multitest import adjust_pvalues
