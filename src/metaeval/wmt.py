@@ -139,13 +139,16 @@ def soft_pairwise_accuracy(
         drawn and shared by the human scores, every metric and every system
         pair, as in pce.py (which seeds both the human and the metric call
         with ``seed=4``).  An int ``s`` gives the same draws as
-        ``pce.compute_pairwise_p_values(..., seed=s)``: ``rng=4,
-        precision="float32"`` reproduces mt-metrics-eval's WMT24 numbers.
+        ``pce.compute_pairwise_p_values(..., seed=s)``; ``rng=4,
+        precision="float32"`` is mt-metrics-eval's WMT24 computation.
     precision : {"float64", "float32"}
-        ``float32`` is pce.py's arithmetic (bit-identical p-values when the
-        float32 sums agree; numpy's float32 summation depends on memory
-        layout, so on large inputs pce.py itself is not bit-reproducible and
-        a few tied draws can flip); the default ``float64`` avoids float32
+        ``float32`` is pce.py's arithmetic: the same p-values as pce.py
+        whenever the float32 sums agree.  numpy's float32 summation depends
+        on the memory order of the array, so pce.py's own p-values move with
+        it (on 13 x 147 MQM-like matrices, a third of the pairs differ
+        between C and Fortran order) and a few tied draws can flip: the SPA
+        then agrees with pce.py's within about 1e-3, not bit for bit
+        (docs/mt.md, section 4).  The default ``float64`` avoids float32
         rounding of the sums.
     ci : {"none", "boot-inputs"}
         ``boot-inputs``: percentile interval from ``n_resamples`` bootstrap
