@@ -628,6 +628,17 @@ def test_clusters_agree_with_holm_pvalues(tmp_path):
     for i, a in enumerate(top):  # and no top-cluster metric beats another one after Holm
         for b in top[i + 1:]:
             assert not holm[c.metrics.index(a), c.metrics.index(b)] <= 0.05
+    # issue 23 item 3: the table shows, per metric, the Holm p that placed it (the smallest over the
+    # members of its current cluster), <= alpha exactly where a new cluster opens
+    kp = [c_["key"] for c_ in t["columns"]].index("global_p_cluster")
+    shown = {r[0]: r[kp] for r in t["rows"]}
+    members = [0]
+    for j in range(1, len(c.metrics)):
+        p = min(holm[i, j] for i in members)
+        assert shown[c.metrics[j]] == pytest.approx(p, rel=1e-12)
+        assert (p <= 0.05) == (c.clusters[j] != c.clusters[j - 1])
+        members = [j] if p <= 0.05 else members + [j]
+    assert shown[c.metrics[0]] is None
 
 
 def test_few_systems_give_no_system_level_conclusion(tmp_path):

@@ -600,18 +600,23 @@ class _Builder:
         order = list(first.metrics)
         cols = [Column("metric", "metric", "text")]
         for lv in self.levels:
-            cols += [Column(lv, f"{lv}", "num"), Column(f"{lv}_cluster", f"{lv} cluster", "int")]
+            cols += [Column(lv, f"{lv}", "num"), Column(f"{lv}_cluster", f"{lv} cluster", "int"),
+                     Column(f"{lv}_p_cluster", f"{lv} p vs its cluster (Holm)", "p")]
+        separating = {lv: per_level[lv].separating()[0] for lv in self.levels}
         rows = []
         for m in order:
             row = [m]
             for lv in self.levels:
                 c = per_level[lv]
                 i = c.metrics.index(m)
-                row += [c.statistics[i], int(c.clusters[i])]
+                row += [c.statistics[i], int(c.clusters[i]), separating[lv][i]]
             rows.append(row)
         tid = f"clusters-{h}"
         excluded = [m for m in self.metrics if m not in subset]
         note = rd.subset_note(k, subset, excluded, self.levels)
+        note += (" 'p vs its cluster': the Holm-corrected one-sided p-value that placed the metric, the smallest "
+                 "over the members of the cluster above it when it was visited (<= alpha opens a new cluster, "
+                 "above alpha keeps it there; metaeval.Comparisons.separating).")
         if n_test != self.n:
             note += (f" Permutation resamples: {n_test} (not {self.n}) so that the smallest Holm-corrected p-value "
                      f"over {n_pairs} pairs, {n_pairs}/({n_test}+1) = {n_pairs / (n_test + 1):.4f}, is at most "
