@@ -9,7 +9,6 @@ one another.  The reference for acc_23 is written out here: the share of equal l
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 
@@ -30,13 +29,13 @@ def _rows(seed=0, n_inputs=30, n_systems=5, n_raters=3):
         for a, b in itertools.combinations(range(n_systems), 2):
             for r in range(n_raters):
                 z = q[a] - q[b] + rng.normal(scale=2.0)
-                rows.append(dict(input=f"i{i}", system_a=f"s{a}", system_b=f"s{b}", rater=f"r{r}",
-                                 preference=1.0 if z > 0.3 else (0.0 if z < -0.3 else 0.5)))
+                rows.append({"input": f"i{i}", "system_a": f"s{a}", "system_b": f"s{b}", "rater": f"r{r}",
+                             "preference": 1.0 if z > 0.3 else (0.0 if z < -0.3 else 0.5)})
             d = q[a] - q[b]
-            rows.append(dict(input=f"i{i}", system_a=f"s{a}", system_b=f"s{b}", judge="oracle",
-                             preference=1.0 if d > 0 else (0.0 if d < 0 else 0.5)))
-            rows.append(dict(input=f"i{i}", system_a=f"s{a}", system_b=f"s{b}", judge="coin",
-                             preference=float(rng.choice([0.0, 0.5, 1.0]))))
+            rows.append({"input": f"i{i}", "system_a": f"s{a}", "system_b": f"s{b}", "judge": "oracle",
+                         "preference": 1.0 if d > 0 else (0.0 if d < 0 else 0.5)})
+            rows.append({"input": f"i{i}", "system_a": f"s{a}", "system_b": f"s{b}", "judge": "coin",
+                         "preference": float(rng.choice([0.0, 0.5, 1.0]))})
     return pd.DataFrame(rows)
 
 

@@ -34,7 +34,7 @@ def summeval():
 
 #: coherence vs SummaQA at global level: analytic p = 1.1e-4 (scipy.stats.pearsonr on the 1700
 #: cells) beside a boot-both interval that contains 0 at seed 0
-CASE = dict(human="coherence", metrics=["SummaQA", "ROUGE.1", "BARTScore"], level=["system", "global"])
+CASE = {"human": "coherence", "metrics": ["SummaQA", "ROUGE.1", "BARTScore"], "level": ["system", "global"]}
 
 
 def test_story_note_rule_on_random_rows():

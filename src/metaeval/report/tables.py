@@ -71,7 +71,7 @@ def pval(v):
 def _is_p(column):
     """Whether a result column holds p-values (``pvalue``, ``pvalue_adjusted``, ``p_...``)."""
     c = str(column)
-    return c.startswith("pvalue") or c.startswith("p_") or c == "p"
+    return c.startswith(("pvalue", "p_")) or c == "p"
 
 
 def integer(v):

@@ -339,5 +339,5 @@ def separating_pvalues(statistics, pvalues, *, alpha: float = 0.05, names=None,
     return out, against
 
 
-__all__ = ["ranking_order", "significance_clusters", "assign_ranks", "mtme_pvalue", "adjust_better",
-           "separating_pvalues"]
+__all__ = ["adjust_better", "assign_ranks", "mtme_pvalue", "ranking_order", "separating_pvalues",
+           "significance_clusters"]
