@@ -111,3 +111,41 @@ def test_compare_bootstrap_rows_with_disagreeing_p_and_interval_carry_a_note(sum
     assert bool(js["notes"]) == disagrees(js["pvalue"], js["ci_low"], js["ci_high"])
     table = CliRunner().invoke(main, args).output
     assert "CI" in table  # the interval beside the p-value, so the two can be read together
+
+
+def _icc_case():
+    """3 systems x 4 inputs x 3 raters (seed 54 of a search): ICC(2,1) one-sided F-test p = 0.030
+    beside a 95% McGraw-Wong interval [-0.010, 0.713]."""
+    g = np.random.default_rng(54)
+    q = 0.25 * g.standard_normal((3, 4))
+    return q[None] + g.standard_normal((3, 3, 4))
+
+
+def test_icc_rows_with_a_one_sided_p_beside_an_interval_holding_0_carry_a_note():
+    from metaeval import reliability as rl
+
+    for seed in range(60):
+        g = np.random.default_rng(seed)
+        R = 0.3 * g.standard_normal((3, 4))[None] + g.standard_normal((3, 3, 4))
+        ds = metaeval.Dataset.from_arrays({"h": R}, human=["h"])
+        for r in rl.agreement(ds, ["h"], method=("icc2", "icc2k", "icc3", "krippendorff_interval")):
+            assert bool(r.notes) == disagrees(r.pvalue, r.ci_low, r.ci_high, two_sided=False), r
+    ds = metaeval.Dataset.from_arrays({"h": _icc_case()}, human=["h"])
+    r = rl.agreement(ds, ["h"], method=("icc2",))[0]
+    assert 0.025 < r.pvalue < 0.05 and r.ci_low < 0 < r.ci_high and "one-sided" in r.notes
+
+
+def test_reliability_views_carry_the_icc_note(tmp_path):
+    R = _icc_case()
+    rows = [{"system": f"s{i}", "input": f"d{j}", "rater": f"r{k}", "h": R[k, i, j], "m": float(i + j)}
+            for k in range(3) for i in range(3) for j in range(4)]
+    path = tmp_path / "icc.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    args = ["reliability", str(path), "--human", "h", "--metrics", "m", "--rater-col", "rater",
+            "--agreement", "icc2"]
+    table = CliRunner().invoke(main, args)
+    assert table.exit_code == 0, table.output
+    assert any(ln.startswith("*1: p = 0.03011") and "one-sided" in ln for ln in table.output.splitlines())
+    js = json.loads(CliRunner().invoke(main, args + ["--format", "json"]).stdout)
+    text = json.dumps(js)
+    assert "one-sided (ICC > 0)" in text

@@ -352,9 +352,11 @@ def reliability_tables(results, target):
                               for r in f.itertuples()], _sigs(f.signature)))
     if "agreement" in results:
         f = results["agreement"].to_frame()
-        out.append(TextTable("rater agreement", ["column", "method", "statistic", "CI", "raters", "units"],
-                             [[r.column, r.method, num(r.statistic), interval(r.ci_low, r.ci_high),
-                               str(r.n_raters), str(r.n_units)] for r in f.itertuples()]))
+        cols, rows, lines = _noted([[r.column, r.method, num(r.statistic), interval(r.ci_low, r.ci_high),
+                                     pval(r.pvalue), str(r.n_raters), str(r.n_units)] for r in f.itertuples()],
+                                   [r.notes if isinstance(r.notes, str) else "" for r in f.itertuples()],
+                                   ["column", "method", "statistic", "CI", "p", "raters", "units"])
+        out.append(TextTable("rater agreement", cols, rows, "\n".join(lines) or None))
     return out
 
 
