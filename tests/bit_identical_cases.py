@@ -147,7 +147,9 @@ def cases():
                     ds, h, "BLEU", "G.EVAL.4.COH", level=level, test=test, n_resamples=40, rng=3))
     c["compare/sequential"] = lambda: me.compare(ds, h, "BLEU", "ROUGE.L", sequential=5,
                                                  n_resamples=60, rng=4)
-    c["compare_all"] = lambda: me.compare_all(ds, h, metrics=METRICS, n_resamples=40, rng=5)
+    # the fixture's code clustered on uncorrected p-values by default (now Holm: issue 23 item 3)
+    c["compare_all"] = lambda: me.compare_all(ds, h, metrics=METRICS, n_resamples=40, rng=5,
+                                              cluster_correction="none")
     c["compare_all/mtme"] = lambda: me.compare_all(ds, h, metrics=METRICS, n_resamples=40,
                                                    rng=5, clusters="mtme", correction="bh",
                                                    cluster_correction="holm", level="input",
@@ -232,12 +234,14 @@ def cases():
     c["compare_spa"] = lambda: wmt.compare_spa(ds, h, "BLEU", "ROUGE.L", n_resamples=30,
                                                n_permutations=30, rng=21)
     c["global_pairwise_accuracy"] = lambda: wmt.global_pairwise_accuracy(
-        {"a": half_a, "b": half_b}, h, metrics=METRICS, n_resamples=30, rng=22)
+        {"a": half_a, "b": half_b}, h, metrics=METRICS, n_resamples=30, rng=22,
+        clusters="mtme")  # the fixture's default (now holm: issue 23 item 3)
     c["run_tasks"] = lambda: wmt.run_tasks(
         [wmt.Task("a", h, level="system", method="pearson"),
          wmt.Task("a", h, level="input", method="kendall_b"),
          wmt.Task("b", h, level="system", method="spa")],
-        {"a": half_a, "b": half_b}, metrics=METRICS, n_resamples=20, n_permutations=20, rng=23)
+        {"a": half_a, "b": half_b}, metrics=METRICS, n_resamples=20, n_permutations=20, rng=23,
+        clusters="mtme")  # the fixture's default (now holm: issue 23 item 3)
     return c
 
 

@@ -354,9 +354,12 @@ def test_inferred_metrics_are_announced_and_suspicious_ones_flagged(tmp_path):
     res = run("correlate", path, "--human", "human", "--ci", "none", "--pvalue", "none", "--format", "json")
     assert res.exit_code == 0, res.output
     err = res.stderr
-    assert "5 metric column(s) taken from cols.csv" in err and "--metrics" in err
-    for col, why in (("segment_id", "an id"), ("DA_n", "a count"), ("Engagement", "integer ratings 1-5"),
-                     ("DA_raw", "a raw copy")):
+    # issue 23 item 7: Engagement (a human-sounding name, ratings 1-5) is a human dimension, not a metric
+    assert "4 metric column(s) taken from cols.csv" in err and "--metrics" in err
+    assert "not taken as metrics, they look like human dimensions: Engagement: a human-sounding name and " \
+           "ratings 1-5" in err
+    assert {r["metric"] for r in json.loads(res.stdout)} == {"bleu", "segment_id", "DA_n", "DA_raw"}
+    for col, why in (("segment_id", "an id"), ("DA_n", "a count"), ("DA_raw", "a raw copy")):
         assert f"{col}: {why}" in err, (col, err)
     assert "bleu:" not in err
     res = run("correlate", path, "--human", "human", "--metrics", "bleu", "--ci", "none", "--format", "json")

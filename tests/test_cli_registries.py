@@ -67,6 +67,7 @@ def _registries():
         "PREFERENCE_COMPARE_MEASURES": preferences._CMP_MEASURES,
         "WMT_PRESETS": wmt.PRESETS,
         "WMT_CLUSTER_RULES": wmt.CLUSTER_RULES,
+        "CLUSTER_RULES": compare_mod.CLUSTER_RULES,
         # the analysis modules' own copies of the corrections must be the registry's too
         "compare.CORRECTIONS": compare_mod.CORRECTIONS,
         "local.CORRECTIONS": local.CORRECTIONS,
@@ -147,6 +148,7 @@ CHOICES = [
     ("judge", "--on-error", "JUDGE_ON_ERROR"),
     ("wmt", "--preset", "WMT_PRESETS"),
     ("wmt", "--clusters", "WMT_CLUSTER_RULES"),
+    ("compare", "--clusters", "CLUSTER_RULES"),
     ("local", "--pair-context", "PAIR_CONTEXTS"),
     ("local", "--ties", "LOCAL_TIES"),
     ("local", "--chi2-test", "CHI2_TESTS"),

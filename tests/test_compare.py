@@ -582,7 +582,7 @@ def test_clusters_use_the_adjusted_pvalues():
     kw = {"level": "global", "n_resamples": 199, "rng": 3, "alpha": 0.01}
     with pytest.warns(InsufficientResamplesWarning, match="n_resamples >= 600"):
         holm = compare_all(ds, "h", correction="holm", cluster_correction="holm", **kw)
-    none = compare_all(ds, "h", correction="none", **kw)  # cluster_correction default: none
+    none = compare_all(ds, "h", correction="none", cluster_correction="none", **kw)
     iu = [(i, j) for i in range(4) for j in range(i + 1, 4)]
     raw = [holm.better[i, j] for i, j in iu]
     assert min(raw) <= 0.01 < min(holm_loops(raw))  # guard: the correction matters here
@@ -595,13 +595,22 @@ def test_clusters_use_the_adjusted_pvalues():
     assert list(holm.clusters) != list(none.clusters)
 
 
-def test_clusters_default_to_unadjusted_pvalues_as_mt_metrics_eval():
+def test_clusters_default_to_holm_unless_mt_metrics_eval_rule_is_asked():
+    # issue 23 item 3: one clustering rule (Holm) by default; clusters="mtme" is mt-metrics-eval's exact
+    # rule, uncorrected (the default was uncorrected for every rule while the report used Holm)
     ds = four_metrics()
     kw = {"level": "global", "n_resamples": 199, "rng": 3, "alpha": 0.01}
-    default = compare_all(ds, "h", correction="holm", **kw)
-    raw = compare_all(ds, "h", correction="none", cluster_correction="none", **kw)
-    np.testing.assert_array_equal(default.clusters, raw.clusters)
-    assert "clusters:none" in default.signature
+    with pytest.warns(InsufficientResamplesWarning):
+        default = compare_all(ds, "h", correction="holm", **kw)
+    with pytest.warns(InsufficientResamplesWarning):
+        holm = compare_all(ds, "h", correction="holm", cluster_correction="holm", **kw)
+    np.testing.assert_array_equal(default.clusters, holm.clusters)
+    assert "clusters:holm" in default.signature and default.cluster_correction == "holm"
+    with pytest.warns(InsufficientResamplesWarning):
+        mt = compare_all(ds, "h", correction="holm", clusters="mtme", **kw)
+    raw = compare_all(ds, "h", correction="none", cluster_correction="none", clusters="mtme", **kw)
+    np.testing.assert_array_equal(mt.clusters, raw.clusters)
+    assert "clusters:none:mtme" in mt.signature
 
 
 def test_compare_all_one_sided_matrices():

@@ -339,7 +339,7 @@ def test_results_container_views():
         "metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n",
         "n_groups", "n_groups_dropped", "n_constant", "n_too_few", "epsilon", "average",
         "alternative", "confidence_level", "ci_method", "pvalue_method", "n_resamples_nan",
-        "signature"]
+        "signature", "notes"]
 
 
 # --------------------------------------------------------------------------

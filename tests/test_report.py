@@ -629,6 +629,17 @@ def test_clusters_agree_with_holm_pvalues(tmp_path):
     for i, a in enumerate(top):  # and no top-cluster metric beats another one after Holm
         for b in top[i + 1:]:
             assert not holm[c.metrics.index(a), c.metrics.index(b)] <= 0.05
+    # issue 23 item 3: the table shows, per metric, the Holm p that placed it (the smallest over the
+    # members of its current cluster), <= alpha exactly where a new cluster opens
+    kp = [c_["key"] for c_ in t["columns"]].index("global_p_cluster")
+    shown = {r[0]: r[kp] for r in t["rows"]}
+    members = [0]
+    for j in range(1, len(c.metrics)):
+        p = min(holm[i, j] for i in members)
+        assert shown[c.metrics[j]] == pytest.approx(p, rel=1e-12)
+        assert (p <= 0.05) == (c.clusters[j] != c.clusters[j - 1])
+        members = [j] if p <= 0.05 else members + [j]
+    assert shown[c.metrics[0]] is None
 
 
 def test_few_systems_give_no_system_level_conclusion(tmp_path):
@@ -913,14 +924,21 @@ def test_quick_rule_caps_bootstrap_intervals(tmp_path):
     assert stat == {m: c.get(m, level="global").statistic for m in names}  # every statistic is still there
 
 
-def test_quick_clusters_get_enough_resamples_for_holm_to_reach_alpha(tmp_path):
-    # 6 metrics = 15 pairs: 100 resamples give at best 15/101 > .05 after Holm; without an explicit
-    # --n-resamples the cluster tests run ceil(15 / .05) = 300 resamples, and the note says so
+def test_quick_clusters_decisions_do_not_sit_at_the_resolution_limit(tmp_path):
+    # 6 metrics = 15 pairs: 100 resamples give at best 15/101 > .05 after Holm.  Issue 23 item 6: with
+    # just enough for Holm to reach alpha (ceil(15 / .05) = 300: 15/301 = 0.0498) every significant
+    # pair read "p (Holm) = 0.050".  Without an explicit --n-resamples the cluster tests now run
+    # n = ceil(10 * 15 / .05) - 1 = 2999 resamples: the smallest Holm p, 15/3000 = 0.005, is alpha/10.
     ds = small_dataset(metrics=("a", "b", "c", "d", "e", "f"), n_systems=6)
     doc = write(build(ds, ReportConfig(quick=True, seed=0, splits=10, pairwise="all", levels=("system", "global"))),
                 str(tmp_path))
     t = _table(doc, "clusters-h")
-    assert all("|n:300|" in sig for sig in t["signatures"]) and "Permutation resamples: 300 (not 100)" in t["note"]
+    assert all("|n:2999|" in sig for sig in t["signatures"]) and "Permutation resamples: 2999 (not 100)" in t["note"]
+    assert 15 / (2999 + 1) <= 0.05 / 10 < 15 / 2999
+    pairs = _table(doc, "pairs-h")
+    keys = [c["key"] for c in pairs["columns"]]
+    holm = [r[keys.index("p_greater_holm")] for r in pairs["rows"] if r[keys.index("p_greater_holm")] is not None]
+    assert holm and min(holm) >= 15 / 3000 - 1e-15
     assert not any(r["rule"] == "clu-resolution" for r in _section(doc, "clusters")["readings"])
     rows = _table(doc, "rec-trust")["rows"]
     assert not any(r[2].startswith("no conclusion: too few resamples") for r in rows)

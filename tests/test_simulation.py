@@ -721,6 +721,28 @@ def test_values_outside_declared_bounds_are_an_error():
         sim.estimate_parameters(ds, "h", metrics=[], bounds=(5, 1))
 
 
+def test_paper_bounds_on_usr_scales_accepted_or_refused():
+    # docs/simulation.md (issue 23 item 8): seed paper 000 Table 5 normalizes USR's 1-3 aspects as
+    # 1-5 (mu ~ 0.3-0.4) and its 0-1 aspects too (mu < 0 for D18, D19, D24, D25), against its own
+    # Section 4.2 ("normalized to the 0-1 scale").  1-5 bounds on 1-3 ratings: accepted, and
+    # (x - 1) / 4 by hand; on 0-1 ratings: refused (values below the declared low bound).
+    g = np.random.default_rng(0)
+    three = g.integers(1, 4, (6, 40)).astype(float)
+    ds = metaeval.Dataset.from_arrays({"h": three}, human="h")
+    e = sim.estimate_parameters(ds, "h", metrics=[], bounds=(1, 5)).get("h")
+    assert (e.scale_low, e.scale_high, e.bounds) == (1.0, 5.0, "declared")
+    ref = sim.estimate_parameters(metaeval.Dataset.from_arrays({"h": (three - 1) / 4}, human="h"), "h",
+                                  metrics=[], bounds=(0, 1)).get("h")
+    assert e.mu == pytest.approx(ref.mu, abs=1e-12) and e.sigma == pytest.approx(ref.sigma, abs=1e-12)
+    binary = g.integers(0, 2, (6, 40)).astype(float)
+    with pytest.raises(metaeval.DataError, match=r"outside the declared scale \[1, 5\]"):
+        sim.estimate_parameters(metaeval.Dataset.from_arrays({"h": binary}, human="h"), "h", metrics=[],
+                                bounds=(1, 5))
+    ok = sim.estimate_parameters(metaeval.Dataset.from_arrays({"h": binary}, human="h"), "h", metrics=[],
+                                 bounds=(0, 1)).get("h")
+    assert 0 <= ok.mu <= 1
+
+
 def test_table5_alternative_definitions_do_not_match(summeval):
     # why these definitions: the other candidates miss Table 5 (docs/simulation.md)
     ds = _sixteen(summeval)

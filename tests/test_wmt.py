@@ -74,6 +74,29 @@ def test_spa_equals_compute_one_minus_pce(case):
         assert spa_from_pvalues(ph, pm) == pce.compute_one_minus_pce(ph, pm)
 
 
+def test_float32_spa_is_pce_up_to_memory_order_on_mqm_like_files():
+    """docs/mt.md section 4 (issue 23 item 8): on 13 x 147 MQM-like matrices pce.py's float32
+    p-values move with the array's memory order; precision='float32' equals pce.py's SPA on one of
+    the two orders and lies within 1e-3 of both (mt-metrics-eval pce.py, commit 68a481a)."""
+    pce = mtme("pce")
+    moved = 0
+    for seed in range(4):
+        g = np.random.default_rng(seed)
+        H = -np.round(g.poisson(0.8, (13, 147)) + 5.0 * g.poisson(0.25, (13, 147))
+                      + 0.1 * g.poisson(0.3, (13, 147)), 1)
+        X = H + g.normal(0, 2, (13, 147))
+        refs = []
+        for order in (np.ascontiguousarray, np.asfortranarray):
+            ph = pce.compute_pairwise_p_values(order(H), num_permutations=1000, seed=4)
+            pm = pce.compute_pairwise_p_values(order(X), num_permutations=1000, seed=4)
+            refs.append(pce.compute_one_minus_pce(ph, pm))
+        moved += refs[0] != refs[1]
+        got = soft_pairwise_accuracy(_ds(H, [X]), "h", rng=4, precision="float32").get("m0").statistic
+        assert got in refs
+        assert max(abs(got - r) for r in refs) <= 1e-3
+    assert moved  # pce.py itself is not bit-reproducible across memory orders on this shape
+
+
 def test_spa_stats_case_7():
     """mt-metrics-eval stats_test.py: Correlation(2, [1,2,3,2,3,4], [2,2,4,1,3,5])
     .PairwiseConfidenceError() = 0.872 (seed 4, 1000 permutations)."""

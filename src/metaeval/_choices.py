@@ -135,9 +135,13 @@ JUDGE_ON_ERROR = ("raise", "nan")
 PREFERENCE_FORMATS = ("csv", "jsonl", "mt-bench", "alpacaeval")
 PREFERENCE_COMPARE_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority")
 
-#: :data:`metaeval.wmt.PRESETS` and :data:`metaeval.wmt.CLUSTER_RULES`.
+#: :data:`metaeval.wmt.PRESETS` and :data:`metaeval.wmt.CLUSTER_RULES` (``holm``, the default: the
+#: one clustering rule of compare, compare_all and the report; ``mtme``: mt-metrics-eval's exact rule).
 WMT_PRESETS = ("wmt23", "wmt24")
-WMT_CLUSTER_RULES = ("mtme", "metaeval")
+WMT_CLUSTER_RULES = ("holm", "mtme", "metaeval")
+
+#: :data:`metaeval.compare.CLUSTER_RULES`: the p-values of ``compare_all``'s clusters.
+CLUSTER_RULES = ("metaeval", "mtme")
 
 
 def cli_levels() -> str:

@@ -137,7 +137,8 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
                 raise
             raise DataError(f"{base}: {exc}") from None
     if metrics is None:
-        _announce_metrics(ds, data)
+        # commands that score texts do not read the file's metric columns: flag them, refuse nothing
+        ds = _announce_metrics(ds, data, infer=not need_texts)
     return _attach_system_scores(ds, ctx, layout, system)
 
 
@@ -419,17 +420,34 @@ def _read_selected(data, kw, layout):
     return Dataset.from_frame(frame, **kw)
 
 
-def _announce_metrics(ds, data):
+def _announce_metrics(ds, data, infer=True):
     """Say which columns of a file became metrics (no --metrics given) and flag the ones that
     look like ids, counts or ratings (metaeval.data._columns.column_notes); the notes are
     printed when the command has succeeded (an error stays one line)."""
-    from .data import column_notes
+    from .data import column_notes, human_dimensions
 
     mets = list(ds.metrics)
     ctx = click.get_current_context(silent=True)
     if not mets or ctx is None:
-        return
+        return ds
+    # human dimensions are not metrics; a column that cannot be told apart stops the command
+    mets, humans, unclear = human_dimensions(ds, mets) if infer else (mets, {}, {})
+    if unclear:
+        raise click.BadParameter(
+            f"cannot tell whether {', '.join(_literal(c) for c in unclear)} "
+            f"{'is a metric or a human column' if len(unclear) == 1 else 'are metrics or human columns'} "
+            f"({'; '.join(f'{_literal(c)}: {why}' for c, why in unclear.items())}); name the metrics with "
+            f"--metrics (or declare human columns with --human)", param_hint="--metrics")
+    if humans and not mets:
+        raise click.BadParameter(
+            f"every numeric column of {_literal(os.path.basename(data))} looks like a human dimension "
+            f"({', '.join(_literal(c) for c in humans)}); name the metrics with --metrics", param_hint="--metrics")
     notes = ctx.meta.setdefault("metaeval.notes", [])
+    if humans:
+        ds = ds.subset(metrics=mets)
+        notes.append("not taken as metrics, they look like human dimensions: "
+                     + "; ".join(f"{_literal(c)}: {why}" for c, why in humans.items())
+                     + " (declare them with --human to use them, or list every metric with --metrics)")
     shown = ", ".join(_literal(m) for m in mets[:12]) + (f" and {len(mets) - 12} more" if len(mets) > 12 else "")
     notes.append(f"{len(mets)} metric column(s) taken from {_literal(os.path.basename(data))}: every numeric "
                  f"column not named as human, label, rater or run column (choose with --metrics): {shown}")
@@ -438,6 +456,7 @@ def _announce_metrics(ds, data):
         notes.append("check these metric columns, they do not look like metric scores: "
                      + "; ".join(f"{_literal(c)}: {why}" for c, why in odd.items())
                      + " (leave them out with --metrics, or declare human ones with --human)")
+    return ds
 
 
 #: Keywords of ``Dataset.from_frame`` -> the name of the click parameter that
@@ -935,7 +954,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
                          system_scores=_system_level())
     if fmt == "json":
         keys = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
-        extra = ["n_groups", "n_groups_dropped", "epsilon"]
+        extra = ["n_groups", "n_groups_dropped", "epsilon", "notes"]
         _emit_json(_clean([{k: r.to_dict()[k] for k in keys + extra} for r in res]))
     elif fmt == "csv":
         _emit_csv(res.to_frame())
@@ -958,8 +977,12 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
 @click.option("--correction", default="holm", show_default=True,
               help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)")
-@click.option("--cluster-correction", default="none", show_default=True,
-              help="|".join(_choices.CORRECTIONS) + ": p-values used for the clusters (none, as mt-metrics-eval)")
+@click.option("--cluster-correction", default=None,
+              help="|".join(_choices.CORRECTIONS) + ": correction of the one-sided p-values that form the "
+                   "clusters (default: holm; none with --clusters mtme, mt-metrics-eval's exact rule)")
+@click.option("--clusters", "cluster_rule", type=click.Choice(_choices.CLUSTER_RULES), default="metaeval",
+              show_default=True,
+              help="p-values of the clusters: (count+1)/(n+1), or count/n as mt-metrics-eval (mtme).")
 @click.option("--alpha", type=float, default=0.05, show_default=True)
 @click.option("--seed", type=int, default=None)
 @click.option("--jobs", type=int, default=1, show_default=True)
@@ -968,7 +991,7 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
               help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
                    "h >= alpha*(n_resamples+1) keeps every decision at alpha. Default: off.")
 def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
-            alternative, correction, cluster_correction, alpha, seed, jobs, fmt, sequential):
+            alternative, correction, cluster_correction, cluster_rule, alpha, seed, jobs, fmt, sequential):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from .compare import compare as _compare
     from .compare import compare_all as _compare_all
@@ -982,7 +1005,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
                   n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential,
                   system_scores=_system_level())
     keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
-            "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
+            "statistic", "pvalue", "ci_low", "ci_high", "n", "signature", "notes"]
     if len(mets) == 2:
         # one pair: the all-pairs options (matrix and cluster corrections, alpha,
         # workers) do not apply, but a bad value is still an error
@@ -990,7 +1013,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         from ._vocab import check_choice, check_number
 
         check_choice(correction, "correction", _choices.CORRECTIONS)
-        check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
+        if cluster_correction is not None:
+            check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
         check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
         check_n_jobs(jobs)
         c = _compare(ds, human, mets[0], mets[1], **common)
@@ -1006,18 +1030,18 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     k = len(mets)
     with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
         res = _compare_all(ds, human, metrics=mets, correction=correction,
-                           cluster_correction=cluster_correction, alpha=alpha,
+                           cluster_correction=cluster_correction, clusters=cluster_rule, alpha=alpha,
                            n_jobs=jobs, progress=prog, **common)
     if fmt == "json":
         recs = res.to_frame()
-        out = _clean(recs[keys + ["pvalue_adjusted"]].to_dict(orient="records"))
+        out = _clean(recs[keys + ["pvalue_adjusted", "pvalue_cluster"]].to_dict(orient="records"))
         _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
                     "signature": res.signature})
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
         _show(_tables.clusters_table(res, human, level=level, method=method, test=test,
-                                     cluster_correction=cluster_correction))
+                                     cluster_correction=res.cluster_correction))
 
 
 def _run_seed(seed, out):
@@ -2496,8 +2520,10 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
 @click.option("--n-resamples", type=int, default=1000, show_default=True,
               help="Perm-Both draws per metric pair (0: no clusters).")
 @click.option("--n-permutations", type=int, default=1000, show_default=True, help="SPA sign draws.")
-@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="mtme", show_default=True,
-              help="p-values of the clusters: count/n (mt-metrics-eval) or (count+1)/(n+1).")
+@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="holm", show_default=True,
+              help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
+                   "of compare and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
+                   "metaeval: (count+1)/(n+1) uncorrected.")
 @click.option("--seed", type=int, default=None)
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
 def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, include_human, n_resamples,

@@ -85,7 +85,7 @@ from .stats.cellboot import clear_layouts
 from .stats.clusters import mtme_pvalue as _mtme_pvalue
 from .stats.clusters import significance_clusters
 from .stats.coefficients import DEFAULT_METHOD
-from .stats.inference import statistic
+from .stats.inference import statistic, story_note
 from .stats.levels import check_average, check_level
 from .stats.multitest import adjust_pairwise_matrix
 from .stats.pairtest import (
@@ -97,6 +97,9 @@ from .stats.pairtest import (
     pair_test,
 )
 
+#: p-values of :func:`compare_all`'s clusters: metaeval's ``(count + 1) / (n + 1)``
+#: or mt-metrics-eval's ``count / n`` (``mtme``, for its exact rule).
+CLUSTER_RULES = ("metaeval", "mtme")
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,13 @@ class Comparison(_Result):
         stopped early; NaN draws included, counted in ``n_resamples_nan``).
     stopped_early : bool
         With ``sequential``: every p-value stopped before ``n_resamples`` draws.
+    notes : str
+        Empty, or why the p-value and the interval of a bootstrap test disagree
+        (p below ``1 - confidence_level`` beside an interval containing 0, or,
+        two-sided, above it beside one excluding 0): the p-value compares the
+        shifted replicates ``delta* - delta`` with ``delta``, the interval takes
+        the percentiles of ``delta*``; skewed replicates separate the two
+        (:func:`metaeval.stats.inference.story_note`).
     """
 
     metric_a: str
@@ -163,6 +173,7 @@ class Comparison(_Result):
     n_groups_a_only: int = 0
     n_groups_b_only: int = 0
     stopped_early: bool = False
+    notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -211,23 +222,47 @@ class Comparisons(_Result):
 
     @classmethod
     def frame_columns(cls) -> list[str]:
-        """The columns of ``to_frame()``: a :class:`Comparison`'s, then ``pvalue_adjusted``."""
-        return [*Comparison.frame_columns(), "pvalue_adjusted"]
+        """The columns of ``to_frame()``: a :class:`Comparison`'s, then ``pvalue_adjusted``
+        and ``pvalue_cluster``."""
+        return [*Comparison.frame_columns(), "pvalue_adjusted", "pvalue_cluster"]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per pair: the :class:`Comparison` fields plus ``pvalue_adjusted``."""
+        """One row per pair: the :class:`Comparison` fields plus ``pvalue_adjusted``
+        (``correction`` over the pairs) and ``pvalue_cluster``: the one-sided p-value of
+        "metric_a better than metric_b" adjusted with ``cluster_correction``, the number
+        the clusters compare with ``alpha``."""
         rows = []
         idx = {m: k for k, m in enumerate(self.metrics)}
+        adj = _adjust_full(np.asarray(self.better, float), self.cluster_correction)
         for c in self.pairs:
             d = c.to_dict()
-            d["pvalue_adjusted"] = float(self.pvalues_adjusted[idx[c.metric_a], idx[c.metric_b]])
+            i, j = idx[c.metric_a], idx[c.metric_b]
+            d["pvalue_adjusted"] = float(self.pvalues_adjusted[i, j])
+            d["pvalue_cluster"] = float(adj[i, j])
             rows.append(d)
         return pd.DataFrame(rows, columns=self.frame_columns())
 
+    def separating(self):
+        """Per metric: the ``cluster_correction``-adjusted one-sided p-value that
+        placed it (:func:`metaeval.stats.clusters.separating_pvalues`: <= alpha
+        opens its cluster, > alpha keeps it in the one above) and the metric of
+        the current cluster it was read against (None for the first metric and
+        for unranked ones)."""
+        from .stats.clusters import separating_pvalues
+
+        adj = _adjust_full(np.asarray(self.better, float), self.cluster_correction)
+        p, against = separating_pvalues(self.statistics, adj, alpha=self.alpha,
+                                        names=list(self.metrics))
+        return p, [None if a is None else self.metrics[a] for a in against]
+
     def ranking_frame(self) -> pd.DataFrame:
-        """One row per metric: ``metric, statistic, cluster, reason``
-        (``cluster`` is missing and ``reason`` says why for unranked metrics)."""
+        """One row per metric: ``metric, statistic, cluster, p_separating,
+        separated_from, reason`` (``cluster`` is missing and ``reason`` says
+        why for unranked metrics; ``p_separating`` is the adjusted p-value of
+        "``separated_from`` is better than this metric" that decided its
+        cluster, see :meth:`separating`)."""
         why = dict(self.unranked)
+        p, against = self.separating()
         return pd.DataFrame(
             {
                 "metric": list(self.metrics),
@@ -236,6 +271,8 @@ class Comparisons(_Result):
                     [None if m in why else int(c) for m, c in zip(self.metrics, self.clusters)],
                     dtype="Int64",
                 ),
+                "p_separating": p,
+                "separated_from": against,
                 "reason": [why.get(m, "") for m in self.metrics],
             }
         )
@@ -355,6 +392,11 @@ def _pair_test(xa, xb, z, opt: PairOptions, lab: _Labels, gen, n_cells, names):
         null_distribution=pt.null_distribution,
         **groups,
         stopped_early=pt.stopped_early,
+        notes=story_note(pt.pvalues[lab.alternative], pt.ci_low, pt.ci_high, opt.confidence_level,
+                         alternative=lab.alternative,
+                         why="the p-value compares the shifted replicates (delta* - delta) with delta, the "
+                             "interval takes the percentiles of delta*: skewed replicates separate the two; "
+                             "the difference is borderline"),
     )
 
 
@@ -560,7 +602,7 @@ def compare_all(
     n_resamples: int = 1000,
     alternative: str = "two-sided",
     correction: str = "holm",
-    cluster_correction: str = "none",
+    cluster_correction: str | None = None,
     alpha: float = 0.05,
     confidence_level: float = 0.95,
     rng=None,
@@ -587,8 +629,14 @@ def compare_all(
     applied to the p-value matrix over the K(K-1)/2 pairs as one family.  Significance clusters follow
     mt-metrics-eval's greedy rule (a metric starts a new cluster when a
     metric of the current cluster is significantly better, one-sided
-    p <= ``alpha``), on p-values adjusted with ``cluster_correction``
-    (default ``none``, as mt-metrics-eval and WMT do).  When the smallest
+    p <= ``alpha``), on p-values adjusted with ``cluster_correction``.
+    The default (None) is the one clustering rule of compare, the report and
+    :mod:`metaeval.wmt`: ``holm`` over the K(K-1)/2 one-sided tests, except
+    with ``clusters="mtme"``, where it is ``none`` so that mt-metrics-eval's
+    exact rule (``count / n``, uncorrected, as WMT) is reproduced.  The
+    signature's ``clusters`` key records the correction used (and ``:mtme``);
+    :meth:`Comparisons.ranking_frame` gives the adjusted p-value that placed
+    each metric (``p_separating``).  When the smallest
     possible resampling p-value cannot reach ``alpha`` after a correction,
     an :class:`~metaeval.errors.InsufficientResamplesWarning` says how many
     resamples are needed.
@@ -622,8 +670,10 @@ def compare_all(
         dataset, human, level, method, test, average, n_resamples, alternative, confidence_level
     )
     check_choice(correction, "correction", CORRECTIONS)
+    check_choice(clusters, "clusters", CLUSTER_RULES)
+    if cluster_correction is None:
+        cluster_correction = "none" if clusters == "mtme" else "holm"
     check_choice(cluster_correction, "cluster_correction", CORRECTIONS)
-    check_choice(clusters, "clusters", ("metaeval", "mtme"))
     sequential = _check_sequential(sequential, test)
     if sequential is not None and clusters == "mtme":
         raise ParameterError(
@@ -778,14 +828,9 @@ def _warn_resolution(n_resamples, n_tests, alpha, *corrections):
 def _adjust_full(P, correction):
     """Adjust an asymmetric matrix of one-sided p-values: the upper-triangle
     tests (i better than j, i < j) form the family used by the clusters."""
-    from .stats.multitest import adjust_pvalues
+    from .stats.clusters import adjust_better
 
-    out = np.full_like(P, np.nan)
-    iu = np.triu_indices(P.shape[0], 1)
-    out[iu] = adjust_pvalues(P[iu], method=correction)
-    il = (iu[1], iu[0])
-    out[il] = adjust_pvalues(P[il], method=correction)
-    return out
+    return adjust_better(P, correction)
 
 
-__all__ = ["compare", "compare_all", "Comparison", "Comparisons", "TESTS", "CORRECTIONS"]
+__all__ = ["compare", "compare_all", "CLUSTER_RULES", "Comparison", "Comparisons", "TESTS", "CORRECTIONS"]

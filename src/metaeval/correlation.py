@@ -43,7 +43,7 @@ from ._vocab import (
 from .stats.coefficients import check_method_levels
 from .stats import resampling as _rs
 from .stats.cellboot import CellBootstrap, clear_layouts
-from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue
+from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue, story_note
 from .stats.coefficients import DEFAULT_METHOD, fisher_interval, get_coefficient
 from .stats.levels import (
     DUP_VARIANTS,
@@ -89,6 +89,12 @@ class Correlation(_Result):
         Permutation null distribution (``pvalue="permutation"``).
     group_statistics : ndarray
         Per-group statistics (one value for ``system``/``global``).
+    notes : str
+        Empty, or why the p-value and the interval disagree: a p-value below
+        ``1 - confidence_level`` beside an interval that contains 0, or (two-sided,
+        correlations) one above it beside an interval that excludes 0; the two
+        rest on different resampling units or hypotheses (see :func:`correlate`,
+        "One story per row").
     """
 
     metric: str
@@ -115,6 +121,7 @@ class Correlation(_Result):
     distribution: np.ndarray | None = field(**_ARR)
     null_distribution: np.ndarray | None = field(**_ARR)
     group_statistics: np.ndarray | None = field(**_ARR)
+    notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ class Correlations(_Collection):
     ``to_frame()`` gives one row per result with the columns ``metric, human,
     level, method, statistic, pvalue, ci_low, ci_high, n, n_groups,
     n_groups_dropped, n_constant, n_too_few, epsilon, average, alternative,
-    confidence_level, ci_method, pvalue_method, n_resamples_nan, signature``;
+    confidence_level, ci_method, pvalue_method, n_resamples_nan, signature, notes``;
     ``get(metric, level=..., method=...)`` the single matching result.
     """
 
@@ -295,7 +302,29 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None, 
         distribution=dist,
         null_distribution=null,
         group_statistics=group,
+        notes=_story(pvalue, lo, hi, opt, pmethod, method, n),
     )
+
+
+_UNITS = {"boot-both": "systems and inputs", "boot-systems": "systems", "boot-inputs": "inputs"}
+
+
+def _story(res_pvalue, lo, hi, opt, pmethod, method, n):
+    """The row's note when its p-value and interval disagree (:func:`metaeval.stats.inference.story_note`)."""
+    if opt.ci in _UNITS:
+        interval = f"the interval resamples {_UNITS[opt.ci]}"
+    else:
+        interval = "the Fisher-z interval is an i.i.d. approximation of its own (Bonett and Wright)"
+    if pmethod == "analytic":
+        why = (f"the analytic p-value treats the {n} pairs as independent draws, while {interval}"
+               + (" and so also counts how the result varies between them; with scores clustered by "
+                  "system and input, read the interval" if opt.ci in _UNITS else "; they differ near the boundary"))
+    else:
+        why = (f"the permutation p-value tests no association (metric scores shuffled within groups), while "
+               f"{interval}: they answer different questions; read the interval for the size of the effect")
+    coef = get_coefficient(method)
+    return story_note(res_pvalue, lo, hi, opt.confidence_level, why=why, alternative=opt.alternative,
+                      both_ways=coef.constant_is_degenerate)
 
 
 def _interval(stat, dist, opt):
@@ -310,7 +339,8 @@ def _with_distribution(res: Correlation, dist, opt: _Options) -> Correlation:
     replicates ``dist``: the same result as the unsplit computation."""
     lo, hi = _interval(res.statistic, dist, opt)
     return replace(res, distribution=dist, ci_low=float(lo), ci_high=float(hi),
-                   n_resamples_nan=res.n_resamples_nan + int((~np.isfinite(dist)).sum()))
+                   n_resamples_nan=res.n_resamples_nan + int((~np.isfinite(dist)).sum()),
+                   notes=_story(res.pvalue, lo, hi, opt, res.pvalue_method, res.method, res.n))
 
 
 #: Fewest resamples in one block of a bootstrap split over workers (each
@@ -483,6 +513,15 @@ def correlate(
         times) and the statistic recomputed; p = (count + 1) / (n + 1);
         correlations are compared by absolute value, accuracy-type statistics
         by distance from the null mean.
+
+        One story per row: the default p-value (analytic, i.i.d. pairs) and the
+        default interval (``boot-both``, systems and inputs resampled) rest on
+        different units, so on clustered scores they can disagree (p = 8.6e-81
+        beside [0.0005, 0.726] on one file, p = 0.0004 beside an interval
+        containing 0 on another).  Such a row carries a ``notes`` text saying
+        which number says what (:func:`metaeval.stats.inference.story_note`),
+        in every view.  The default is kept rather than replaced by a bootstrap
+        p-value (docs/levels-and-methods.md, "One story per row", says why).
     alternative : {"two-sided", "greater", "less"}
     rng : seed, optional
         Anything :func:`numpy.random.default_rng` accepts; ``None`` draws

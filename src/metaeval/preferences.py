@@ -71,7 +71,7 @@ from __future__ import annotations
 import math
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -91,7 +91,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
-from .stats.inference import resampling_pvalue
+from .stats.inference import resampling_pvalue, story_note
 
 #: The statistics of :func:`preference_agreement` (``measure`` column).
 MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
@@ -332,7 +332,11 @@ class PreferenceAgreement(_Result):
 
     Frame columns: ``judge``, ``measure`` (one of :data:`MEASURES`), ``statistic``,
     ``ci_low``, ``ci_high`` (percentile bootstrap over inputs), ``n`` (pairs used),
-    ``epsilon`` (the tie threshold of the judge's labels; 0 for humans), ``signature``.
+    ``epsilon`` (the tie threshold of the judge's labels; 0 for humans), ``signature``,
+    ``above_ceiling`` (the judge's statistic is above the human-human ceiling's for
+    the same measure; False for the ceiling itself and without a ceiling) and
+    ``notes`` (for a judge above the ceiling, the reading that implies:
+    :func:`ceiling_note`).
     """
 
     judge: str
@@ -344,6 +348,47 @@ class PreferenceAgreement(_Result):
     epsilon: float
     signature: str
     bootstrap: np.ndarray = field(**_ARR)
+    above_ceiling: bool = False
+    notes: str = ""
+
+
+def ceiling_note(measure: str, statistic: float, ceiling: float, ceiling_ci=(np.nan, np.nan),
+                 ci=(np.nan, np.nan), *, calibrated: bool = True) -> str:
+    """The reading of a judge whose ``statistic`` is above the human-human ``ceiling``
+    (empty when it is not, or either is NaN).
+
+    A judge cannot agree with the raters better than they agree with one another
+    unless it tracks what the raters share (their common component, the majority)
+    rather than one rater's own judgments: it then reaches the raters' pooled
+    agreement, which is not the same as being better than a human.  The ceiling is
+    also limited by the raters' own noise (more or better-trained raters raise it).
+    For ``acc_eq`` a calibrated tie threshold is chosen on the same data while the
+    raters' ties are taken as given, which favours the judge (Deutsch et al. 2023,
+    section 5).  Whether the intervals overlap says whether these data separate
+    the two at all.
+
+    Examples
+    --------
+    >>> ceiling_note("acc_23", 0.30, 0.31)
+    ''
+    >>> ceiling_note("acc_23", 0.44, 0.31).startswith("above the human-human ceiling (0.310)")
+    True
+    """
+    if not (np.isfinite(statistic) and np.isfinite(ceiling)) or statistic <= ceiling:
+        return ""
+    txt = (f"above the human-human ceiling ({ceiling:.3f}) by {statistic - ceiling:.3f}: the judge agrees with "
+           f"the raters more than a rater agrees with the others, so it tracks what the raters share rather than "
+           f"any one rater; read it as reaching the raters' pooled agreement, not as better than a human, and "
+           f"note that the ceiling is limited by the raters' own noise")
+    if measure == "acc_eq" and calibrated:
+        txt += ("; part of the margin is the tie threshold, calibrated on these data while the raters' ties are "
+                "as given (compare acc_23, or fix epsilon on held-out data)")
+    lo, hi = ci
+    clo, chi = ceiling_ci
+    if all(np.isfinite(v) for v in (lo, hi, clo, chi)):
+        txt += ("; the intervals overlap, so these data do not separate the judge from the ceiling"
+                if hi >= clo and chi >= lo else "; the intervals do not overlap")
+    return txt
 
 
 @dataclass(frozen=True)
@@ -530,7 +575,17 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
     if n_undefined:
         warnings.warn(f"undefined statistics (no data, constant labels or no complete pair): "
                       f"{_shown(n_undefined, 8)}", UndefinedStatisticWarning, stacklevel=2)
+    ceil = {r.measure: r for r in results if r.judge == HUMAN}
+    results = [r if r.judge == HUMAN or r.measure not in ceil else _flag_ceiling(r, ceil[r.measure], epsilon)
+               for r in results]
     return PreferenceAgreements(tuple(results))
+
+
+def _flag_ceiling(r, c, epsilon):
+    """``r`` with ``above_ceiling`` and the reading of :func:`ceiling_note` against the ceiling row ``c``."""
+    note = ceiling_note(r.measure, r.statistic, c.statistic, (c.ci_low, c.ci_high), (r.ci_low, r.ci_high),
+                        calibrated=epsilon is None)
+    return replace(r, above_ceiling=bool(note), notes=note) if note else r
 
 
 # --------------------------------------------------------------------------
@@ -545,7 +600,11 @@ class JudgeComparison(_Result):
     ``ci_low``, ``ci_high`` (paired percentile bootstrap over inputs), ``pvalue``
     (two-sided permutation test swapping the two judges' labels per pair,
     (count + 1) / (n + 1), ties within 1e-12 counted), ``n`` (pairs both labelled),
-    ``signature``.  Arrays: ``bootstrap``, ``null_distribution``.
+    ``signature``, ``notes`` (empty, or why p and interval disagree: the test swaps
+    labels pair by pair, the interval resamples inputs, so pairs that share an input
+    make the interval the wider;
+    :func:`metaeval.stats.inference.story_note`).  Arrays: ``bootstrap``,
+    ``null_distribution``.
     """
 
     judge_a: str
@@ -559,6 +618,7 @@ class JudgeComparison(_Result):
     signature: str
     bootstrap: np.ndarray = field(**_ARR)
     null_distribution: np.ndarray = field(**_ARR)
+    notes: str = ""
 
 
 _CMP_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority")
@@ -659,7 +719,11 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
                          seed=seed)
     return JudgeComparison(judge_a=judge_a, judge_b=judge_b, measure=measure, statistic=obs, ci_low=lo,
                            ci_high=hi, pvalue=float(p), n=int(used.sum()), signature=sig,
-                           bootstrap=boot, null_distribution=null)
+                           bootstrap=boot, null_distribution=null,
+                           notes=story_note(p, lo, hi, cl, why=(
+                               "the permutation test swaps the two judges' labels pair by pair, the interval "
+                               "resamples inputs: pairs that share an input are not independent, which only the "
+                               "interval counts; read the interval")))
 
 
 # --------------------------------------------------------------------------

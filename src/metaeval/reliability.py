@@ -75,7 +75,7 @@ from .stats import resampling as _rs
 from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
 from .stats.alpha import alpha_batch, listwise_complete
 from .stats.coefficients import pow2_exponent
-from .stats.inference import statistic
+from .stats.inference import statistic, story_note
 from .stats.levels import check_average, check_level, level_values
 
 # --------------------------------------------------------------------------
@@ -1484,6 +1484,11 @@ class Agreement(_Result):
     observed_disagreement, expected_disagreement : float
         Krippendorff's D_o and D_e (NaN for the ICCs).
     signature : str
+    notes : str
+        Empty, or why the p-value and the interval of an ICC disagree: the F
+        test is one-sided (ICC > 0) and the interval two-sided, so a p-value
+        between (1 - confidence_level) / 2 and 1 - confidence_level sits beside
+        an interval that contains 0 (:func:`metaeval.stats.inference.story_note`).
     """
 
     column: str
@@ -1503,6 +1508,7 @@ class Agreement(_Result):
     observed_disagreement: float
     expected_disagreement: float
     signature: str
+    notes: str = ""
 
 
 @dataclass(frozen=True)
@@ -1801,6 +1807,9 @@ def agreement(
                         units="cells",
                         raters=None if design == "same" else design,
                     ),
+                    notes=story_note(p, lo, hi, cl, alternative="greater", why=(
+                        "the F test is one-sided (ICC > 0), the interval two-sided: a one-sided p between "
+                        f"{(1 - cl) / 2:.3g} and {1 - cl:.3g} sits beside an interval that contains 0")),
                 )
             out.append(res)
     return Agreements(tuple(out))

@@ -36,7 +36,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
-from .stats.clusters import mtme_pvalue
+from .stats.clusters import adjust_better, mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
 from .stats.coefficients import pow2_scaled
 from .stats.sequential import besag_clifford
@@ -141,13 +141,16 @@ def soft_pairwise_accuracy(
         drawn and shared by the human scores, every metric and every system
         pair, as in pce.py (which seeds both the human and the metric call
         with ``seed=4``).  An int ``s`` gives the same draws as
-        ``pce.compute_pairwise_p_values(..., seed=s)``: ``rng=4,
-        precision="float32"`` reproduces mt-metrics-eval's WMT24 numbers.
+        ``pce.compute_pairwise_p_values(..., seed=s)``; ``rng=4,
+        precision="float32"`` is mt-metrics-eval's WMT24 computation.
     precision : {"float64", "float32"}
-        ``float32`` is pce.py's arithmetic (bit-identical p-values when the
-        float32 sums agree; numpy's float32 summation depends on memory
-        layout, so on large inputs pce.py itself is not bit-reproducible and
-        a few tied draws can flip); the default ``float64`` avoids float32
+        ``float32`` is pce.py's arithmetic: the same p-values as pce.py
+        whenever the float32 sums agree.  numpy's float32 summation depends
+        on the memory order of the array, so pce.py's own p-values move with
+        it (on 13 x 147 MQM-like matrices, a third of the pairs differ
+        between C and Fortran order) and a few tied draws can flip: the SPA
+        then agrees with pce.py's within about 1e-3, not bit for bit
+        (docs/mt.md, section 4).  The default ``float64`` avoids float32
         rounding of the sums.
     ci : {"none", "boot-inputs"}
         ``boot-inputs``: percentile interval from ``n_resamples`` bootstrap
@@ -375,7 +378,11 @@ def compare_spa(
 #: ``TaskResults.range``).
 UNIT_RANGE_METHODS = ("spa", "acc_eq", "acc_23", "pairwise_accuracy", "accuracy")
 TASK_ATTRS = ("lp", "level", "method", "human", "refs", "data")
-CLUSTER_RULES = ("mtme", "metaeval")
+#: How the clusters are formed: ``holm`` (default; metaeval's ``(count + 1) / (n + 1)`` one-sided
+#: p-values, Holm-corrected over each task's pairs: the one rule of compare, compare_all and the
+#: report), ``mtme`` (mt-metrics-eval's exact rule: ``count / n``, uncorrected, as the published WMT
+#: rankings) and ``metaeval`` (``(count + 1) / (n + 1)``, uncorrected).
+CLUSTER_RULES = ("holm", "mtme", "metaeval")
 TABLE_FORMATS = ("text", "csv", "latex")
 
 
@@ -468,6 +475,17 @@ def _order(stats: dict) -> list:
     return sorted(stats, key=lambda m: (-stats[m] if np.isfinite(stats[m]) else np.inf, m))
 
 
+def _cluster_correction(rule):
+    """The correction of the clusters' one-sided p-values under a :data:`CLUSTER_RULES` rule."""
+    return "holm" if rule == "holm" else "none"
+
+
+def _sig_fields(signature):
+    """A signature's fields (without the version), to rebuild it with more keys."""
+    parts = [p.split(":", 1) for p in signature.split("|")]
+    return {k: v for k, v in parts if k != "metaeval"}
+
+
 def _run_task(task, ds, metrics, n_resamples, gen_ss, alpha, clusters, n_permutations):
     from .compare import compare_all
     from .correlation import correlate
@@ -488,15 +506,19 @@ def _run_task(task, ds, metrics, n_resamples, gen_ss, alpha, clusters, n_permuta
                     c = compare_spa(ds, task.human, order[i], order[j], n_resamples=n_resamples,
                                     n_permutations=n_permutations, rng=gen_ss)
                     better[i, j] = c.pvalue_mtme if clusters == "mtme" else c.pvalue
+            better = adjust_better(better, _cluster_correction(clusters))
         sig = spa[0].signature
+        if n_resamples:
+            sig = make_signature(**_sig_fields(sig), clusters=clusters)
     else:
         if n_resamples:
             cmp = compare_all(ds, task.human, metrics=ms, level=task.level, method=task.method,
                               average=task.average, n_resamples=n_resamples, correction="none",
-                              alpha=alpha, rng=gen_ss, clusters=clusters)
+                              alpha=alpha, rng=gen_ss, clusters="mtme" if clusters == "mtme" else "metaeval",
+                              cluster_correction=_cluster_correction(clusters))
             stats = dict(zip(cmp.metrics, cmp.statistics))
             order = list(cmp.metrics)
-            better = cmp.better
+            better = adjust_better(cmp.better, cmp.cluster_correction)
             sig = cmp.signature
         else:
             cor = correlate(ds, task.human, metrics=ms, level=task.level, method=task.method,
@@ -523,7 +545,7 @@ def run_tasks(
     n_resamples: int = 1000,
     n_permutations: int = 1000,
     alpha: float = 0.05,
-    clusters: str = "mtme",
+    clusters: str = "holm",
     rng=None,
 ) -> TaskSetResults:
     """Run a WMT-style task set: each task's statistics and cluster ranks.
@@ -541,10 +563,20 @@ def run_tasks(
     n_permutations : int
         Sign draws of SPA tasks.
     alpha : float
-    clusters : {"mtme", "metaeval"}
-        p-values for the clusters: mt-metrics-eval's ``count / n``
-        (default, to reproduce WMT rankings) or metaeval's
-        ``(count + 1) / (n + 1)`` (see :mod:`metaeval.stats.clusters`).
+    clusters : {"holm", "mtme", "metaeval"}
+        How the clusters are formed (:data:`CLUSTER_RULES`): ``holm``
+        (default, the rule of :func:`metaeval.compare_all` and the report):
+        metaeval's ``(count + 1) / (n + 1)`` one-sided p-values,
+        Holm-corrected over the task's K(K-1)/2 pairs; ``mtme``:
+        mt-metrics-eval's exact rule, ``count / n`` uncorrected (to
+        reproduce the published WMT rankings); ``metaeval``:
+        ``(count + 1) / (n + 1)`` uncorrected (see
+        :mod:`metaeval.stats.clusters`).  ``TaskResult.better`` holds the
+        p-values the clusters read (adjusted under ``holm``), and each
+        task's signature the rule: :func:`metaeval.compare_all`'s
+        ``clusters:holm``, ``clusters:none:mtme``, ``clusters:none`` for
+        correlation tasks, the rule's name for SPA tasks (and for
+        :func:`global_pairwise_accuracy`).
     rng : seed
         Each task draws from a stream named after the task, so a task's
         numbers do not depend on the other tasks.
@@ -747,7 +779,7 @@ def global_pairwise_accuracy(
     metrics=None,
     n_resamples: int = 1000,
     alpha: float = 0.05,
-    clusters: str = "mtme",
+    clusters: str = "holm",
     rng=None,
 ) -> GlobalAccuracy:
     """WMT22's global system-level pairwise accuracy pooled over datasets.
@@ -775,7 +807,8 @@ def global_pairwise_accuracy(
     n_resamples : int
         0: no test (ranks are positions).
     alpha : float
-    clusters : {"mtme", "metaeval"}
+    clusters : {"holm", "mtme", "metaeval"}
+        As for :func:`run_tasks`.
     rng : seed
 
     Returns
@@ -836,12 +869,14 @@ def global_pairwise_accuracy(
                 null = halves[:, 0] - halves[:, 1]
                 d = acc[order[i]] - acc[order[j]]
                 better[i, j] = mtme_pvalue(null, d) if clusters == "mtme" else resampling_pvalue(null, d, "greater")
+        better = adjust_better(better, _cluster_correction(clusters))
         ranks = significance_clusters(np.array([acc[m] for m in order]), better, alpha=alpha, names=order)
     else:
         ranks = np.arange(1, K + 1)
     sig = make_signature(human=",".join(sorted(set(hum.values()))), level="system",
                          method="pairwise_accuracy", test="perm-both" if n_resamples else None,
-                         n=n_resamples or None, clusters=clusters, pooled=len(names), seed=tag)
+                         n=n_resamples or None, clusters=clusters if n_resamples else None,
+                         pooled=len(names), seed=tag)
     return GlobalAccuracy(metrics=tuple(order), human=",".join(sorted(set(hum.values()))),
                           n_pairs=npairs, datasets=tuple(names), signature=sig,
                           statistics=np.array([acc[m] for m in order]), ranks=np.asarray(ranks),
@@ -931,7 +966,7 @@ def run_wmt(
     n_resamples: int = 1000,
     n_permutations: int = 1000,
     alpha: float = 0.05,
-    clusters: str = "mtme",
+    clusters: str = "holm",
     rng=None,
 ):
     """Read an mt-metrics-eval folder and run a WMT preset (see :func:`wmt_tasks`).

@@ -355,7 +355,8 @@ def _collapse(
         )
         rest = len(cells) - MAX_SHOWN
         what = (
-            "a metric scores the output, not the rater"
+            "a metric scores the output, not the rater (a column that varies by rater is a human "
+            "dimension: declare it with human=)"
             if axis_kind == "rater"
             else "human scores do not change between metric runs"
         )

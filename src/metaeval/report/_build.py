@@ -41,6 +41,7 @@ MODES = {
         "chi2_resamples": 9999,   # local accuracy, H1 permutations (small counts)
         "text": True,             # text diagnostics (rescoring perturbed texts)
         "ci_metrics": None,       # bootstrap intervals for every metric
+        "resolution": 2,          # cluster tests: smallest Holm p <= alpha / 2 (cluster_resamples)
     },
     "quick": {
         "n_resamples": 100,
@@ -56,6 +57,7 @@ MODES = {
         # human column, chosen as the pairwise set is (round-robin over the levels by the statistic); the
         # other metrics get their statistic without an interval, and the report says so
         "ci_metrics": 20,
+        "resolution": 10,         # cluster tests: smallest Holm p <= alpha / 10 (cluster_resamples)
     },
 }
 
@@ -73,12 +75,31 @@ MODES = {
 #: quick runs and in a quick run on 16 x 100 cells with 6 human columns x 212 metrics, 175 CPU-s in all).  "compile": compiling the kernels
 #: the report uses when neither the shipped nor the user's numba cache has them (26-30 CPU-s measured
 #: by benchmarks/startup_compile.py).
-COST = {"corr": 3.5e-4, "stat": 0.005, "pair": 2.3e-4, "dp": 4.5e-5, "dp_fixed": 0.0116,
+#: "pair" and "pair_fixed": one permutation resample of a pair at one level and the pair's fixed part
+#: (statistics, set-up): the CPU time of the clusters at 201 resamples (0.046 CPU-s per pair and
+#: level, above) split as measured at 201 and 1999 resamples on SummEval coherence (10 pairs x 4
+#: levels, 7.1 and 9.3 s: the fixed part is 96.5% of the time at 201).
+COST = {"corr": 3.5e-4, "stat": 0.005, "pair": 8.0e-6, "pair_fixed": 0.0446, "dp": 4.5e-5, "dp_fixed": 0.0116,
         "measures_fixed": 1.5, "views_per_column": 1.5, "base": 9.2, "per_column": 0.06, "compile": 30.0,
         # pairwise preferences, per annotator (a metric of the pairwise set or the human ceiling) and pair of
         # outputs: one bootstrap resample, and the fixed part (labels, tie calibration, point estimates);
         # the section's CPU time in the two quick runs above (1.2 and 1.5 CPU-s)
         "pref": 6.2e-8, "pref_fixed": 6.5e-6}
+
+
+#: the clusters' resolution: without an explicit --n-resamples the permutation tests draw enough
+#: resamples that the smallest attainable Holm-corrected p-value, m / (n + 1) over m pairs, is at most
+#: alpha / resolution (MODES: 10 in the quick mode, where the draws are a small part of the run; 2 in
+#: the full mode, whose 45 pairs would need 9000 draws per pair and level for 10), so that a significant
+#: pair never reads "p (Holm) = 0.050" (issue 23 item 6: with m / (n + 1) = alpha every significant pair
+#: of a quick run sat at the limit, 10/201).
+RESOLUTION = MODES["quick"]["resolution"]
+
+
+def cluster_resamples(n_resamples, n_pairs, alpha, resolution=RESOLUTION):
+    """Resamples of the clusters' tests: ``n_resamples``, or more so that ``n_pairs / (n + 1) <=
+    alpha / resolution`` (the smallest Holm-corrected p-value over ``n_pairs`` pairs)."""
+    return max(int(n_resamples), math.ceil(resolution * n_pairs / alpha) - 1)
 
 
 def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, compiled=None):
@@ -109,12 +130,13 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, com
     k = cfg.value("pairwise")
     p = n_metrics if k == "all" else len(k) if isinstance(k, (tuple, list)) else min(int(k), n_metrics)
     pairs = p * (p - 1) // 2
-    n_c = n if cfg.n_resamples is not None or not pairs else max(n, math.ceil(pairs / cfg.alpha))
+    n_c = n if cfg.n_resamples is not None or not pairs else cluster_resamples(n, pairs, cfg.alpha,
+                                                                                cfg.value("resolution"))
     scale = n_systems * n_inputs / 1600
     parts = {
         "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
         "correlation statistics": n_humans * n_metrics * levels * COST["stat"],
-        "significance clusters": n_humans * levels * pairs * n_c * COST["pair"] * scale,
+        "significance clusters": n_humans * levels * pairs * (n_c * COST["pair"] + COST["pair_fixed"]) * scale,
         "discriminative power": n_humans * levels * 3 * pairs * (COST["dp_fixed"] + n * COST["dp"] * scale)
         + n_humans * COST["measures_fixed"],
         # pairwise set + the human ceiling, bootstrapped over the output pairs of every input
@@ -537,6 +559,14 @@ class _Builder:
         if len(dropped):
             note += (f"{len(dropped)} metric x level entries dropped undefined groups (constant scores or too "
                     f"few pairs); the counts are in results.json (n_groups_dropped).")
+        noted = f[f["notes"].fillna("") != ""] if "notes" in f else f.iloc[:0]
+        if len(noted):  # one story per row: the p-values are in results.json, and say when they disagree
+            note += (f" {len(noted)} metric x level entries have an analytic p-value (results.json, pvalue) that "
+                     f"disagrees with their interval (below alpha beside an interval containing 0, or the reverse): "
+                     f"the p-value treats the cells as independent, the interval resamples systems and inputs; read "
+                     f"the interval (each such entry's notes field says why: "
+                     f"{', '.join(f'{m} ({lv})' for m, lv in zip(noted.metric[:5], noted.level[:5]))}"
+                     f"{', ...' if len(noted) > 5 else ''}).")
         tid = f"corr-{h}"
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} at each level with 95% bootstrap intervals "
                               f"(rows ordered by the {self.levels[0]}-level value)", cols, rows, _sigs(f),
@@ -573,11 +603,11 @@ class _Builder:
         n_pairs = len(subset) * (len(subset) - 1) // 2
         if bar is not None and hasattr(bar, "set_total"):
             bar.set_total(n_pairs * len(self.levels))
-        # without an explicit --n-resamples, the clusters' permutation tests get enough resamples for a
-        # Holm-corrected p-value to reach alpha: m / (n + 1) <= alpha, n = ceil(m / alpha)
+        # without an explicit --n-resamples, the clusters' permutation tests get enough resamples that no
+        # decision sits at the resolution limit (cluster_resamples)
         n_test = self.n
         if self.cfg.n_resamples is None and n_pairs:
-            n_test = max(self.n, math.ceil(n_pairs / self.cfg.alpha))
+            n_test = cluster_resamples(self.n, n_pairs, self.cfg.alpha, self.cfg.value("resolution"))
         per_level = {}
         for lv in self.levels:
             per_level[lv] = self._timed(s, lambda lv=lv: compare_all(
@@ -591,21 +621,27 @@ class _Builder:
         order = list(first.metrics)
         cols = [Column("metric", "metric", "text")]
         for lv in self.levels:
-            cols += [Column(lv, f"{lv}", "num"), Column(f"{lv}_cluster", f"{lv} cluster", "int")]
+            cols += [Column(lv, f"{lv}", "num"), Column(f"{lv}_cluster", f"{lv} cluster", "int"),
+                     Column(f"{lv}_p_cluster", f"{lv} p vs its cluster (Holm)", "p")]
+        separating = {lv: per_level[lv].separating()[0] for lv in self.levels}
         rows = []
         for m in order:
             row = [m]
             for lv in self.levels:
                 c = per_level[lv]
                 i = c.metrics.index(m)
-                row += [c.statistics[i], int(c.clusters[i])]
+                row += [c.statistics[i], int(c.clusters[i]), separating[lv][i]]
             rows.append(row)
         tid = f"clusters-{h}"
         excluded = [m for m in self.metrics if m not in subset]
         note = rd.subset_note(k, subset, excluded, self.levels)
+        note += (" 'p vs its cluster': the Holm-corrected one-sided p-value that placed the metric, the smallest "
+                 "over the members of the cluster above it when it was visited (<= alpha opens a new cluster, "
+                 "above alpha keeps it there; metaeval.Comparisons.separating).")
         if n_test != self.n:
-            note += (f" Permutation resamples: {n_test} (not {self.n}) so that, after Holm's correction over "
-                     f"{n_pairs} pairs, a p-value can reach alpha ({n_pairs}/({n_test}+1) <= {self.cfg.alpha:g}).")
+            note += (f" Permutation resamples: {n_test} (not {self.n}) so that the smallest Holm-corrected p-value "
+                     f"over {n_pairs} pairs, {n_pairs}/({n_test}+1) = {n_pairs / (n_test + 1):.4f}, is at most "
+                     f"alpha/{self.cfg.value('resolution')} and no decision sits at the resolution limit.")
         s.tables.append(Table(tid, f"{h}: {self.cfg.method} and significance cluster (1 = top) at each level",
                               cols, rows, [c.signature for c in per_level.values()], note=note, group=h))
         from ..stats.multitest import adjust_pvalues
@@ -1125,6 +1161,8 @@ class _Builder:
                 used = int(f.loc[(j, "acc_eq")].n) and j != "human"
                 row += [f.loc[(j, "acc_eq")].epsilon if used else None, taus.get(j, math.nan) if j != "human" else None,
                         int(f.loc[(j, "acc_eq")].n)]
+                above = [r.measure for r in pa if r.judge == j and r.above_ceiling]
+                row.append(", ".join(above) if above else None)
                 rows.append(row)
             tid = f"pref-{h}"
             n_pairs, n_r = len(data.pairs), len(data.raters)
@@ -1138,7 +1176,8 @@ class _Builder:
                 Column("kappa_majority_ci", "kappa 95% CI", "ci"),
                 Column("epsilon", "acc_eq tie threshold", "num"),
                 Column("bt_tau_b", "BT tau_b", "num"),
-                Column("pairs", "pairs", "int")], rows,
+                Column("pairs", "pairs", "int"),
+                Column("above_ceiling", "above the human ceiling on", "text")], rows,
                 sorted({r.signature for r in pa} | {r.signature for r in bt}), group=h,
                 note=(f"Every unordered pair of systems on every input is a pair ({n_pairs} pairs); each rater "
                       f"prefers the output it scored higher (equal scores: a tie), a metric the output with the "
@@ -1151,7 +1190,9 @@ class _Builder:
                       + (f"Metrics: the pairwise set ({len(judges)} of {len(self.metrics)}); "
                          f"{len(excluded)} other metrics are not shown. " if excluded else "")
                       + "All measures (Cohen's kappa vs each rater, Fleiss' kappa, Krippendorff's alpha) and "
-                        "the Bradley-Terry strengths are in results.json.")))
+                        "the Bradley-Terry strengths are in results.json. 'above the human ceiling on' lists the "
+                        "measures on which a metric agrees with the raters more than they agree with one another "
+                        "(the readings say what that implies; results.json has each one's notes).")))
             from . import figures as fg
 
             s.figures.append(Figure(f"fig-pref-{h}", f"{h}: agreement with the raters' preferences",

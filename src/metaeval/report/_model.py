@@ -19,6 +19,8 @@ from .._export import plain  # noqa: F401  (re-exported: the report's modules im
 #: column kinds and how :func:`fmt` shows them
 KINDS = ("text", "num", "p", "int", "ci", "bool")
 DIGITS = 3
+#: decimals of a p-value: enough to tell 0.0498 from 0.0500 (issue 23 item 6)
+P_DIGITS = 4
 
 
 def _missing(v):
@@ -28,8 +30,8 @@ def _missing(v):
 def fmt(value, kind="num", digits=DIGITS):
     """A value as the report shows it (the renderers' only rounding).
 
-    ``num``: ``digits`` decimals; ``p``: ``<0.001`` below 0.001, else
-    ``digits`` decimals; ``int``: an integer (``inf`` kept); ``ci``: a pair
+    ``num``: ``digits`` decimals; ``p``: at least :data:`P_DIGITS` decimals
+    (``<0.0001`` below that), so that 0.0498 does not show as 0.050; ``int``: an integer (``inf`` kept); ``ci``: a pair
     ``[low, high]``; ``bool``: ``yes``/``no``; ``text``: as is.  Missing
     values (None, NaN) show as an en dash.
     """
@@ -51,6 +53,8 @@ def fmt(value, kind="num", digits=DIGITS):
         return "inf" if v > 0 else "-inf"
     if kind == "int":
         return str(int(round(v)))
+    if kind == "p":
+        digits = max(digits, P_DIGITS)
     if kind == "p" and v < 10 ** (-digits):
         return f"<{10 ** (-digits):.{digits}f}"
     s = f"{v:.{digits}f}"

@@ -27,6 +27,10 @@ FIT = {"cfi": (">=", 0.95), "tli": (">=", 0.95), "rmsea": ("<=", 0.06), "srmr": 
 FACTOR_CORR_HIGH = 0.85   # Brown (2015): factors correlating above .85 lack discriminant validity
 P_LEVEL = 0.05
 MIN_SYSTEMS = 5           # below this many systems, system-level correlations and tests support no conclusion
+# reliability of the human scores a level correlates, below which the level recommends no metric (Nunnally
+# 1978's .7, as ALPHA_ACCEPTABLE): Cronbach's alpha over inputs of the system means at system level, ICC(2,k)
+# of the raters' mean over the cells at the input, item and global levels (Shrout and Fleiss 1979)
+HUMAN_RELIABILITY_MIN = 0.7
 
 
 def holm_floor(n_resamples, n_pairs):
@@ -119,7 +123,10 @@ RULES = {
                     "interval overlaps the closest metric's (their upper bound >= its lower bound). Overlap or "
                     "not, no difference is tested (metaeval.compare_judges tests a pair of judges); a metric "
                     "above the ceiling on acc_eq is flagged, since its tie threshold is calibrated on these data "
-                    "and the raters' is not.",
+                    "and the raters' is not. Every metric above the ceiling on any measure (acc_23, acc_eq, "
+                    "kappa, Fleiss, alpha) gets a sentence with the reading that implies "
+                    "(metaeval.preferences.ceiling_note): it tracks what the raters share rather than any one "
+                    "rater, which is reaching the raters' pooled agreement, not being better than a human.",
     "pref-bt": "For each human column with raters: the metric whose Bradley-Terry system ranking is closest to "
                "the raters' (highest Kendall tau-b), and the range of tau_b over the metrics, with the number "
                "of systems ranked.",
@@ -130,8 +137,11 @@ RULES = {
                  "(Holm-corrected) whose 95% interval lies above 0; a metric is flagged when its Cronbach's alpha "
                  "is below .7 or its stability below .9. Only the metrics of the pairwise set were tested. A level "
                  "gets no conclusion when the resamples are too few for any corrected p-value to reach alpha, "
-                 "or (system level) with fewer than 5 systems; 'trusted at every level' needs a conclusion at "
-                 "every level.",
+                 "or (system level) with fewer than 5 systems, and no trusted metric when the reliability of "
+                 "the human scores at that level is below .7 (Cronbach's alpha over inputs at system level, "
+                 "ICC(2,k) of the raters' mean at the input, item and global levels; shown beside each "
+                 "recommendation, 'not computed' without raters); 'trusted at every level' needs a conclusion "
+                 "at every level.",
     "rec-humans": "A warning when a human column's raters agree poorly (Krippendorff's interval alpha "
                   "< .667): every correlation with it is bounded by its unreliability.",
 }
@@ -618,6 +628,13 @@ def preference_readings(frame, taus, h, tid, n_systems=None):
         elif len(j) > 1 and _finite(b.ci_low):
             txt += f"; no other metric's interval overlaps {best}'s"
         out.append(Reading(txt + ". No difference was tested.", "pref-ceiling", [tid], h))
+    if "above_ceiling" in frame:  # every judge above the human-human ceiling, with the reading it implies
+        up = frame[frame.above_ceiling.astype(bool) & (frame.judge != "human")]
+        for judge, g in up.groupby("judge", sort=True):
+            first = g.iloc[0]
+            out.append(Reading(
+                f"{h}: {judge} is above the human-human ceiling on {', '.join(g.measure)} "
+                f"({first.measure} {fmt(first.statistic)}): {first.notes}.", "pref-ceiling", [tid], h))
     t = {k: v for k, v in taus.items() if k != "human" and _finite(v)}
     if t:
         best = max(t, key=lambda k: (t[k], k))
@@ -645,6 +662,33 @@ def _reliability_flags(state):
             if _finite(r.statistic) and r.statistic < ALPHA_HIGH:
                 flags.setdefault(r.column, []).append(f"stability {fmt(r.statistic)}")
     return flags
+
+
+def human_reliability(state, h, level):
+    """``(value, text)``: the reliability of human column ``h``'s scores as level ``level`` correlates
+    them, from the report's reliability section (``value`` NaN when it could not be computed, ``text``
+    saying which coefficient or why not).
+
+    ``system``: Cronbach's alpha over inputs with the systems as examinees (``consistency``), the
+    reliability of the system means.  ``input``, ``item``, ``global``: ICC(2,k) of the raters' mean
+    over the system x input cells (``agreement``), the reliability of the cell scores these levels
+    correlate, shown with Krippendorff's interval alpha (the agreement of single raters)."""
+    rel = state.get("reliability", {})
+    if level == "system":
+        c = rel.get("consistency")
+        f = c.to_frame() if c is not None else None
+        if f is None or h not in set(f.column):
+            return math.nan, "not computed (Cronbach's alpha over inputs needs 2+ systems and inputs)"
+        v = float(f[f.column == h].statistic.iloc[0])
+        return v, f"Cronbach's alpha over inputs {fmt(v)}"
+    a = rel.get("agreement")
+    f = a.to_frame() if a is not None else None
+    if f is None or h not in set(f.column):
+        return math.nan, "not computed (one rating per cell: no rater agreement)"
+    f = f[f.column == h].set_index("method").statistic
+    v = float(f.get("icc2k", math.nan))
+    kr = f.get("krippendorff_interval", math.nan)
+    return v, f"ICC(2,k) of the raters' mean {fmt(v)} (Krippendorff's alpha {fmt(kr)})"
 
 
 def recommend(state, humans, levels, metrics):
@@ -718,11 +762,15 @@ def recommend(state, humans, levels, metrics):
         n_pairs = len(first.metrics) * (len(first.metrics) - 1) // 2
         limit = resolution_text(n_res, n_pairs, first.alpha) if n_res else ""
         why = {}
+        hrel = {lv: human_reliability(state, h, lv) for lv in levels}
         for lv in levels:
             if limit:
                 why[lv] = f"no conclusion: too few resamples ({n_res}) for any Holm-corrected p-value to reach alpha"
             elif lv == "system" and n_sys is not None and n_sys < MIN_SYSTEMS:
                 why[lv] = f"no conclusion: only {n_sys} systems"
+            elif _finite(hrel[lv][0]) and hrel[lv][0] < HUMAN_RELIABILITY_MIN:
+                why[lv] = (f"no trusted metric: the human scores are unreliable at this level "
+                           f"({hrel[lv][1]} < {HUMAN_RELIABILITY_MIN:g}), so no agreement with them can be trusted")
         for lv in levels:
             c = per_level[lv]
             top = [m for m, k in zip(c.metrics, c.clusters) if k == 1]
@@ -731,11 +779,13 @@ def recommend(state, humans, levels, metrics):
             if lv in why:
                 trust, weak = [], []
             caution = [f"{m} ({', '.join(flags[m])})" for m in trust if m in flags]
-            trows.append([h, lv, why.get(lv) or ", ".join(trust) or "none", ", ".join(weak) or "-",
+            trows.append([h, lv, why.get(lv) or ", ".join(trust) or "none", hrel[lv][1], ", ".join(weak) or "-",
                           "; ".join(caution) or "-"])
             data["trust"].setdefault(h, {})[lv] = {"trust": trust, "top_cluster_ci_includes_0": weak,
                                                    "flagged": [m for m in trust if m in flags],
-                                                   "no_conclusion": why.get(lv)}
+                                                   "no_conclusion": why.get(lv),
+                                                   "human_reliability": hrel[lv][0],
+                                                   "human_reliability_text": hrel[lv][1]}
         if limit:
             readings.append(Reading(f"{h}: no metric can be recommended from this run: {limit}.", "rec-trust",
                                     [f"clusters-{h}", f"pairs-{h}"], h))
@@ -758,10 +808,18 @@ def recommend(state, humans, levels, metrics):
         tables.append(Table("rec-trust", "Metrics to trust at each level (top Holm-corrected significance "
                             "cluster, interval above 0)", [
             Column("human", "human", "text"), Column("level", "level", "text"),
-            Column("trust", "trust", "text"), Column("weak", "top cluster, interval includes 0", "text"),
+            Column("trust", "trust", "text"),
+            Column("human_reliability", "reliability of the human scores", "text"),
+            Column("weak", "top cluster, interval includes 0", "text"),
             Column("caution", "trusted but unreliable (alpha < .7 or stability < .9)", "text")], trows, [],
             note="From the tables clusters-<human column> and corr-<human column>, whose captions carry the "
-                 "signatures, and rel-consistency / rel-stability for the flags (rule rec-trust)."))
+                 "signatures, and rel-consistency / rel-stability for the flags (rule rec-trust). The "
+                 "reliability of the human scores is that of what each level correlates: Cronbach's alpha over "
+                 "inputs of the system means (system level; rel-consistency), ICC(2,k) of the raters' mean "
+                 "over the cells (input, item and global levels; rel-agreement, with Krippendorff's alpha of "
+                 f"single raters). Below {HUMAN_RELIABILITY_MIN:g} a level recommends no metric: agreement with "
+                 "noisy human scores cannot single one out (any correlation is bounded by the square root of "
+                 "that reliability)."))
     fa = state.get("validity", {}).get("cfa")
     if fa is not None and _cfa_problem(fa):
         readings.append(Reading(f"Validity: {_cfa_problem(fa)}; the factor analysis is not interpretable and "

@@ -61,6 +61,21 @@ def num(v, digits=4):
     return str(v)
 
 
+#: decimals of every p-value a table prints: enough to tell 0.0498 from 0.0500 (issue 23 item 6)
+P_DIGITS = 4
+
+
+def pval(v):
+    """A p-value as the tables show it: :data:`P_DIGITS` decimals, scientific below ``10**-P_DIGITS``."""
+    return num(v, P_DIGITS)
+
+
+def _is_p(column):
+    """Whether a result column holds p-values (``pvalue``, ``pvalue_adjusted``, ``p_...``)."""
+    c = str(column)
+    return c.startswith(("pvalue", "p_")) or c == "p"
+
+
 def integer(v):
     """A count: ``-`` for missing, ``inf`` for an infinite need (e.g. inputs needed when alpha <= 0)."""
     if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -230,15 +245,32 @@ def _sigs(signatures):
     return "\n".join(sorted(set(signatures)))
 
 
+def _noted(rows, notes, cols):
+    """Rows with a ``note`` column (``*1``, ``*2``, ...) when some row has a note, and the note lines
+    for the caption (one story per row: a p-value that disagrees with its interval says why)."""
+    if not any(notes):
+        return cols, rows, []
+    lines, marks = [], []
+    for note in notes:
+        if note:
+            lines.append(note)
+            marks.append(f"*{len(lines)}")
+        else:
+            marks.append("")
+    return cols + ["note"], [row + [m] for row, m in zip(rows, marks)], [f"*{k}: {t}" for k, t in
+                                                                            enumerate(lines, 1)]
+
+
 def correlations_table(res, human):
-    """:class:`~metaeval.Correlations` as one table; a column equal on every row moves to the title."""
+    """:class:`~metaeval.Correlations` as one table; a column equal on every row moves to the title.
+    Rows whose p-value and interval disagree get a mark in ``note``, explained under the table."""
     cols = ["metric", "level", "method", "statistic", "CI", "p", "n", "dropped"]
     rows = []
     for r in res:
         stat = num(r.statistic)
         if r.method == "acc_eq":
             stat += f" (eps={num(r.epsilon, 3)})"
-        rows.append([r.metric, r.level, r.method, stat, interval(r.ci_low, r.ci_high), num(r.pvalue),
+        rows.append([r.metric, r.level, r.method, stat, interval(r.ci_low, r.ci_high), pval(r.pvalue),
                      str(r.n), f"{r.n_groups_dropped}/{r.n_groups}"])
     title = f"correlation with {human}"
     for name in ("method", "level"):
@@ -248,22 +280,29 @@ def correlations_table(res, human):
             title += f", {name} {values.pop()}"
             cols.pop(k)
             rows = [row[:k] + row[k + 1:] for row in rows]
-    return TextTable(title, cols, rows, _sigs(r.signature for r in res))
+    cols, rows, lines = _noted(rows, [r.notes for r in res], cols)
+    return TextTable(title, cols, rows, "\n".join([*lines, _sigs(r.signature for r in res)]))
 
 
 def comparison_table(c, human):
-    """One :class:`~metaeval.Comparison` (two metrics)."""
-    return TextTable(f"{c.metric_a} vs {c.metric_b} ({human})",
-                     ["metric_a", "metric_b", "stat A", "stat B", "delta", "p", "n"],
-                     [[c.metric_a, c.metric_b, num(c.statistic_a), num(c.statistic_b), num(c.statistic),
-                       num(c.pvalue), str(c.n)]], c.signature)
+    """One :class:`~metaeval.Comparison` (two metrics), with its note when p and interval disagree."""
+    cols, rows, lines = _noted(
+        [[c.metric_a, c.metric_b, num(c.statistic_a), num(c.statistic_b), num(c.statistic),
+          interval(c.ci_low, c.ci_high), pval(c.pvalue), str(c.n)]], [c.notes],
+        ["metric_a", "metric_b", "stat A", "stat B", "delta", "CI", "p", "n"])
+    return TextTable(f"{c.metric_a} vs {c.metric_b} ({human})", cols, rows, "\n".join([*lines, c.signature]))
 
 
 def clusters_table(res, human, *, level, method, test, cluster_correction):
-    """The significance clusters of :func:`~metaeval.compare_all`."""
-    rows = [[m, num(s), str(c)] for m, s, c in zip(res.metrics, res.statistics, res.clusters)]
+    """The significance clusters of :func:`~metaeval.compare_all`, with the adjusted one-sided
+    p-value that placed each metric (<= alpha: it opens a cluster; above: it stays in the one above)."""
+    p, against = res.separating()
+    rows = [[m, num(s), str(c), pval(q), a or "-"]
+            for m, s, c, q, a in zip(res.metrics, res.statistics, res.clusters, p, against)]
     return TextTable(f"{method} at {level} level vs {human}: significance clusters ({test}, clusters: "
-                     f"{cluster_correction})", ["metric", "statistic", "cluster"], rows, res.signature)
+                     f"{cluster_correction}, alpha {res.alpha:g})",
+                     ["metric", "statistic", "cluster", f"p vs its cluster ({cluster_correction})", "vs"],
+                     rows, res.signature)
 
 
 def measures_table(table, dp, rc, human, n_metrics):
@@ -306,9 +345,11 @@ def reliability_tables(results, target):
                               for r in f.itertuples()], _sigs(f.signature)))
     if "agreement" in results:
         f = results["agreement"].to_frame()
-        out.append(TextTable("rater agreement", ["column", "method", "statistic", "CI", "raters", "units"],
-                             [[r.column, r.method, num(r.statistic), interval(r.ci_low, r.ci_high),
-                               str(r.n_raters), str(r.n_units)] for r in f.itertuples()]))
+        cols, rows, lines = _noted([[r.column, r.method, num(r.statistic), interval(r.ci_low, r.ci_high),
+                                     pval(r.pvalue), str(r.n_raters), str(r.n_units)] for r in f.itertuples()],
+                                   [r.notes if isinstance(r.notes, str) else "" for r in f.itertuples()],
+                                   ["column", "method", "statistic", "CI", "p", "raters", "units"])
+        out.append(TextTable("rater agreement", cols, rows, "\n".join(lines) or None))
     return out
 
 
@@ -361,10 +402,12 @@ def concurrent_validity_table(cv, *, method, level, criterion):
 
 
 def frame_table(name, res):
-    """Any result with ``to_frame()``: every column but the signature, numbers to 3 decimals."""
+    """Any result with ``to_frame()``: every column but the signature, numbers to 3 decimals
+    (p-values to :data:`P_DIGITS`)."""
     f = res.to_frame()
     cols = [c for c in f.columns if c != "signature"]
-    rows = [[num(v, 3) if isinstance(v, float) else str(v) for v in r] for r in f[cols].itertuples(index=False)]
+    rows = [[(pval(v) if _is_p(c) else num(v, 3)) if isinstance(v, float) else str(v)
+             for c, v in zip(cols, r)] for r in f[cols].itertuples(index=False)]
     caption = _sigs(f["signature"]) if "signature" in f else None
     return TextTable(name.replace("_", " "), cols, rows, caption)
 
@@ -392,7 +435,7 @@ def detection_table(name, det, perturbation):
         ["metric", "accuracy", "ties", "prefers perturbed", "CI", "n", "missing", "excluded", "p (sign)"],
         [[r.metric, num(r.statistic, 3), num(r.tie_share, 3), num(r.less_share, 3),
           f"[{num(r.ci_low, 3)}, {num(r.ci_high, 3)}]", str(r.n), str(r.n_missing), str(r.n_excluded),
-          num(r.pvalue, 3)] for r in det],
+          pval(r.pvalue)] for r in det],
         f"{pr.signature}\n" + _sigs(r.signature for r in det))
 
 
@@ -414,10 +457,10 @@ def local_tables(acc, chi, tau, *, context, source, average, ties):
                    for m, row in zip(mat.index, mat.values)], acc.signature),
         TextTable(f"H1: does accuracy change with {context}? (chi-square per metric)",
                   ["metric", "chi2", "df", "p", "p adj.", "test", "Cramer's V", "n"],
-                  [[r.metric, num(r.statistic, 2), str(r.df), num(r.pvalue, 3), num(r.pvalue_adjusted, 3),
+                  [[r.metric, num(r.statistic, 2), str(r.df), pval(r.pvalue), pval(r.pvalue_adjusted),
                     r.test, num(r.cramers_v, 3), str(r.n)] for r in cf.itertuples()], _sigs(cf.signature)),
         TextTable(f"H2: weighted Kendall tau between the metric rankings of {context} contexts "
-                  f"(mean {num(tau.statistic, 3)}, p = {num(tau.pvalue, 3)}; {tau.n_clusters} cluster(s))",
+                  f"(mean {num(tau.statistic, 3)}, p = {pval(tau.pvalue)}; {tau.n_clusters} cluster(s))",
                   [context, *map(str, tm_.columns)],
                   [[str(i), *[num(float(v), 2) for v in row]] for i, row in zip(tm_.index, tm_.values)],
                   tau.signature),
@@ -442,14 +485,21 @@ def preference_tables(results, *, length_unit, length_per):
         row.append(num(ag.get(w, measure="acc_eq").epsilon, 3))
         row.append(str(ag.get(w, measure="acc_23").n))
         rows.append(row)
+    notes = []  # a judge above the human-human ceiling: the measures and the reading that implies
+    for w in dict.fromkeys(f["judge"]):
+        above = [r for r in ag if r.judge == w and r.above_ceiling]
+        notes.append("" if not above else f"{w} above the ceiling on {', '.join(r.measure for r in above)}: "
+                     + " | ".join(f"{r.measure}: {r.notes}" for r in above))
+    cols, rows, lines = _noted(rows, notes, ["judge", *MEASURES, "epsilon", "pairs"])
     out.append(TextTable("agreement with the human raters (human = the human-human ceiling, leave-one-rater-out)",
-                         ["judge", *MEASURES, "epsilon", "pairs"], rows, "\n".join(dict.fromkeys(f["signature"]))))
+                         cols, rows, "\n".join([*lines, *dict.fromkeys(f["signature"])])))
     if "compare" in results:
         c = results["compare"]
-        out.append(TextTable(f"paired comparison: {c.judge_a} - {c.judge_b}",
-                             ["measure", "difference", "CI", "p", "pairs"],
-                             [[c.measure, num(c.statistic, 4), f"[{num(c.ci_low, 4)}, {num(c.ci_high, 4)}]",
-                               num(c.pvalue, 4), str(c.n)]], c.signature))
+        cols, rows, lines = _noted([[c.measure, num(c.statistic, 4), f"[{num(c.ci_low, 4)}, {num(c.ci_high, 4)}]",
+                                     pval(c.pvalue), str(c.n)]], [c.notes],
+                                   ["measure", "difference", "CI", "p", "pairs"])
+        out.append(TextTable(f"paired comparison: {c.judge_a} - {c.judge_b}", cols, rows,
+                             "\n".join([*lines, c.signature])))
     if "position" in results and len(results["position"]):
         pc = results["position"]
         out.append(TextTable("position-swap consistency (A/B vs B/A)",
@@ -464,7 +514,7 @@ def preference_tables(results, *, length_unit, length_per):
             f"length bias: log-odds of preferring A per {length_per:g} {unit} of length difference (A - B)",
             ["judge", "labels", "slope", "CI (Wald)", "odds ratio", "p"],
             [[r.judge, str(r.n), num(r.slope, 3), f"[{num(r.ci_low, 3)}, {num(r.ci_high, 3)}]",
-              num(r.odds_ratio, 3), num(r.pvalue, 3)] for r in lb], lb[0].signature))
+              num(r.odds_ratio, 3), pval(r.pvalue)] for r in lb], lb[0].signature))
     bt = results["bradley_terry"]
     rk = bt.ranking()
     out.append(TextTable("Bradley-Terry log-strengths (MM; ties as half wins); tau_b vs human in the last row",
@@ -607,6 +657,12 @@ def wmt_table(res, weights=None, *, fmt="text", digits=3):
             out.append("  ".join("-" * w for w in widths))
             continue
         out.append("  ".join(c.ljust(w) if k == 0 else c.rjust(w) for k, (c, w) in enumerate(zip(r, widths))))
+    rules = sorted({p.split(":", 1)[1] for r in res.results for p in r.signature.split("|")
+                    if p.startswith("clusters:")})
+    if rules:  # the one clustering rule of the run, as the signatures record it
+        out.append(f"ranks: significance clusters, clusters:{', '.join(rules)} (holm: one-sided (count+1)/(n+1) "
+                   "p-values, Holm-corrected over each task's pairs; mtme, none:mtme: mt-metrics-eval's exact "
+                   "rule, count/n uncorrected; none, metaeval: (count+1)/(n+1) uncorrected)")
     return "\n".join(out) + "\n"
 
 

@@ -272,4 +272,72 @@ def mtme_pvalue(null, observed) -> float:
         return float(np.count_nonzero(d >= observed) / d.size)
 
 
-__all__ = ["ranking_order", "significance_clusters", "assign_ranks", "mtme_pvalue"]
+def adjust_better(better, correction: str) -> np.ndarray:
+    """Adjust a (k, k) matrix of one-sided p-values ``better[i, j]`` ("i better
+    than j") for multiple testing: the upper-triangle tests (i < j, the tests
+    the clusters read when the metrics are in ranking order) form one family,
+    the lower triangle another (:func:`metaeval.stats.multitest.adjust_pvalues`;
+    NaN entries are missing tests).  ``correction="none"`` returns a copy.
+    """
+    from .multitest import adjust_pvalues
+
+    P = np.asarray(better, dtype=float)
+    out = np.full_like(P, np.nan)
+    iu = np.triu_indices(P.shape[0], 1)
+    out[iu] = adjust_pvalues(P[iu], method=correction)
+    il = (iu[1], iu[0])
+    out[il] = adjust_pvalues(P[il], method=correction)
+    return out
+
+
+def separating_pvalues(statistics, pvalues, *, alpha: float = 0.05, names=None,
+                       strict: bool = False):
+    """The p-value that decided each metric's cluster under :func:`significance_clusters`.
+
+    When metric j is visited, the rule reads ``pvalues[c, j]`` for the members
+    c of the current cluster and opens a new cluster when the smallest of them
+    is ``<= alpha`` (``< alpha`` if ``strict``).  That smallest p-value, and
+    the member c it belongs to, is the number that separates j from the
+    cluster above it (when significant) or keeps it in that cluster (when not):
+    the cluster tables print it.  Membership depends on ``alpha``, so give the
+    clusters' ``alpha``.
+
+    Returns
+    -------
+    (numpy.ndarray of float, list)
+        Per metric, in the original order of ``statistics``: the smallest
+        p-value read when it was placed (NaN for the first metric, for a metric
+        with a NaN statistic, and when every p-value read is NaN), and the
+        index of the member it was read against (None where the p-value is NaN).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> P = np.array([[np.nan, 0.30, 0.01],
+    ...               [np.nan, np.nan, 0.20],
+    ...               [np.nan, np.nan, np.nan]])
+    >>> p, against = separating_pvalues([0.9, 0.8, 0.7], P, alpha=0.05)
+    >>> p.tolist(), against
+    ([nan, 0.3, 0.01], [None, 0, 0])
+    """
+    ranks = significance_clusters(statistics, pvalues, alpha=alpha, names=names, strict=strict)
+    s = _as_statistics(statistics)
+    P = np.asarray(pvalues, dtype=float)
+    placed = [i for i in ranking_order(s, names=names) if not np.isnan(s[i])]
+    out = np.full(s.size, np.nan)
+    against: list = [None] * s.size
+    start = 0
+    for pos in range(1, len(placed)):
+        j = placed[pos]
+        members = placed[start:pos]
+        p = P[members, j]
+        if np.isfinite(p).any():
+            k = int(np.nanargmin(p))
+            out[j], against[j] = float(p[k]), int(members[k])
+        if ranks[j] != ranks[placed[pos - 1]]:
+            start = pos
+    return out, against
+
+
+__all__ = ["adjust_better", "assign_ranks", "mtme_pvalue", "ranking_order", "separating_pvalues",
+           "significance_clusters"]

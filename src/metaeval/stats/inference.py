@@ -84,6 +84,39 @@ def percentile_interval(dist, confidence_level):
     return float(lo), float(hi)
 
 
+def story_note(pvalue, ci_low, ci_high, confidence_level, *, why, null=0.0, alternative="two-sided",
+               both_ways=True):
+    """The note a row needs when its p-value and its interval tell two stories, else ``""``.
+
+    With ``alpha = 1 - confidence_level``, a row disagrees when ``pvalue < alpha``
+    while ``[ci_low, ci_high]`` contains ``null`` ("significant" beside an interval
+    that does not exclude the null), or, with ``both_ways`` and a two-sided test,
+    when ``pvalue >= alpha`` while the interval excludes ``null``.  ``why`` says
+    why the two can differ (the resampling units or the hypotheses of the two);
+    the note names both numbers.  NaN p-values or intervals never disagree.
+
+    Examples
+    --------
+    >>> story_note(1e-9, -0.01, 0.6, 0.95, why="the p-value treats cells as independent")
+    'p = 1e-09 < 0.05 but the 95% interval [-0.01, 0.6] contains 0: the p-value treats cells as independent'
+    >>> story_note(0.2, -0.01, 0.6, 0.95, why="...")
+    ''
+    """
+    p, lo, hi = float(pvalue), float(ci_low), float(ci_high)
+    if not (math.isfinite(p) and math.isfinite(lo) and math.isfinite(hi)):
+        return ""
+    alpha = round(1.0 - float(confidence_level), 12)  # 1 - 0.95 is 0.050000000000000044 in floats
+    contains = lo <= null <= hi
+    if p < alpha and contains:
+        rel, side = "<", "contains"
+    elif both_ways and alternative == "two-sided" and p >= alpha and not contains:
+        rel, side = ">=", "excludes"
+    else:
+        return ""
+    return (f"p = {p:.4g} {rel} {alpha:.3g} but the {100 * float(confidence_level):.3g}% interval "
+            f"[{lo:.4g}, {hi:.4g}] {side} {null:g}: {why}")
+
+
 def analytic_pvalue(coef, xg, yg, alternative):
     """The coefficient's analytic p-value on the pooled finite pairs of ``xg``, ``yg``.
 

@@ -1,0 +1,79 @@
+"""Issue 23 item 4: each level's recommendation shows the reliability of the human scores it
+correlates, and a level below the stated threshold (.7) recommends no metric, saying why.
+
+References written out here or from pingouin: Cronbach's alpha of the system x input matrix
+(inputs as items, systems as examinees: alpha = k/(k-1) (1 - sum of item variances / variance of
+the totals), Cronbach 1951) and ICC(2,k) of the raters over the cells (pingouin.intraclass_corr,
+"ICC(A,k)", i.e. ICC(2,k); Shrout and Fleiss 1979)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import metaeval
+from metaeval import reliability as rl
+from metaeval.report import ReportConfig, build
+from metaeval.report._readings import HUMAN_RELIABILITY_MIN, human_reliability
+
+
+def _data(seed=0, N=8, M=30, cell_noise=3.0):
+    """Systems far apart (reliable system means), raters that disagree on the cells (low ICC)."""
+    g = np.random.default_rng(seed)
+    sys_q = np.linspace(-2, 2, N)[:, None]
+    ratings = np.clip(np.rint(3 + sys_q[None] + cell_noise * g.standard_normal((3, N, M))), 1, 5)
+    truth = sys_q + 0.0 * g.standard_normal((N, M))
+    scores = {"h": ratings, "good": truth + 0.3 * g.standard_normal((N, M)),
+              "fair": truth + g.standard_normal((N, M)), "noise": g.standard_normal((N, M))}
+    return metaeval.Dataset.from_arrays(scores, human=["h"], systems=[f"s{i}" for i in range(N)],
+                                        inputs=[f"d{j}" for j in range(M)])
+
+
+def _alpha_reference(X):
+    k = X.shape[1]
+    return k / (k - 1) * (1 - X.var(axis=0, ddof=1).sum() / X.sum(axis=1).var(ddof=1))
+
+
+def _icc2k_reference(ds):
+    pg = pytest.importorskip("pingouin")
+    R = ds.ratings("h")  # (raters, systems, inputs)
+    long = pd.DataFrame([(f"{i}/{j}", f"r{r}", R[r, i, j]) for r in range(R.shape[0]) for i in range(R.shape[1])
+                         for j in range(R.shape[2])], columns=["cell", "rater", "y"])
+    return float(pg.intraclass_corr(long, targets="cell", raters="rater", ratings="y").set_index("Type").ICC["ICC(A,k)"])  # ICC2k: two-way random, absolute agreement, mean of k
+
+
+def test_human_reliability_reads_the_reliability_section():
+    ds = _data()
+    state = {"reliability": {
+        "consistency": rl.consistency(ds, ["h"], ci="none"),
+        "agreement": rl.agreement(ds, ["h"], method=("krippendorff_interval", "icc2k"))}}
+    v, text = human_reliability(state, "h", "system")
+    assert v == pytest.approx(_alpha_reference(ds.scores("h")), abs=1e-10) and "Cronbach's alpha" in text
+    icc = _icc2k_reference(ds)
+    for lv in ("input", "item", "global"):
+        v, text = human_reliability(state, "h", lv)
+        assert v == pytest.approx(icc, abs=1e-10) and text.startswith("ICC(2,k)")
+    assert np.isnan(human_reliability({"reliability": {}}, "h", "item")[0])
+
+
+def test_a_level_with_unreliable_human_scores_recommends_no_metric():
+    ds = _data()
+    rep = build(ds, ReportConfig(quick=True, seed=0, human=("h",), pairwise="all", splits=10,
+                                 levels=("system", "item")))
+    sys_alpha = _alpha_reference(ds.scores("h"))
+    icc2k = _icc2k_reference(ds)
+    assert sys_alpha >= HUMAN_RELIABILITY_MIN > icc2k  # the data do what they are built for
+    sec = next(s for s in rep.sections if s.id == "recommendation")
+    t = next(t for t in sec.tables if t.id == "rec-trust")
+    keys = [c.key for c in t.columns]
+    rows = {r[keys.index("level")]: r for r in t.rows}
+    item, system = rows["item"], rows["system"]
+    assert item[keys.index("trust")].startswith("no trusted metric: the human scores are unreliable")
+    assert item[keys.index("human_reliability")].startswith("ICC(2,k)")
+    assert not system[keys.index("trust")].startswith("no trusted metric")
+    assert system[keys.index("human_reliability")].startswith("Cronbach's alpha over inputs")
+    data = rep.results["recommendation"]["trust"]["h"]
+    assert data["item"]["trust"] == [] and data["item"]["human_reliability"] == pytest.approx(icc2k)
+    rec = " ".join(r.text for r in sec.readings if r.rule == "rec-trust")
+    assert "item level: no trusted metric" in rec
