@@ -67,7 +67,7 @@ from ._preferences import PreferenceData, read_preferences
 from ._bundled import BUNDLED, SUMMEVAL_DIMENSIONS  # noqa: F401
 from ._accept import accepts_frames, dataset_from  # noqa: F401
 from ._asr import open_text, read_transcript_table  # noqa: F401
-from ._columns import column_notes  # noqa: F401
+from ._columns import column_notes, human_dimensions  # noqa: F401
 from ._frames import select_rows  # noqa: F401
 from ._io import FORMATS as READERS  # noqa: F401
 from ._io import decode, infer_format, read_bytes, read_delimited, read_jsonl  # noqa: F401
