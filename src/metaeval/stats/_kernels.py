@@ -1297,49 +1297,6 @@ def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcod
     return out
 
 
-@nb.njit(parallel=True, cache=True)
-def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, esrc):
-    """Per-group means of both Perm-Both halves: (B, G, 2), NaN for empty
-    groups.  Values are summed in sorted order (the layout's entries), so
-    groups holding the same values in another order get bit-identical means
-    (the tie-preserving rule of ``levels._matched_mean``)."""
-    B = n_resamples
-    G = gptr.size - 1
-    nmax = 1
-    for g in range(G):
-        nmax = max(nmax, gptr[g + 1] - gptr[g])
-    out = np.empty((B, G, 2))
-    T = _n_workers(B)
-    sels = np.empty((T, nmax), np.int8)  # before the parallel region (issue 14.1)
-    for w in nb.prange(T):
-        sel = sels[w]
-        lo, hi = _chunk(B, T, w)
-        for b in range(lo, hi):
-            base = b * ncell
-            for g in range(G):
-                s0 = gptr[g]
-                n = gptr[g + 1] - s0
-                if n == 0:
-                    out[b, g, 0] = np.nan
-                    out[b, g, 1] = np.nan
-                    continue
-                for t in range(n):
-                    sel[t] = _coin(bits, base + cell[s0 + t])
-                ta = 0.0
-                tb = 0.0
-                for q in range(eptr[g], eptr[g + 1]):
-                    sl = eslot[q]
-                    c = cell[s0 + sl]
-                    v = zb[c] if esrc[q] else za[c]
-                    if esrc[q] == sel[sl]:
-                        ta += v
-                    else:
-                        tb += v
-                out[b, g, 0] = ta / n
-                out[b, g, 1] = tb / n
-    return out
-
-
 # --------------------------------------------------------------------------
 # Bootstrap replicates from the original cells (issue 15, item 1)
 #
@@ -1655,78 +1612,6 @@ def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
     return out
 
 
-@nb.njit(cache=True)
-def _add_times(s, val, k):
-    """``s`` plus ``val`` added ``k`` times, one addition after the other
-    (the sequence of a sum over the replicate's copies); k <= 3 without a
-    branch (the multiplicities of a bootstrap draw are Poisson(1)-like)."""
-    a1 = s + val
-    a2 = a1 + val
-    r = a2 + val
-    if k < 3:
-        r = a2
-    if k < 2:
-        r = a1
-    if k < 1:
-        r = s
-    while k > 3:
-        r += val
-        k -= 1
-    return r
-
-
-@nb.njit(parallel=True, cache=True)
-def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
-    """Matched sums of the replicates' rows of the metric and of the human
-    score, as ``levels._matched_mean`` adds them: (2, B, N) sums of each
-    replicate row's valid values (0 in the cells that are not valid) sorted
-    ascending, left to right.  ``sx`` (N, M) holds each original row's
-    metric values sorted (invalid cells as 0), ``ox`` (N, M) their columns
-    (``sy``, ``oy``: the human score), ``cc`` (B, M) the column
-    multiplicities: the replicate's row r holds column c cc[b, c] times, so
-    adding the sorted original values with those multiplicities is the same
-    sequence of additions (equal values in any order give the same sums; a
-    sum starts from -0.0, the identity of floating-point addition, as a
-    cumulative sum starts from its first value).  Rows with
-    ``rows_used[b, r] == 0`` are skipped (0).  Two rows are summed in one
-    loop (four independent chains of additions), and a multiplicity up to 3
-    costs no branch (``_add_times``): the additions are the same, one after
-    the other, in the same order.  The result and the workspace (N integers
-    per worker) are allocated before the parallel region."""
-    B = cc.shape[0]
-    N, M = sx.shape
-    out = np.zeros((2, B, N))
-    T = _n_workers(B)
-    used = np.empty((T, max(N, 1)), np.int64)
-    for w in nb.prange(T):
-        lo, hi = _chunk(B, T, w)
-        rs = used[w]
-        for b in range(lo, hi):
-            n = 0
-            for r in range(N):
-                if rows_used[b, r] != 0:
-                    rs[n] = r
-                    n += 1
-            # rows two at a time; an odd last row is paired with itself
-            for i in range(0, n, 2):
-                r = rs[i]
-                r2 = rs[min(i + 1, n - 1)]
-                s = -0.0
-                u = -0.0
-                s2 = -0.0
-                u2 = -0.0
-                for p in range(M):
-                    s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
-                    u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
-                    s2 = _add_times(s2, sx[r2, p], cc[b, ox[r2, p]])
-                    u2 = _add_times(u2, sy[r2, p], cc[b, oy[r2, p]])
-                out[0, b, r] = s
-                out[1, b, r] = u
-                out[0, b, r2] = s2
-                out[1, b, r2] = u2
-    return out
-
-
 # --------------------------------------------------------------------------
 # Perm-Both of one statistic, bit-identical to the generic level code
 # (compare / compare_all; issue 15).  The layout is permboth.PairLayout's:
@@ -1910,6 +1795,316 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
                 h = hy[s0:s0 + n]
                 out[b, g, 0, 0] = _pearson_row(xa[w, :n], h)
                 out[b, g, 1, 0] = _pearson_row(xb[w, :n], h)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Correctly rounded means (issue 23, item 1; design in metaeval.stats.exact)
+#
+# A float64 is mant * 2^(pos - 1074) with an integer mant < 2^53 and a bit
+# position pos in 0..2045.  The exact sum of any multiset of floats is an
+# integer multiple of 2^-1074 below 2^(1024 + 31); it is held in 32-bit limbs
+# of int64 accumulators (limb j holds bits 32 (j - 2) ... of that integer: two
+# limbs of room below bit 0 take the quotient's fraction bits at the end).  A
+# value touches three limbs, each addition adds less than 2^33 times its
+# multiplicity, so up to 2^29 additions (times multiplicity) never overflow.
+# The mean (sum / n) is then rounded once, to nearest, ties to even.
+#
+# A score on the rational grid k / GRID (module exact) is summed as its
+# integer code k instead: K = sum k exactly, mean = K / (GRID n), one IEEE
+# division of two integers below 2^53, correctly rounded.
+
+#: Limbs of an exact accumulator (two fraction limbs, 66 for the 2098 bit
+#: positions of a float64 and the carries of 2^29 additions, one spare).
+N_ACC = 70
+_M32 = 0xFFFFFFFF
+#: Code of a value that is not on the grid (module exact).
+OFF_GRID = np.iinfo(np.int64).min
+
+
+@nb.njit(cache=True)
+def _acc_add(acc, bits, m):
+    """Add ``m`` (an integer, may be 0) times the float whose IEEE bits are
+    ``bits`` (int64) to the accumulator, exactly."""
+    e = (bits >> 52) & 0x7FF
+    mant = bits & 0xFFFFFFFFFFFFF
+    if e == 0:
+        pos = 0
+    else:
+        mant |= 1 << 52
+        pos = e - 1
+    if bits < 0:
+        m = -m
+    i = (pos >> 5) + 2
+    off = pos & 31
+    a = (mant & _M32) << off
+    b = (mant >> 32) << off
+    acc[i] += m * (a & _M32)
+    acc[i + 1] += m * ((a >> 32) + (b & _M32))
+    acc[i + 2] += m * (b >> 32)
+
+
+@nb.njit(cache=True)
+def _acc_lo(bits):
+    """Lowest limb ``_acc_add`` touches for this value."""
+    e = (bits >> 52) & 0x7FF
+    return ((e - 1 if e > 0 else 0) >> 5) + 2
+
+
+@nb.njit(cache=True)
+def _acc_mean(acc, lo, n):
+    """The accumulated sum divided by the positive integer ``n`` (below
+    2^31), rounded to nearest (ties to even), as a float64; limbs below ``lo``
+    must be zero.  Clears the accumulator."""
+    # carry-normalise: limbs in [0, 2^32), the sign from the last carry
+    carry = 0
+    for i in range(lo, N_ACC):
+        t = acc[i] + carry
+        acc[i] = t & _M32
+        carry = t >> 32
+    neg = carry < 0
+    if neg:  # two's complement (the zero limbs below lo pass the +1 on to lo)
+        c = 1
+        for i in range(lo, N_ACC):
+            t = (acc[i] ^ _M32) + c
+            acc[i] = t & _M32
+            c = t >> 32
+    td = N_ACC - 1
+    while td >= 0 and acc[td] == 0:
+        td -= 1
+    # long division by n from the top, down to three limbs below the
+    # quotient's top limb (X below needs limbs top..top-2); what is left
+    # decides only the sticky bit
+    rem = 0
+    top = -1
+    i = td
+    while i >= 0:
+        cur = (rem << 32) | acc[i]
+        qi = cur // n
+        rem = cur - qi * n
+        acc[i] = qi
+        if top < 0 and qi != 0:
+            top = i
+        if top >= 0 and i <= top - 3:
+            break
+        i -= 1
+    stop = max(i, 0)
+    sticky = rem != 0
+    for j in range(stop):
+        if acc[j] != 0:
+            sticky = True
+    r = 0.0
+    if top >= 0:
+        tb = math.frexp(float(acc[top]))[1]  # bit length, 1..32
+        P = 32 * top + tb - 1  # top bit of the quotient; bit 64 is 2^-1074
+        if P >= 63:
+            s = P - 61  # X: the 62 bits at positions s..P
+            iL = s >> 5
+            offL = s & 31
+            X = 0
+            for j in range(top, iL, -1):
+                X |= acc[j] << (32 * j - s)
+            X |= acc[iL] >> offL
+            if acc[iL] & ((1 << offL) - 1):
+                sticky = True
+            for j in range(stop, iL):
+                if acc[j] != 0:
+                    sticky = True
+            if P == 63:  # in [2^-1075, 2^-1074): 2^-1074, or 0 at the tie (even)
+                if X != (1 << 61) or sticky:
+                    r = math.ldexp(1.0, -1074)
+            else:
+                k = min(53, P - 63)  # bits kept (fewer below the normal range)
+                dd = 62 - k
+                mant = X >> dd
+                rb = X & ((1 << dd) - 1)
+                half = 1 << (dd - 1)
+                if rb > half or (rb == half and (sticky or (mant & 1))):
+                    mant += 1
+                r = math.ldexp(float(mant), s + dd - 1074 - 64)
+    for j in range(td + 1):
+        acc[j] = 0
+    return -r if neg else r
+
+
+@nb.njit(cache=True)
+def _grid_mean(K, n, grid):
+    """K / (grid n): both integers below 2^53, so one correctly rounded division."""
+    return float(K) / float(grid * n)
+
+
+@nb.njit(parallel=True, cache=True)
+def exact_means(bits, codes, valid, use_grid, grid):
+    """Correctly rounded means of the valid entries of each row: (R,) from
+    (R, L) IEEE bits (int64 view of float64), grid codes, the mask and, per
+    row, whether to take the grid codes (module ``exact``).  NaN for a row
+    without a valid entry."""
+    R, L = bits.shape
+    out = np.empty(R)
+    T = _n_workers(R)
+    accs = np.zeros((T, N_ACC), np.int64)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        acc = accs[w]
+        lo, hi = _chunk(R, T, w)
+        for r in range(lo, hi):
+            n = 0
+            if use_grid[r]:
+                K = 0
+                for j in range(L):
+                    if valid[r, j]:
+                        K += codes[r, j]
+                        n += 1
+                out[r] = _grid_mean(K, n, grid) if n else np.nan
+                continue
+            low = N_ACC
+            for j in range(L):
+                if valid[r, j]:
+                    _acc_add(acc, bits[r, j], 1)
+                    low = min(low, _acc_lo(bits[r, j]))
+                    n += 1
+            out[r] = _acc_mean(acc, low, n) if n else np.nan
+    return out
+
+
+@nb.njit(cache=True)
+def _row_lows(bits):
+    """Lowest accumulator limb each row of (N, M) IEEE bits touches."""
+    N, M = bits.shape
+    lows = np.full(N, N_ACC, np.int64)
+    for r in range(N):
+        for c in range(M):
+            if bits[r, c] != 0:
+                lows[r] = min(lows[r], _acc_lo(bits[r, c]))
+    return lows
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
+    """Matched means of the bootstrap replicates' rows, of the metric and of
+    the human score: (2, B, N), correctly rounded (the means
+    ``exact.means`` takes on the materialised replicate).  ``xs``, ``ys``
+    (N, M) hold the scores with 0.0 in the cells that are not valid and
+    ``xcodes``, ``ycodes`` their grid codes (0 there); ``grid_all`` (2,)
+    whether every valid cell of a score is on the grid; ``cc`` (B, M) the
+    column multiplicities (replicate row r holds column c cc[b, c] times);
+    ``cnt`` (B, N) the valid cells of each replicate row.  A replicate takes
+    the grid codes of a score when all its drawn valid cells are on the grid
+    (one scan, which stops at the first drawn cell off the grid), else the
+    exact sums.  Rows with ``rows_used[b, r] == 0`` or no valid cell: NaN.
+    Result and workspace are allocated before the parallel region."""
+    B = cc.shape[0]
+    N, M = xs.shape
+    out = np.empty((2, B, N))
+    xb = xs.view(np.int64)
+    yb = ys.view(np.int64)
+    lows = np.empty((2, N), np.int64)
+    lows[0] = _row_lows(xb)
+    lows[1] = _row_lows(yb)
+    T = _n_workers(B)
+    accs = np.zeros((T, N_ACC), np.int64)
+    for w in nb.prange(T):
+        acc = accs[w]
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            for h in range(2):
+                vb = xb if h == 0 else yb
+                codes = xcodes if h == 0 else ycodes
+                on_grid = grid_all[h] != 0
+                if not on_grid:
+                    on_grid = True
+                    for r in range(N):
+                        if rows_used[b, r] == 0:
+                            continue
+                        for c in range(M):
+                            if cc[b, c] != 0 and codes[r, c] == OFF_GRID:
+                                on_grid = False
+                                break
+                        if not on_grid:
+                            break
+                for r in range(N):
+                    n = cnt[b, r]
+                    if rows_used[b, r] == 0 or n == 0:
+                        out[h, b, r] = np.nan
+                    elif on_grid:
+                        K = 0
+                        for c in range(M):
+                            K += cc[b, c] * codes[r, c]
+                        out[h, b, r] = _grid_mean(K, n, grid)
+                    else:
+                        for c in range(M):
+                            _acc_add(acc, vb[r, c], cc[b, c])
+                        out[h, b, r] = _acc_mean(acc, lows[h, r], n)
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all, gptr, cell,
+                     grid):
+    """Per-group means of both Perm-Both halves: (B, G, 2), NaN for empty
+    groups, correctly rounded (the means ``exact.means`` takes on the
+    materialised halves, so groups holding the same values in any order
+    get the same mean).  ``acodes``, ``bcodes``: grid codes of ``za``,
+    ``zb``; ``grid_all``: both are on the grid in every cell of the groups.
+    A half takes the grid codes when every value it holds is on the grid
+    (one scan, which stops at the first value off it), else exact sums."""
+    B = n_resamples
+    G = gptr.size - 1
+    out = np.empty((B, G, 2))
+    ab = za.view(np.int64)
+    bb = zb.view(np.int64)
+    low = N_ACC
+    for q in range(cell.size):
+        c = cell[q]
+        if ab[c] != 0:
+            low = min(low, _acc_lo(ab[c]))
+        if bb[c] != 0:
+            low = min(low, _acc_lo(bb[c]))
+    T = _n_workers(B)
+    accs = np.zeros((T, 2, N_ACC), np.int64)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            base = b * ncell
+            ga = grid_all
+            gb = grid_all
+            if not grid_all:
+                ga = True
+                gb = True
+                for q in range(cell.size):
+                    c = cell[q]
+                    if _coin(bits, base + c):
+                        ga = ga and bcodes[c] != OFF_GRID
+                        gb = gb and acodes[c] != OFF_GRID
+                    else:
+                        ga = ga and acodes[c] != OFF_GRID
+                        gb = gb and bcodes[c] != OFF_GRID
+                    if not (ga or gb):
+                        break
+            for g in range(G):
+                s0 = gptr[g]
+                n = gptr[g + 1] - s0
+                if n == 0:
+                    out[b, g, 0] = np.nan
+                    out[b, g, 1] = np.nan
+                    continue
+                Ka = 0
+                Kb = 0
+                for t in range(n):
+                    c = cell[s0 + t]
+                    if _coin(bits, base + c):
+                        va, vb, ka, kb = bb[c], ab[c], bcodes[c], acodes[c]
+                    else:
+                        va, vb, ka, kb = ab[c], bb[c], acodes[c], bcodes[c]
+                    if ga:
+                        Ka += ka
+                    else:
+                        _acc_add(accs[w, 0], va, 1)
+                    if gb:
+                        Kb += kb
+                    else:
+                        _acc_add(accs[w, 1], vb, 1)
+                out[b, g, 0] = _grid_mean(Ka, n, grid) if ga else _acc_mean(accs[w, 0], low, n)
+                out[b, g, 1] = _grid_mean(Kb, n, grid) if gb else _acc_mean(accs[w, 1], low, n)
     return out
 
 
