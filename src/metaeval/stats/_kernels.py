@@ -1967,15 +1967,15 @@ def exact_means(bits, codes, valid, use_grid, grid):
 
 
 @nb.njit(cache=True)
-def _row_lows(bits):
-    """Lowest accumulator limb each row of (N, M) IEEE bits touches."""
+def _row_lows(bits, lows):
+    """Lowest accumulator limb each row of (N, M) IEEE bits touches, into
+    ``lows`` (N,)."""
     N, M = bits.shape
-    lows = np.full(N, N_ACC, np.int64)
     for r in range(N):
+        lows[r] = N_ACC
         for c in range(M):
             if bits[r, c] != 0:
                 lows[r] = min(lows[r], _acc_lo(bits[r, c]))
-    return lows
 
 
 @nb.njit(parallel=True, cache=True)
@@ -1998,8 +1998,8 @@ def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
     xb = xs.view(np.int64)
     yb = ys.view(np.int64)
     lows = np.empty((2, N), np.int64)
-    lows[0] = _row_lows(xb)
-    lows[1] = _row_lows(yb)
+    _row_lows(xb, lows[0])
+    _row_lows(yb, lows[1])
     T = _n_workers(B)
     accs = np.zeros((T, N_ACC), np.int64)
     for w in nb.prange(T):
