@@ -258,3 +258,39 @@ def test_grid_codes_take_rationals_and_refuse_the_rest():
     assert c[5] == exact.OFF_GRID  # not rounded to 0
     assert c[6:9].tolist() == [0, 0, 0]
     assert c[9] == c[10] == exact.OFF_GRID
+
+
+@pytest.mark.parametrize("kind", ["zscores", "dyadic", "wide", "subnormal", "mixed-grid"])
+def test_perm_both_group_means_equal_the_fraction_means_off_the_grid(kind):
+    # the kernel's fixed-point words (values spanning <= 124 bits) and its
+    # limb fallback (wider spans) against exact rational means of the halves
+    rng = np.random.default_rng(5)
+    N, M = 4, 9
+    za, zb = rng.normal(size=(2, N, M))
+    if kind == "dyadic":  # trailing zeros in the mantissas (the lowest set bit above pos)
+        za, zb = np.round(za * 8) / 8 + 2.0**-30, np.round(zb * 4) / 4
+    elif kind == "wide":
+        za = za * 10.0 ** rng.integers(-200, 200, size=(N, M))
+    elif kind == "subnormal":
+        za = za * 1e-310
+        zb = zb * 5e-324
+    elif kind == "mixed-grid":
+        za = np.round(za * 3) / 3  # on the grid; zb off it: halves decide per resample
+    z = rng.normal(size=(N, M))
+    B = 16
+    bits = fair_bytes(rng, B * z.size)
+    lay = PairLayout(za, zb, z, "item")
+    w = np.unpackbits(bits)[: B * z.size].reshape(B, N, M).astype(bool)
+    fast = lay.group_means(bits, B, fast=True)
+    np.testing.assert_array_equal(fast, lay.group_means(bits, B, fast=False))
+    for b in range(B):
+        for h, (p, q) in enumerate(((za, zb), (zb, za))):
+            half = np.where(w[b], q, p)
+            codes = exact.grid_codes(half, M)
+            on_grid = not (codes == exact.OFF_GRID).any()
+            for g in range(N):
+                if on_grid:
+                    want = float(Fraction(int(codes[g].sum()), exact.GRID * M))
+                else:
+                    want = float(sum(map(Fraction, half[g])) / M)
+                assert fast[b, g, h] == want

@@ -1852,24 +1852,27 @@ def _acc_lo(bits):
 
 
 @nb.njit(cache=True)
-def _acc_mean(acc, lo, n):
+def _acc_mean(acc, lo, hi, n):
     """The accumulated sum divided by the positive integer ``n`` (below
-    2^31), rounded to nearest (ties to even), as a float64; limbs below ``lo``
-    must be zero.  Clears the accumulator."""
+    2^31), rounded to nearest (ties to even), as a float64.  ``lo`` and
+    ``hi``: the lowest and highest ``_acc_lo`` of the values added (limbs
+    outside lo..hi + 2 are zero; the sum of fewer than 2^29 additions fits
+    below limb hi + 5).  Clears the accumulator."""
+    end = min(N_ACC, hi + 5)
     # carry-normalise: limbs in [0, 2^32), the sign from the last carry
     carry = 0
-    for i in range(lo, N_ACC):
+    for i in range(lo, end):
         t = acc[i] + carry
         acc[i] = t & _M32
         carry = t >> 32
     neg = carry < 0
     if neg:  # two's complement (the zero limbs below lo pass the +1 on to lo)
         c = 1
-        for i in range(lo, N_ACC):
+        for i in range(lo, end):
             t = (acc[i] ^ _M32) + c
             acc[i] = t & _M32
             c = t >> 32
-    td = N_ACC - 1
+    td = end - 1
     while td >= 0 and acc[td] == 0:
         td -= 1
     # long division by n from the top, down to three limbs below the
@@ -1922,7 +1925,7 @@ def _acc_mean(acc, lo, n):
                 if rb > half or (rb == half and (sticky or (mant & 1))):
                     mant += 1
                 r = math.ldexp(float(mant), s + dd - 1074 - 64)
-    for j in range(td + 1):
+    for j in range(min(lo, stop), end):
         acc[j] = 0
     return -r if neg else r
 
@@ -1933,49 +1936,82 @@ def _grid_mean(K, n, grid):
     return float(K) / float(grid * n)
 
 
+@nb.njit(cache=True)
+def _grid_code(v, grid, kmax, tol):
+    """The integer code k of ``v`` on the grid (``v ~ k / grid``) or
+    ``OFF_GRID``: the elementwise rule of ``exact.grid_codes`` (the same
+    IEEE operations, so the same codes)."""
+    if not abs(v) * grid <= kmax:
+        return OFF_GRID
+    t = v * grid
+    k = np.rint(t)
+    if abs(t - k) <= tol * abs(k) and (k != 0 or v == 0):
+        return np.int64(k)
+    return OFF_GRID
+
+
 @nb.njit(parallel=True, cache=True)
-def exact_means(bits, codes, valid, use_grid, grid):
-    """Correctly rounded means of the valid entries of each row: (R,) from
-    (R, L) IEEE bits (int64 view of float64), grid codes, the mask and, per
-    row, whether to take the grid codes (module ``exact``).  NaN for a row
-    without a valid entry."""
-    R, L = bits.shape
+def exact_means(vals, valid, rows_per_unit, grid, kmax, tol):
+    """Correctly rounded means of the ``valid`` entries of each row of
+    ``vals`` (R, L): (R,), NaN for a row without one.  Rows come in units of
+    ``rows_per_unit`` (one score matrix each); a unit whose valid values are
+    all on the grid (``_grid_code``) takes the codes' exact integer sums, any
+    other the exact sums of the floats (module ``exact``)."""
+    R, L = vals.shape
     out = np.empty(R)
-    T = _n_workers(R)
+    U = R // rows_per_unit
+    bits = vals.view(np.int64)
+    T = _n_workers(U)
     accs = np.zeros((T, N_ACC), np.int64)  # before the parallel region (issue 14.1)
     for w in nb.prange(T):
         acc = accs[w]
-        lo, hi = _chunk(R, T, w)
-        for r in range(lo, hi):
-            n = 0
-            if use_grid[r]:
-                K = 0
+        lo, hi = _chunk(U, T, w)
+        for u in range(lo, hi):
+            r0 = u * rows_per_unit
+            on_grid = True
+            for r in range(r0, r0 + rows_per_unit):
+                for j in range(L):
+                    if valid[r, j] and _grid_code(vals[r, j], grid, kmax, tol) == OFF_GRID:
+                        on_grid = False
+                        break
+                if not on_grid:
+                    break
+            for r in range(r0, r0 + rows_per_unit):
+                n = 0
+                if on_grid:
+                    K = 0
+                    for j in range(L):
+                        if valid[r, j]:
+                            K += _grid_code(vals[r, j], grid, kmax, tol)
+                            n += 1
+                    out[r] = _grid_mean(K, n, grid) if n else np.nan
+                    continue
+                low = N_ACC
+                high = -1
                 for j in range(L):
                     if valid[r, j]:
-                        K += codes[r, j]
+                        _acc_add(acc, bits[r, j], 1)
+                        q = _acc_lo(bits[r, j])
+                        low = min(low, q)
+                        high = max(high, q)
                         n += 1
-                out[r] = _grid_mean(K, n, grid) if n else np.nan
-                continue
-            low = N_ACC
-            for j in range(L):
-                if valid[r, j]:
-                    _acc_add(acc, bits[r, j], 1)
-                    low = min(low, _acc_lo(bits[r, j]))
-                    n += 1
-            out[r] = _acc_mean(acc, low, n) if n else np.nan
+                out[r] = _acc_mean(acc, low, high, n) if n else np.nan
     return out
 
 
 @nb.njit(cache=True)
-def _row_lows(bits, lows):
-    """Lowest accumulator limb each row of (N, M) IEEE bits touches, into
-    ``lows`` (N,)."""
+def _row_lows(bits, lows, highs):
+    """Lowest and highest ``_acc_lo`` of the nonzero values of each row of
+    (N, M) IEEE bits, into ``lows``, ``highs`` (N,)."""
     N, M = bits.shape
     for r in range(N):
         lows[r] = N_ACC
+        highs[r] = -1
         for c in range(M):
             if bits[r, c] != 0:
-                lows[r] = min(lows[r], _acc_lo(bits[r, c]))
+                q = _acc_lo(bits[r, c])
+                lows[r] = min(lows[r], q)
+                highs[r] = max(highs[r], q)
 
 
 @nb.njit(parallel=True, cache=True)
@@ -1998,8 +2034,9 @@ def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
     xb = xs.view(np.int64)
     yb = ys.view(np.int64)
     lows = np.empty((2, N), np.int64)
-    _row_lows(xb, lows[0])
-    _row_lows(yb, lows[1])
+    highs = np.empty((2, N), np.int64)
+    _row_lows(xb, lows[0], highs[0])
+    _row_lows(yb, lows[1], highs[1])
     T = _n_workers(B)
     accs = np.zeros((T, N_ACC), np.int64)
     for w in nb.prange(T):
@@ -2033,8 +2070,71 @@ def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
                     else:
                         for c in range(M):
                             _acc_add(acc, vb[r, c], cc[b, c])
-                        out[h, b, r] = _acc_mean(acc, lows[h, r], n)
+                        out[h, b, r] = _acc_mean(acc, lows[h, r], highs[h, r], n)
     return out
+
+
+@nb.njit(cache=True)
+def _acc_add_int(acc, v, p):
+    """Add the integer ``v`` (|v| < 2^63) times 2^(p - 1074) to the accumulator."""
+    sgn = 1
+    if v < 0:
+        sgn = -1
+        v = -v
+    i = (p >> 5) + 2
+    off = p & 31
+    a = (v & _M32) << off
+    b = (v >> 32) << off
+    acc[i] += sgn * (a & _M32)
+    acc[i + 1] += sgn * ((a >> 32) + (b & _M32))
+    acc[i + 2] += sgn * (b >> 32)
+
+
+@nb.njit(cache=True)
+def _mant_pos(v):
+    """|float| = mant * 2^(pos - 1074) for IEEE bits ``v``."""
+    e = (v >> 52) & 0x7FF
+    mant = v & 0xFFFFFFFFFFFFF
+    if e == 0:
+        return mant, 0
+    return mant | (1 << 52), e - 1
+
+
+@nb.njit(cache=True)
+def _low_bits(mant, d, lo, width):
+    """Bits lo .. lo + width - 1 of mant * 2^d (width <= 62), as an integer."""
+    if d >= lo:
+        k = d - lo
+        if k >= width:
+            return 0
+        return (mant & ((1 << (width - k)) - 1)) << k
+    k = lo - d
+    if k >= 63:
+        return 0
+    return (mant >> k) & ((1 << width) - 1)
+
+
+@nb.njit(cache=True)
+def _fixed_words(vb, s, out):
+    """The float of IEEE bits ``vb`` as x * 2^(s - 1074) with the integer x
+    in three signed words, x = out[0] 2^62 + out[1] 2^31 + out[2]
+    (|out[1]|, |out[2]| < 2^31); the caller checked that x fits."""
+    out[0] = 0
+    out[1] = 0
+    out[2] = 0
+    if vb == 0 or vb == -(1 << 63):
+        return
+    mant, pos = _mant_pos(vb)
+    d = pos - s
+    w2 = _low_bits(mant, d, 0, 31)
+    w1 = _low_bits(mant, d, 31, 31)
+    # (a shift by 64 or more is undefined in LLVM: d < -1 leaves nothing above bit 62)
+    w0 = mant << (d - 62) if d >= 62 else (mant >> (62 - d) if d > -2 else 0)
+    if vb < 0:
+        w0, w1, w2 = -w0, -w1, -w2
+    out[0] = w0
+    out[1] = w1
+    out[2] = w2
 
 
 @nb.njit(parallel=True, cache=True)
@@ -2046,19 +2146,46 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all,
     get the same mean).  ``acodes``, ``bcodes``: grid codes of ``za``,
     ``zb``; ``grid_all``: both are on the grid in every cell of the groups.
     A half takes the grid codes when every value it holds is on the grid
-    (one scan, which stops at the first value off it), else exact sums."""
+    (one scan, which stops at the first value off it), else exact sums.
+
+    The exact sums: when the layout's values span few enough bits (lowest
+    set bit s to the top bit, plus the bits of the largest group's count, at
+    most 124; z-scores span about 60-80), each value is x 2^(s - 1074) with
+    the integer x in three 31-bit words, precomputed per slot, and a half's
+    sum is three int64 sums (exact), put into the limbs once per group;
+    otherwise every value goes into the limbs (``_acc_add``)."""
     B = n_resamples
     G = gptr.size - 1
+    S = cell.size
     out = np.empty((B, G, 2))
     ab = za.view(np.int64)
     bb = zb.view(np.int64)
     low = N_ACC
-    for q in range(cell.size):
+    high = -1
+    s = 1 << 30
+    top = -1
+    nmax = 1
+    for g in range(G):
+        nmax = max(nmax, gptr[g + 1] - gptr[g])
+    for q in range(S):
         c = cell[q]
-        if ab[c] != 0:
-            low = min(low, _acc_lo(ab[c]))
-        if bb[c] != 0:
-            low = min(low, _acc_lo(bb[c]))
+        for v in (ab[c], bb[c]):
+            if v != 0 and v != -(1 << 63):
+                low = min(low, _acc_lo(v))
+                high = max(high, _acc_lo(v))
+                mant, pos = _mant_pos(v)
+                s = min(s, pos + math.frexp(float(mant & -mant))[1] - 1)  # lowest set bit
+                top = max(top, pos + math.frexp(float(mant))[1] - 1)
+    fixed = top < 0 or (top - s + 1) + math.frexp(float(nmax))[1] <= 124
+    if top < 0:
+        s = 0
+    wa = np.zeros((S if fixed else 0, 3), np.int64)
+    wb = np.zeros((S if fixed else 0, 3), np.int64)
+    for q in range(S if fixed else 0):
+        _fixed_words(ab[cell[q]], s, wa[q])
+        _fixed_words(bb[cell[q]], s, wb[q])
+    flo = (s >> 5) + 2
+    fhi = ((s + 62) >> 5) + 2
     T = _n_workers(B)
     accs = np.zeros((T, 2, N_ACC), np.int64)  # before the parallel region (issue 14.1)
     for w in nb.prange(T):
@@ -2070,7 +2197,7 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all,
             if not grid_all:
                 ga = True
                 gb = True
-                for q in range(cell.size):
+                for q in range(S):
                     c = cell[q]
                     if _coin(bits, base + c):
                         ga = ga and bcodes[c] != OFF_GRID
@@ -2086,6 +2213,36 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all,
                 if n == 0:
                     out[b, g, 0] = np.nan
                     out[b, g, 1] = np.nan
+                    continue
+                if fixed and not ga and not gb:
+                    a0 = 0
+                    a1 = 0
+                    a2 = 0
+                    b0 = 0
+                    b1 = 0
+                    b2 = 0
+                    for t in range(n):
+                        q = s0 + t
+                        if _coin(bits, base + cell[q]):
+                            a0 += wb[q, 0]
+                            a1 += wb[q, 1]
+                            a2 += wb[q, 2]
+                            b0 += wa[q, 0]
+                            b1 += wa[q, 1]
+                            b2 += wa[q, 2]
+                        else:
+                            a0 += wa[q, 0]
+                            a1 += wa[q, 1]
+                            a2 += wa[q, 2]
+                            b0 += wb[q, 0]
+                            b1 += wb[q, 1]
+                            b2 += wb[q, 2]
+                    for h in range(2):
+                        acc = accs[w, h]
+                        _acc_add_int(acc, a2 if h == 0 else b2, s)
+                        _acc_add_int(acc, a1 if h == 0 else b1, s + 31)
+                        _acc_add_int(acc, a0 if h == 0 else b0, s + 62)
+                        out[b, g, h] = _acc_mean(acc, flo, fhi, n)
                     continue
                 Ka = 0
                 Kb = 0
@@ -2103,8 +2260,8 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all,
                         Kb += kb
                     else:
                         _acc_add(accs[w, 1], vb, 1)
-                out[b, g, 0] = _grid_mean(Ka, n, grid) if ga else _acc_mean(accs[w, 0], low, n)
-                out[b, g, 1] = _grid_mean(Kb, n, grid) if gb else _acc_mean(accs[w, 1], low, n)
+                out[b, g, 0] = _grid_mean(Ka, n, grid) if ga else _acc_mean(accs[w, 0], low, high, n)
+                out[b, g, 1] = _grid_mean(Kb, n, grid) if gb else _acc_mean(accs[w, 1], low, high, n)
     return out
 
 

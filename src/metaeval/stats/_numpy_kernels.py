@@ -314,16 +314,20 @@ def _grid_mean(K, n, grid):
     return float(K) / float(grid * n)
 
 
-def exact_means(bits, codes, valid, use_grid, grid):
+def exact_means(vals, valid, rows_per_unit, grid, kmax, tol):
     """See :func:`metaeval.stats._kernels.exact_means`."""
-    vals = np.ascontiguousarray(bits).view(np.float64)
-    out = np.full(bits.shape[0], np.nan)
-    for r in range(bits.shape[0]):
+    from .exact import grid_codes
+
+    R, L = vals.shape
+    codes = np.where(valid, grid_codes(vals, L), 0)
+    unit_grid = ~(codes == OFF_GRID).reshape(-1, rows_per_unit * L).any(-1)
+    out = np.full(R, np.nan)
+    for r in range(R):
         v = valid[r]
         n = int(v.sum())
         if n == 0:
             continue
-        if use_grid[r]:
+        if unit_grid[r // rows_per_unit]:
             out[r] = _grid_mean(int(codes[r][v].sum()), n, grid)
         else:
             out[r] = _exact_mean(vals[r][v], np.ones(n, np.int64), n)

@@ -68,7 +68,7 @@ GRID = 126_000
 #: Largest relative distance of a value's GRID-multiple from its integer code.
 GRID_TOL = 2.0**-48
 
-__all__ = ["GRID", "OFF_GRID", "grid_codes", "means", "nanmean", "unit_on_grid"]
+__all__ = ["GRID", "OFF_GRID", "grid_codes", "means", "nanmean"]
 
 
 def grid_codes(a, length):
@@ -76,7 +76,7 @@ def grid_codes(a, length):
     ``OFF_GRID`` for a finite value off the grid (or too large to be summed
     exactly over ``length`` entries), 0 for a value that is not finite."""
     a = np.asarray(a, float)
-    kmax = float(2**53 // max(int(length), 1))
+    kmax = _kmax(length)
     with np.errstate(invalid="ignore", over="ignore"):
         small = np.abs(a) * GRID <= kmax  # False for NaN and inf
         t = np.where(small, a, 0.0) * GRID
@@ -85,14 +85,6 @@ def grid_codes(a, length):
     codes = np.where(ok, k, 0.0).astype(np.int64)
     codes[np.isfinite(a) & ~ok] = OFF_GRID
     return codes
-
-
-def unit_on_grid(codes, valid, unit_ndim):
-    """Whether every valid value of each unit (the last ``unit_ndim`` axes)
-    is on the grid: an array of the leading shape."""
-    off = valid & (codes == OFF_GRID)
-    axes = tuple(range(codes.ndim - unit_ndim, codes.ndim))
-    return ~off.any(axis=axes)
 
 
 def means(a, valid=None, *, unit_ndim=2, fast=True):
@@ -116,22 +108,21 @@ def means(a, valid=None, *, unit_ndim=2, fast=True):
     a = np.asarray(a, float)
     if valid is None:
         valid = np.isfinite(a)
-    valid = np.broadcast_to(np.asarray(valid, bool), a.shape)
     shape = a.shape[:-1]
-    L = a.shape[-1] if a.ndim else 1
     if a.ndim == 0 or a.size == 0:
         return np.full(shape, np.nan)
+    L = a.shape[-1]
     unit_ndim = max(1, min(int(unit_ndim), a.ndim))
-    codes = np.where(valid, grid_codes(a, L), 0)
-    grid = np.broadcast_to(unit_on_grid(codes, valid, unit_ndim)[(...,) + (None,) * (unit_ndim - 1)],
-                           shape)
-    vals = np.ascontiguousarray(np.where(valid, a, 0.0)).reshape(-1, L)
-    out = kernels(fast).exact_means(
-        vals.view(np.int64), np.ascontiguousarray(codes).reshape(-1, L),
-        np.ascontiguousarray(valid).reshape(-1, L), np.ascontiguousarray(grid).reshape(-1),
-        GRID,
-    )
+    rows_per_unit = int(np.prod(a.shape[a.ndim - unit_ndim:-1], dtype=np.int64))
+    valid = np.ascontiguousarray(np.broadcast_to(np.asarray(valid, bool), a.shape)).reshape(-1, L)
+    out = kernels(fast).exact_means(np.ascontiguousarray(a).reshape(-1, L), valid,
+                                    rows_per_unit, float(GRID), _kmax(L), GRID_TOL)
     return out.reshape(shape)
+
+
+def _kmax(length):
+    """Largest code magnitude summed exactly over ``length`` entries."""
+    return float(2**53 // max(int(length), 1))
 
 
 def nanmean(a, axis=-1, *, fast=True):
