@@ -70,6 +70,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import _wtau
+from .stats import exact as _exact
 from .stats import resampling as _rs
 from .stats.inference import binomial_interval, resampling_pvalue, use_kernels
 from .stats.multitest import adjust_pvalues
@@ -1931,11 +1932,7 @@ def _accuracies(sums, K):
 
 def _mean_tau(t):
     """Mean of the finite entries along the last axis (NaN if none)."""
-    fin = np.isfinite(t)
-    cnt = fin.sum(-1)
-    s = np.where(fin, t, 0.0).sum(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(cnt > 0, s / np.maximum(cnt, 1), np.nan)
+    return _exact.nanmean(t, axis=-1)  # correctly rounded: equal exact means tie
 
 
 def _cluster(tau, threshold, n_clusters):

@@ -57,6 +57,7 @@ from .errors import (
 from ._results import _ARR, _Collection, _Result
 from ._vocab import as_list, check_choice, check_dataset, check_int, check_method_levels
 from .stats import cfa as _cfa
+from .stats import exact as _exact
 from .stats import polychoric as _poly
 from .stats.alpha import alpha_batch, listwise_complete
 from .stats.coefficients import VALIDITY_METHOD
@@ -1605,8 +1606,8 @@ def mtmm(
         nan="pairwise", rel=reliability, traits=len(traits), methods=len(methods),
     )
 
-    def mean(x):
-        return float(np.mean(x)) if x else np.nan
+    def mean(x):  # correctly rounded (stats.exact): equal exact block means compare equal
+        return float(_exact.nanmean(np.asarray(x, float))) if x else np.nan
 
     return MTMM(
         traits=res.traits, methods=res.methods, level=level, method=method, average=average,
