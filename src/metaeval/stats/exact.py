@@ -107,8 +107,8 @@ def means(a, valid=None, *, unit_ndim=2, fast=True):
     a : ndarray
         Scores; the mean is taken over the last axis.
     valid : ndarray of bool, optional
-        Entries to average (default: the finite ones).  A row without one
-        gives NaN.
+        Entries to average (default: the finite ones; an infinite or NaN
+        entry is never averaged).  A row without one gives NaN.
     unit_ndim : int
         The grid decision is taken per unit of the last ``unit_ndim`` axes
         (2: per (N, M) score matrix of a batch; ``a.ndim``: the whole array).
@@ -126,7 +126,9 @@ def means(a, valid=None, *, unit_ndim=2, fast=True):
     L = a.shape[-1]
     unit_ndim = max(1, min(int(unit_ndim), a.ndim))
     rows_per_unit = int(np.prod(a.shape[a.ndim - unit_ndim:-1], dtype=np.int64))
-    valid = np.ascontiguousarray(np.broadcast_to(np.asarray(valid, bool), a.shape)).reshape(-1, L)
+    # only finite values are averaged (a caller's mask may not say so)
+    valid = np.ascontiguousarray(np.broadcast_to(np.asarray(valid, bool), a.shape)
+                                 & np.isfinite(a)).reshape(-1, L)
     out = kernels(fast).exact_means(np.ascontiguousarray(a).reshape(-1, L), valid,
                                     rows_per_unit, float(GRID), _kmax(L), GRID_TOL)
     return out.reshape(shape)
