@@ -1931,7 +1931,7 @@ def _accuracies(sums, K):
 
 def _mean_tau(t):
     """Mean of the finite entries along the last axis (NaN if none)."""
-    from .stats.exact import nanmean  # (here: the import block moves in another branch)
+    from .stats.exact import nanmean
 
     return nanmean(t, axis=-1)  # correctly rounded: equal exact means tie
 
