@@ -294,3 +294,31 @@ def test_perm_both_group_means_equal_the_fraction_means_off_the_grid(kind):
                 else:
                     want = float(sum(map(Fraction, half[g])) / M)
                 assert fast[b, g, h] == want
+
+
+@pytest.mark.parametrize("kind", ["tenths", "continuous", "missing", "wide"])
+def test_means_over_the_first_axis_equal_the_row_kernel_and_the_twin(kind):
+    # exact.nanmean(axis=0) (raters into cells, without a transposed copy)
+    # equals exact.means on the transposed array and the Fraction means
+    rng = np.random.default_rng(9)
+    a = rng.integers(0, 11, size=(3, 4, 6)) / 10.0
+    if kind == "continuous":
+        a = rng.normal(size=(5, 4, 6))
+    elif kind == "missing":
+        a[rng.random(a.shape) < 0.4] = np.nan
+    elif kind == "wide":
+        a = rng.normal(size=(4, 3, 5)) * 10.0 ** rng.integers(-300, 300, size=(4, 3, 5))
+    got = exact.nanmean(a, axis=0)
+    np.testing.assert_array_equal(got, exact.nanmean(a, axis=0, fast=False))
+    np.testing.assert_array_equal(got, exact.means(np.moveaxis(a, 0, -1), unit_ndim=3))
+    codes = exact.grid_codes(a, a.shape[0])
+    grid = not (codes == exact.OFF_GRID).any()
+    for i in range(a.shape[1]):
+        for j in range(a.shape[2]):
+            ok = np.isfinite(a[:, i, j])
+            if not ok.any():
+                assert np.isnan(got[i, j])
+            elif grid:
+                assert got[i, j] == float(Fraction(int(codes[ok, i, j].sum()), exact.GRID * int(ok.sum())))
+            else:
+                assert got[i, j] == float(sum(map(Fraction, a[ok, i, j])) / int(ok.sum()))

@@ -1999,6 +1999,61 @@ def exact_means(vals, valid, rows_per_unit, grid, kmax, tol):
     return out
 
 
+@nb.njit(parallel=True, cache=True)
+def exact_col_means(vals, grid, kmax, tol):
+    """Correctly rounded means over axis 0 of the finite entries of ``vals``
+    (R, K): (K,), NaN for a column without one; one unit (the grid codes
+    when every finite value is on the grid, else exact sums), as
+    ``exact_means`` on the transposed array (raters or runs into cells,
+    without the transposed copy)."""
+    R, K = vals.shape
+    out = np.empty(K)
+    bits = vals.view(np.int64)
+    T = _n_workers(K)
+    flags = np.ones(T, np.int8)
+    for w in nb.prange(T):  # the grid decision, split over the columns
+        lo, hi = _chunk(K, T, w)
+        for k in range(lo, hi):
+            for r in range(R):
+                v = vals[r, k]
+                if np.isfinite(v) and _grid_code(v, grid, kmax, tol) == OFF_GRID:
+                    flags[w] = 0
+                    break
+            if flags[w] == 0:
+                break
+    on_grid = True
+    for w in range(T):
+        if flags[w] == 0:
+            on_grid = False
+    accs = np.zeros((T, N_ACC), np.int64)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        acc = accs[w]
+        lo, hi = _chunk(K, T, w)
+        for k in range(lo, hi):
+            n = 0
+            if on_grid:
+                Ks = 0
+                for r in range(R):
+                    v = vals[r, k]
+                    if np.isfinite(v):
+                        Ks += _grid_code(v, grid, kmax, tol)
+                        n += 1
+                out[k] = _grid_mean(Ks, n, grid) if n else np.nan
+                continue
+            low = N_ACC
+            high = -1
+            for r in range(R):
+                v = vals[r, k]
+                if np.isfinite(v):
+                    _acc_add(acc, bits[r, k], 1)
+                    q = _acc_lo(bits[r, k])
+                    low = min(low, q)
+                    high = max(high, q)
+                    n += 1
+            out[k] = _acc_mean(acc, low, high, n) if n else np.nan
+    return out
+
+
 @nb.njit(cache=True)
 def _row_lows(bits, lows, highs):
     """Lowest and highest ``_acc_lo`` of the nonzero values of each row of

@@ -334,6 +334,12 @@ def exact_means(vals, valid, rows_per_unit, grid, kmax, tol):
     return out
 
 
+def exact_col_means(vals, grid, kmax, tol):
+    """See :func:`metaeval.stats._kernels.exact_col_means` (the transposed rows)."""
+    t = np.ascontiguousarray(vals.T)
+    return exact_means(t, np.isfinite(t), t.shape[0], grid, kmax, tol)
+
+
 def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
     """See :func:`metaeval.stats._kernels.boot_row_means`.
 

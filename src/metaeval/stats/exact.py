@@ -143,5 +143,13 @@ def nanmean(a, axis=-1, *, fast=True):
     """Correctly rounded mean of the finite values of ``a`` along ``axis``
     (NaN where there is none, without a warning); the grid decision is taken
     over the whole array."""
-    a = np.moveaxis(np.asarray(a, float), axis, -1)
+    a = np.asarray(a, float)
+    if a.ndim >= 1 and axis in (0, -a.ndim) and a.shape[0] and a[0].size:
+        # over the first axis (raters or runs into cells): no transposed copy
+        from .coefficients import kernels
+
+        flat = np.ascontiguousarray(a).reshape(a.shape[0], -1)
+        out = kernels(fast).exact_col_means(flat, float(GRID), _kmax(a.shape[0]), GRID_TOL)
+        return out.reshape(a.shape[1:])
+    a = np.moveaxis(a, axis, -1)
     return means(a, unit_ndim=a.ndim, fast=fast)
