@@ -6,7 +6,7 @@ before), whose Kendall counts are themselves checked against pair-by-pair
 counting and scipy in test_coefficients.py / test_kernels_alloc.py.  The
 fast path must give the same numbers bit for bit where it adds the same
 numbers in the same order: the Kendall statistics (integer counts) and the
-system level (the same sorted row sums).  Pearson and Spearman at the other
+system level (correctly rounded row means, which are unique).  Pearson and Spearman at the other
 levels sum over the sorted slots with weights instead of over the
 materialised cells, so they agree up to rounding (1e-12 here); Spearman's
 sums are exact integers, checked against exact rational arithmetic
@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 
 import metaeval
-from metaeval.stats import _kernels, _numpy_kernels
+from metaeval.stats import _kernels, _numpy_kernels, exact
 from metaeval.stats import resampling as rs
 from metaeval.stats.cellboot import CellBootstrap, counts, slot_layout
 from metaeval.stats.levels import LEVELS, level_values
@@ -220,51 +220,88 @@ def test_spearman_of_groups_beyond_the_exact_range_is_materialised():
     assert CellBootstrap.supports("global", "pearson", (10**4, 10**4))
 
 
-def test_boot_row_sums_equals_its_numpy_twin_and_the_sorted_cumulative_sum():
+def _fraction_row_mean(values, mult):
+    """Independent reference: the exact mean of the floats ``values`` repeated
+    ``mult`` times (fractions.Fraction), rounded once (Fraction -> float is
+    correctly rounded)."""
+    from fractions import Fraction
+
+    pairs = [(Fraction(float(v)), int(m)) for v, m in zip(values, mult) if m]
+    n = sum(m for _, m in pairs)
+    return float(sum(v * m for v, m in pairs) / n) if n else np.nan
+
+
+def _row_means_args(cb, cc, cr):
+    cnt = np.rint(cc.astype(float) @ cb.valid.astype(float).T).astype(np.int64)
+    return (cb.sx, cb.cx, cb.sy, cb.cy, cb.grid_all, cc, cr, cnt, exact.GRID)
+
+
+def test_boot_row_means_equal_their_numpy_twin_and_the_materialised_means():
     x, y = _data("adversarial", 6, 9, seed=8)
     rows, cols = rs.bootstrap_indices(np.random.default_rng(3), 5, 6, 9, "both")
     cb = CellBootstrap(x, y, "system", "pearson")
     cc, cr = counts(cols, 9), counts(rows, 6)
-    args = (cb.sx, cb.ox, cb.sy, cb.oy, cc, cr)
-    fast = _kernels.boot_row_sums(*args)
-    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_sums(*args))
-    # the sums levels._matched_mean takes: numpy's sorted cumulative sums
+    args = _row_means_args(cb, cc, cr)
+    fast = _kernels.boot_row_means(*args)
+    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_means(*args))
+    # the means levels.arrange takes on the materialised replicate, row by original row
     valid = np.isfinite(x) & np.isfinite(y)
     for h, a in enumerate((x, y)):
-        v = np.where(valid, a, 0.0)[:, cols].transpose(1, 0, 2)  # (B, N, M) by original row
-        ref = np.cumsum(np.sort(v, -1), -1)[..., -1]
-        np.testing.assert_array_equal(np.where(cr > 0, fast[h], 0.0), np.where(cr > 0, ref, 0.0))
+        xb = rs.take_cells(np.where(valid, a, np.nan), rows, cols)
+        ref = exact.means(xb, np.isfinite(xb))
+        for b in range(rows.shape[0]):
+            for pos, r in enumerate(rows[b]):
+                assert fast[h, b, r] == ref[b, pos] or np.isnan(ref[b, pos]) and np.isnan(fast[h, b, r])
 
 
 @pytest.mark.parametrize("used", [[1, 1, 1, 1, 1], [0, 1, 1, 0, 1], [1, 0, 0, 0, 0], [0, 0, 0, 0, 0]])
-def test_boot_row_sums_with_large_multiplicities_and_odd_rows(used):
-    # multiplicities 0..7 (the branch-free path covers up to 3, a loop the
-    # rest) and an odd number of drawn rows (summed two at a time, one alone)
+def test_boot_row_means_with_large_multiplicities_are_exact(used):
+    # multiplicities 0..7, values over seven decades (off the grid): each
+    # replicate row's mean is the exact mean of its multiset, rounded once
     rng = np.random.default_rng(12)
     x = rng.normal(size=(5, 8)) * 10.0 ** rng.integers(-3, 4, size=(5, 8))
     cb = CellBootstrap(x, np.round(x), "system", "pearson")
     cc = np.array([[0, 1, 2, 3, 4, 5, 6, 7], [7, 0, 0, 1, 0, 0, 0, 0]], np.int64)
     cr = np.array([used, used], np.int64)
-    args = (cb.sx, cb.ox, cb.sy, cb.oy, cc, cr)
-    fast = _kernels.boot_row_sums(*args)
-    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_sums(*args))
+    args = _row_means_args(cb, cc, cr)
+    fast = _kernels.boot_row_means(*args)
+    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_means(*args))
     for b in range(2):
         for r in range(5):
-            # the sorted multiset summed left to right, in Python
-            vals = sorted(v for c in range(8) for v in [x[r, c]] * int(cc[b, c]))
-            want = 0.0
-            for i, v in enumerate(vals):
-                want = v if i == 0 else want + v
-            assert fast[0, b, r] == (want if used[r] else 0.0)
+            want = _fraction_row_mean(x[r], cc[b]) if used[r] else np.nan
+            np.testing.assert_array_equal(fast[0, b, r], want)
 
 
-def test_signed_zero_sums_as_numpy():
-    # a row of -0.0 sums to -0.0 and a mixed row to +0.0, as np.cumsum
+def test_boot_row_means_decide_the_grid_per_replicate():
+    # a row of thirds with one value off the grid: replicates that do not
+    # draw that column are on the grid (their rational means), the others
+    # exact means of the floats; as the materialised replicate decides
+    x = np.array([[1 / 3, 2 / 3, 1.0, 0.1234567], [0.5, 0.5, 1.0, 1.0]])
+    y = np.ones_like(x)
+    cb = CellBootstrap(x, y, "system", "pearson")
+    assert cb.grid_all.tolist() == [0, 1]
+    cc = np.array([[1, 1, 1, 0], [0, 1, 2, 1], [2, 1, 0, 1]], np.int64)
+    cr = np.ones((3, 2), np.int64)
+    args = _row_means_args(cb, cc, cr)
+    fast = _kernels.boot_row_means(*args)
+    np.testing.assert_array_equal(fast, _numpy_kernels.boot_row_means(*args))
+    from fractions import Fraction
+
+    # replicate 0 on the grid: (1/3 + 2/3 + 1) / 3 = 2/3 and (1/2 + 1/2 + 1) / 3 = 2/3, equal
+    assert fast[0, 0, 0] == fast[0, 0, 1] == float(Fraction(2, 3))
+    # replicate 1 off the grid: the exact means of the given floats
+    assert fast[0, 1, 0] == _fraction_row_mean(x[0], cc[1])
+    assert fast[0, 1, 1] == _fraction_row_mean(x[1], cc[1])
+
+
+def test_negative_zeros_average_to_zero():
+    # a row of -0.0 and a mixed row: exact sums are 0, the mean +0.0 in both
     vs = np.array([[-0.0, -0.0, -0.0], [-0.0, 0.0, -0.0]])
-    oc = np.array([[0, 1, 2], [0, 1, 2]])
-    out = _kernels.boot_row_sums(vs, oc, vs, oc, np.array([[1, 1, 1]]), np.ones((1, 2), np.int64))
-    assert np.signbit(out[0, 0, 0]) and not np.signbit(out[0, 0, 1])
-    assert np.signbit(np.cumsum(vs[0])[-1]) and not np.signbit(np.cumsum(vs[1])[-1])
+    cb = CellBootstrap(vs, vs, "system", "pearson")
+    args = _row_means_args(cb, np.array([[1, 1, 1]]), np.ones((1, 2), np.int64))
+    out = _kernels.boot_row_means(*args)
+    assert (out == 0.0).all()
+    np.testing.assert_array_equal(out, _numpy_kernels.boot_row_means(*args))
 
 
 def test_slot_layout_sorts_each_group_and_codes_the_human_scores():
@@ -463,7 +500,7 @@ def test_the_methods_of_one_level_share_the_sorted_layout(monkeypatch):
         b = CellBootstrap(x.copy(), y.copy(), level, "spearman")  # equal values, other arrays
         c = CellBootstrap(x + 1.0, y, level, "kendall_b")  # other values
         if level == "system":
-            assert a.ox is b.ox and a.ox is not c.ox
+            assert a.sx is b.sx and a.sx is not c.sx
         else:
             assert a.ycode is b.ycode and a.ycode is not c.ycode
         monkeypatch.setattr(cbm, "_LAYOUTS_MIN_CELLS", 10**9)  # no sharing: fresh layouts

@@ -184,6 +184,9 @@ _IR_CHECK = textwrap.dedent(r"""
     for m in ("pearson", "spearman", "kendall_b"):
         lay.pair_values(bits, 1, m)
     K.tie_calibration_best(x, y, np.ones((3, 2)))
+    from metaeval.stats.exact import means, nanmean
+    means(z)
+    nanmean(z, axis=0)
     from metaeval.stats.cellboot import CellBootstrap
     rows = np.random.default_rng(2).integers(0, 4, size=(3, 4))
     cols = np.random.default_rng(3).integers(0, 6, size=(3, 6))
@@ -193,7 +196,8 @@ _IR_CHECK = textwrap.dedent(r"""
     alloc = re.compile(r"call[^\n]*(NRT_MemInfo_alloc|NRT_Allocate|NRT_MemInfo_new)")
     for f in (K.kendall_stats, K.kendall_stats_ranked_y, K.average_ranks, K.pearson_rows,
               K.swap_group_stats, K.swap_group_means, K._tie_calibration_best_chunk,
-              K.boot_kendall_stats, K.boot_pearson, K.boot_row_sums, K.swap_pair_values):
+              K.boot_kendall_stats, K.boot_pearson, K.boot_row_means, K.swap_pair_values,
+              K.exact_means, K.exact_col_means):
         own = f"{len(f.__name__)}{f.__name__}B"  # the kernel's own (mangled) function
         for ir in f.inspect_llvm().values():
             for body in ir.split("\ndefine ")[1:]:
@@ -220,4 +224,4 @@ def test_prange_bodies_allocate_nothing_regression_14_1(tmp_path):
                        env=env, timeout=900)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "ALLOCATES" not in r.stdout, r.stdout
-    assert r.stdout.count("CHECKED") == 11, r.stdout
+    assert r.stdout.count("CHECKED") == 13, r.stdout

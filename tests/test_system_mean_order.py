@@ -9,8 +9,9 @@ benchmark's metric7 at 100 segments: acc_23 0.7917 instead of 0.7833).
 
 Reference: exact rational arithmetic (:class:`fractions.Fraction`) on the
 given float64 values; correctly rounded means (``math.fsum``) are monotone in
-the exact sums, so they can tie but never reverse.  Marked as an expected
-failure until the summation is fixed (strict: the marker must go with the fix).
+the exact sums, so they can tie but never reverse.  Fixed by correctly
+rounded means (:mod:`metaeval.stats.exact`, issue 23 item 1); the test
+failed on the sorted sum (37 reversed pairs of these 200 rows).
 """
 
 from __future__ import annotations
@@ -44,9 +45,6 @@ def test_reference_fsum_means_never_reverse_the_exact_order():
     assert _reversed_pairs(fs, exact) == []
 
 
-@pytest.mark.xfail(strict=True, reason="levels._matched_mean sums in sorted order without correct rounding "
-                   "(37 reversed pairs of 200 rows here); fix: correctly rounded sums, also in "
-                   "_kernels.swap_group_means")
 def test_system_means_never_reverse_the_exact_order_regression_sorted_sum():
     x, y = _rows()
     means, _ = arrange(x, y, "system")

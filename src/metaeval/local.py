@@ -1757,11 +1757,9 @@ def _accuracies(sums, K):
 
 def _mean_tau(t):
     """Mean of the finite entries along the last axis (NaN if none)."""
-    fin = np.isfinite(t)
-    cnt = fin.sum(-1)
-    s = np.where(fin, t, 0.0).sum(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(cnt > 0, s / np.maximum(cnt, 1), np.nan)
+    from .stats.exact import nanmean
+
+    return nanmean(t, axis=-1)  # correctly rounded: equal exact means tie
 
 
 def _cluster(tau, threshold, n_clusters):

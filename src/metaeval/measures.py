@@ -41,6 +41,7 @@ from .data import accepts_frames
 from ._signature import make_signature
 from ._vocab import check_choice, check_int, check_level_size, human_column, metric_columns
 from .errors import ParameterError, UndefinedStatisticWarning
+from .stats import exact as _exact
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
 from .stats.inference import resampling_pvalue
@@ -464,7 +465,7 @@ def discriminative_power(
     n_nan = (~np.isfinite(pv)).sum(axis=1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        dp = np.nanmean(pv, axis=1)
+        dp = _exact.nanmean(pv, axis=1)  # correctly rounded: measures are ranked by dp
     if n_nan.any():
         bad = [f"{_measure_label(*measures[k])} ({n_nan[k]})" for k in np.flatnonzero(n_nan)]
         warnings.warn(
@@ -719,7 +720,7 @@ def ranking_consistency(
         )
         finite = np.isfinite(taus)
         cnt = finite.sum(axis=1)
-        rc = np.nanmean(taus, axis=1)
+        rc = _exact.nanmean(taus, axis=1)  # correctly rounded: measures are ranked by rc
         sd = np.array([np.std(t[np.isfinite(t)], ddof=1) if np.isfinite(t).sum() > 1 else np.nan for t in taus])
         se = sd / np.sqrt(np.maximum(cnt, 1))
     n_nan = (~finite).sum(axis=1)

@@ -71,6 +71,7 @@ from .errors import (
     SmallSampleWarning,
     UndefinedStatisticWarning,
 )
+from .stats import exact as _exact
 from .stats import resampling as _rs
 from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
 from .stats.alpha import alpha_batch, listwise_complete
@@ -655,8 +656,8 @@ def _stability_one(runs, column, labels, method, target, normalize):
     n_cells_dropped = int((~common & np.isfinite(x).any(0)).sum())
     cnt = common.sum(1)
     keep = cnt > 0
-    with np.errstate(all="ignore"):
-        means = np.where(common[None], x, 0.0).sum(-1) / cnt[None]
+    # each run's system means, correctly rounded (stats.exact; the grid decided per run)
+    means = _exact.means(x, np.broadcast_to(common[None], x.shape), unit_ndim=2)
     means = means[:, keep].T  # (n_systems, K)
     n = means.shape[0]
     pairs = [(a, b) for a in range(K) for b in range(a + 1, K)]

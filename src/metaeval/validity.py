@@ -59,6 +59,7 @@ from .stats.cfamodel import CFAModel, parse_model
 from .stats.pca import residual_components
 from .stats.coefficients import check_method_levels
 from .stats import cfa as _cfa
+from .stats import exact as _exact
 from .stats import polychoric as _poly
 from .stats.alpha import alpha_batch, listwise_complete
 from .stats.coefficients import VALIDITY_METHOD, pow2_exponent
@@ -1469,8 +1470,8 @@ def mtmm(
         nan="pairwise", rel=reliability, traits=len(traits), methods=len(methods),
     )
 
-    def mean(x):
-        return float(np.mean(x)) if x else np.nan
+    def mean(x):  # correctly rounded (stats.exact): equal exact block means compare equal
+        return float(_exact.nanmean(np.asarray(x, float))) if x else np.nan
 
     return MTMM(
         traits=res.traits, methods=res.methods, level=level, method=method, average=average,

@@ -46,16 +46,23 @@ def _readonly(array: np.ndarray) -> np.ndarray:
 def _nanmean0(array: np.ndarray) -> np.ndarray:
     """Mean over axis 0 ignoring NaN; NaN (without a warning) where all are NaN.
 
-    Same arithmetic as :func:`numpy.nanmean` (sum of the present values
-    divided by their count), so results are identical to it.
+    Correctly rounded (:func:`metaeval.stats.exact.nanmean`): a cell's mean
+    does not depend on the order of its raters or runs, and cells whose
+    ratings have equal exact means get equal floats (for ratings on a
+    rational grid, e.g. tenths, equal rational means), so averaging never
+    breaks a tie between cells.  A cell holding an infinite value keeps the
+    plain sum's result (inf, or NaN for +inf and -inf).
     """
     if array.shape[0] == 1:
         return array[0].copy()
-    present = ~np.isnan(array)
-    count = present.sum(axis=0)
-    total = np.where(present, array, 0.0).sum(axis=0)
-    out = np.full(total.shape, np.nan)
-    np.divide(total, count, out=out, where=count > 0)
+    from metaeval.stats.exact import nanmean
+
+    out = nanmean(array, axis=0)
+    inf = np.isinf(array).any(axis=0)
+    if inf.any():
+        present = ~np.isnan(array)
+        with np.errstate(invalid="ignore"):
+            out[inf] = np.where(present, array, 0.0).sum(axis=0)[inf]
     return out
 
 

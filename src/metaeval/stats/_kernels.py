@@ -38,7 +38,7 @@ from . import _jit
 
 # Columns of the sufficient-statistics array returned by ``kendall_stats``
 # (defined in a module without numba, for the registry and the levels).
-from ._columns import C, D, KX, KY, N_STATS, NVALID, TX, TXY, TY  # noqa: E402,F401
+from ._columns import C, D, KX, KY, N_STATS, NVALID, OFF_GRID, TX, TXY, TY  # noqa: E402,F401
 
 # Groups with at least this many valid items use the O(n log n) algorithm of
 # Knight (1966) when eps == 0; smaller ones use the direct O(n^2) double loop,
@@ -1297,49 +1297,6 @@ def swap_group_stats(bits, n_resamples, ncell, za, zb, gptr, cell, hc, hr2, hcod
     return out
 
 
-@nb.njit(parallel=True, cache=True)
-def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, esrc):
-    """Per-group means of both Perm-Both halves: (B, G, 2), NaN for empty
-    groups.  Values are summed in sorted order (the layout's entries), so
-    groups holding the same values in another order get bit-identical means
-    (the tie-preserving rule of ``levels._matched_mean``)."""
-    B = n_resamples
-    G = gptr.size - 1
-    nmax = 1
-    for g in range(G):
-        nmax = max(nmax, gptr[g + 1] - gptr[g])
-    out = np.empty((B, G, 2))
-    T = _n_workers(B)
-    sels = np.empty((T, nmax), np.int8)  # before the parallel region (issue 14.1)
-    for w in nb.prange(T):
-        sel = sels[w]
-        lo, hi = _chunk(B, T, w)
-        for b in range(lo, hi):
-            base = b * ncell
-            for g in range(G):
-                s0 = gptr[g]
-                n = gptr[g + 1] - s0
-                if n == 0:
-                    out[b, g, 0] = np.nan
-                    out[b, g, 1] = np.nan
-                    continue
-                for t in range(n):
-                    sel[t] = _coin(bits, base + cell[s0 + t])
-                ta = 0.0
-                tb = 0.0
-                for q in range(eptr[g], eptr[g + 1]):
-                    sl = eslot[q]
-                    c = cell[s0 + sl]
-                    v = zb[c] if esrc[q] else za[c]
-                    if esrc[q] == sel[sl]:
-                        ta += v
-                    else:
-                        tb += v
-                out[b, g, 0] = ta / n
-                out[b, g, 1] = tb / n
-    return out
-
-
 # --------------------------------------------------------------------------
 # Bootstrap replicates from the original cells (issue 15, item 1)
 #
@@ -1655,78 +1612,6 @@ def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
     return out
 
 
-@nb.njit(cache=True)
-def _add_times(s, val, k):
-    """``s`` plus ``val`` added ``k`` times, one addition after the other
-    (the sequence of a sum over the replicate's copies); k <= 3 without a
-    branch (the multiplicities of a bootstrap draw are Poisson(1)-like)."""
-    a1 = s + val
-    a2 = a1 + val
-    r = a2 + val
-    if k < 3:
-        r = a2
-    if k < 2:
-        r = a1
-    if k < 1:
-        r = s
-    while k > 3:
-        r += val
-        k -= 1
-    return r
-
-
-@nb.njit(parallel=True, cache=True)
-def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
-    """Matched sums of the replicates' rows of the metric and of the human
-    score, as ``levels._matched_mean`` adds them: (2, B, N) sums of each
-    replicate row's valid values (0 in the cells that are not valid) sorted
-    ascending, left to right.  ``sx`` (N, M) holds each original row's
-    metric values sorted (invalid cells as 0), ``ox`` (N, M) their columns
-    (``sy``, ``oy``: the human score), ``cc`` (B, M) the column
-    multiplicities: the replicate's row r holds column c cc[b, c] times, so
-    adding the sorted original values with those multiplicities is the same
-    sequence of additions (equal values in any order give the same sums; a
-    sum starts from -0.0, the identity of floating-point addition, as a
-    cumulative sum starts from its first value).  Rows with
-    ``rows_used[b, r] == 0`` are skipped (0).  Two rows are summed in one
-    loop (four independent chains of additions), and a multiplicity up to 3
-    costs no branch (``_add_times``): the additions are the same, one after
-    the other, in the same order.  The result and the workspace (N integers
-    per worker) are allocated before the parallel region."""
-    B = cc.shape[0]
-    N, M = sx.shape
-    out = np.zeros((2, B, N))
-    T = _n_workers(B)
-    used = np.empty((T, max(N, 1)), np.int64)
-    for w in nb.prange(T):
-        lo, hi = _chunk(B, T, w)
-        rs = used[w]
-        for b in range(lo, hi):
-            n = 0
-            for r in range(N):
-                if rows_used[b, r] != 0:
-                    rs[n] = r
-                    n += 1
-            # rows two at a time; an odd last row is paired with itself
-            for i in range(0, n, 2):
-                r = rs[i]
-                r2 = rs[min(i + 1, n - 1)]
-                s = -0.0
-                u = -0.0
-                s2 = -0.0
-                u2 = -0.0
-                for p in range(M):
-                    s = _add_times(s, sx[r, p], cc[b, ox[r, p]])
-                    u = _add_times(u, sy[r, p], cc[b, oy[r, p]])
-                    s2 = _add_times(s2, sx[r2, p], cc[b, ox[r2, p]])
-                    u2 = _add_times(u2, sy[r2, p], cc[b, oy[r2, p]])
-                out[0, b, r] = s
-                out[1, b, r] = u
-                out[0, b, r2] = s2
-                out[1, b, r2] = u2
-    return out
-
-
 # --------------------------------------------------------------------------
 # Perm-Both of one statistic, bit-identical to the generic level code
 # (compare / compare_all; issue 15).  The layout is permboth.PairLayout's:
@@ -1910,6 +1795,526 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
                 h = hy[s0:s0 + n]
                 out[b, g, 0, 0] = _pearson_row(xa[w, :n], h)
                 out[b, g, 1, 0] = _pearson_row(xb[w, :n], h)
+    return out
+
+
+# --------------------------------------------------------------------------
+# Correctly rounded means (issue 23, item 1; design in metaeval.stats.exact)
+#
+# A float64 is mant * 2^(pos - 1074) with an integer mant < 2^53 and a bit
+# position pos in 0..2045.  The exact sum of any multiset of floats is an
+# integer multiple of 2^-1074 below 2^(1024 + 31); it is held in 32-bit limbs
+# of int64 accumulators (limb j holds bits 32 (j - 2) ... of that integer: two
+# limbs of room below bit 0 take the quotient's fraction bits at the end).  A
+# value touches three limbs, each addition adds less than 2^33 times its
+# multiplicity, so up to 2^29 additions (times multiplicity) never overflow.
+# The mean (sum / n) is then rounded once, to nearest, ties to even.
+#
+# A score on the rational grid k / GRID (module exact) is summed as its
+# integer code k instead: K = sum k exactly, mean = K / (GRID n), one IEEE
+# division of two integers below 2^53, correctly rounded.
+
+#: Limbs of an exact accumulator (two fraction limbs, 66 for the 2098 bit
+#: positions of a float64 and the carries of 2^29 additions, one spare).
+N_ACC = 70
+_M32 = 0xFFFFFFFF
+
+
+@nb.njit(cache=True)
+def _acc_add(acc, bits, m):
+    """Add ``m`` (an integer, may be 0) times the float whose IEEE bits are
+    ``bits`` (int64) to the accumulator, exactly."""
+    e = (bits >> 52) & 0x7FF
+    mant = bits & 0xFFFFFFFFFFFFF
+    if e == 0:
+        pos = 0
+    else:
+        mant |= 1 << 52
+        pos = e - 1
+    if bits < 0:
+        m = -m
+    i = (pos >> 5) + 2
+    off = pos & 31
+    a = (mant & _M32) << off
+    b = (mant >> 32) << off
+    acc[i] += m * (a & _M32)
+    acc[i + 1] += m * ((a >> 32) + (b & _M32))
+    acc[i + 2] += m * (b >> 32)
+
+
+@nb.njit(cache=True)
+def _acc_lo(bits):
+    """Lowest limb ``_acc_add`` touches for this value."""
+    e = (bits >> 52) & 0x7FF
+    return ((e - 1 if e > 0 else 0) >> 5) + 2
+
+
+@nb.njit(cache=True)
+def _acc_mean(acc, lo, hi, n):
+    """The accumulated sum divided by the positive integer ``n`` (below
+    2^31), rounded to nearest (ties to even), as a float64.  ``lo`` and
+    ``hi``: the lowest and highest ``_acc_lo`` of the values added (limbs
+    outside lo..hi + 2 are zero; the sum of fewer than 2^29 additions fits
+    below limb hi + 5).  Clears the accumulator."""
+    end = min(N_ACC, hi + 5)
+    # carry-normalise: limbs in [0, 2^32), the sign from the last carry
+    carry = 0
+    for i in range(lo, end):
+        t = acc[i] + carry
+        acc[i] = t & _M32
+        carry = t >> 32
+    neg = carry < 0
+    if neg:  # two's complement (the zero limbs below lo pass the +1 on to lo)
+        c = 1
+        for i in range(lo, end):
+            t = (acc[i] ^ _M32) + c
+            acc[i] = t & _M32
+            c = t >> 32
+    td = end - 1
+    while td >= 0 and acc[td] == 0:
+        td -= 1
+    # long division by n from the top, down to three limbs below the
+    # quotient's top limb (X below needs limbs top..top-2); what is left
+    # decides only the sticky bit
+    rem = 0
+    top = -1
+    i = td
+    while i >= 0:
+        cur = (rem << 32) | acc[i]
+        qi = cur // n
+        rem = cur - qi * n
+        acc[i] = qi
+        if top < 0 and qi != 0:
+            top = i
+        if top >= 0 and i <= top - 3:
+            break
+        i -= 1
+    stop = max(i, 0)
+    sticky = rem != 0
+    for j in range(stop):
+        if acc[j] != 0:
+            sticky = True
+    r = 0.0
+    if top >= 0:
+        tb = math.frexp(float(acc[top]))[1]  # bit length, 1..32
+        P = 32 * top + tb - 1  # top bit of the quotient; bit 64 is 2^-1074
+        if P >= 63:
+            s = P - 61  # X: the 62 bits at positions s..P
+            iL = s >> 5
+            offL = s & 31
+            X = 0
+            for j in range(top, iL, -1):
+                X |= acc[j] << (32 * j - s)
+            X |= acc[iL] >> offL
+            if acc[iL] & ((1 << offL) - 1):
+                sticky = True
+            for j in range(stop, iL):
+                if acc[j] != 0:
+                    sticky = True
+            if P == 63:  # in [2^-1075, 2^-1074): 2^-1074, or 0 at the tie (even)
+                if X != (1 << 61) or sticky:
+                    r = math.ldexp(1.0, -1074)
+            else:
+                k = min(53, P - 63)  # bits kept (fewer below the normal range)
+                dd = 62 - k
+                mant = X >> dd
+                rb = X & ((1 << dd) - 1)
+                half = 1 << (dd - 1)
+                if rb > half or (rb == half and (sticky or (mant & 1))):
+                    mant += 1
+                r = math.ldexp(float(mant), s + dd - 1074 - 64)
+    for j in range(min(lo, stop), end):
+        acc[j] = 0
+    return -r if neg else r
+
+
+@nb.njit(cache=True)
+def _grid_mean(K, n, grid):
+    """K / (grid n): both integers below 2^53, so one correctly rounded division."""
+    return float(K) / float(grid * n)
+
+
+@nb.njit(cache=True)
+def _grid_code(v, grid, kmax, tol):
+    """The integer code k of ``v`` on the grid (``v ~ k / grid``) or
+    ``OFF_GRID``: the elementwise rule of ``exact.grid_codes`` (the same
+    IEEE operations, so the same codes)."""
+    if not abs(v) * grid <= kmax:
+        return OFF_GRID
+    t = v * grid
+    k = np.rint(t)
+    if abs(t - k) <= tol * abs(k) and (k != 0 or v == 0):
+        return np.int64(k)
+    return OFF_GRID
+
+
+@nb.njit(parallel=True, cache=True)
+def exact_means(vals, valid, rows_per_unit, grid, kmax, tol):
+    """Correctly rounded means of the ``valid`` entries of each row of
+    ``vals`` (R, L): (R,), NaN for a row without one.  Rows come in units of
+    ``rows_per_unit`` (one score matrix each); a unit whose valid values are
+    all on the grid (``_grid_code``) takes the codes' exact integer sums, any
+    other the exact sums of the floats (module ``exact``)."""
+    R, L = vals.shape
+    out = np.empty(R)
+    U = R // rows_per_unit
+    bits = vals.view(np.int64)
+    T = _n_workers(U)
+    accs = np.zeros((T, N_ACC), np.int64)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        acc = accs[w]
+        lo, hi = _chunk(U, T, w)
+        for u in range(lo, hi):
+            r0 = u * rows_per_unit
+            on_grid = True
+            for r in range(r0, r0 + rows_per_unit):
+                for j in range(L):
+                    if valid[r, j] and _grid_code(vals[r, j], grid, kmax, tol) == OFF_GRID:
+                        on_grid = False
+                        break
+                if not on_grid:
+                    break
+            for r in range(r0, r0 + rows_per_unit):
+                n = 0
+                if on_grid:
+                    K = 0
+                    for j in range(L):
+                        if valid[r, j]:
+                            K += _grid_code(vals[r, j], grid, kmax, tol)
+                            n += 1
+                    out[r] = _grid_mean(K, n, grid) if n else np.nan
+                    continue
+                low = N_ACC
+                high = -1
+                for j in range(L):
+                    if valid[r, j]:
+                        _acc_add(acc, bits[r, j], 1)
+                        q = _acc_lo(bits[r, j])
+                        low = min(low, q)
+                        high = max(high, q)
+                        n += 1
+                out[r] = _acc_mean(acc, low, high, n) if n else np.nan
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def exact_col_means(vals, grid, kmax, tol):
+    """Correctly rounded means over axis 0 of the finite entries of ``vals``
+    (R, K): (K,), NaN for a column without one; one unit (the grid codes
+    when every finite value is on the grid, else exact sums), as
+    ``exact_means`` on the transposed array (raters or runs into cells,
+    without the transposed copy)."""
+    R, K = vals.shape
+    out = np.empty(K)
+    bits = vals.view(np.int64)
+    T = _n_workers(K)
+    flags = np.ones(T, np.int8)
+    for w in nb.prange(T):  # the grid decision, split over the columns
+        lo, hi = _chunk(K, T, w)
+        for k in range(lo, hi):
+            for r in range(R):
+                v = vals[r, k]
+                if np.isfinite(v) and _grid_code(v, grid, kmax, tol) == OFF_GRID:
+                    flags[w] = 0
+                    break
+            if flags[w] == 0:
+                break
+    on_grid = True
+    for w in range(T):
+        if flags[w] == 0:
+            on_grid = False
+    accs = np.zeros((T, N_ACC), np.int64)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        acc = accs[w]
+        lo, hi = _chunk(K, T, w)
+        for k in range(lo, hi):
+            n = 0
+            if on_grid:
+                Ks = 0
+                for r in range(R):
+                    v = vals[r, k]
+                    if np.isfinite(v):
+                        Ks += _grid_code(v, grid, kmax, tol)
+                        n += 1
+                out[k] = _grid_mean(Ks, n, grid) if n else np.nan
+                continue
+            low = N_ACC
+            high = -1
+            for r in range(R):
+                v = vals[r, k]
+                if np.isfinite(v):
+                    _acc_add(acc, bits[r, k], 1)
+                    q = _acc_lo(bits[r, k])
+                    low = min(low, q)
+                    high = max(high, q)
+                    n += 1
+            out[k] = _acc_mean(acc, low, high, n) if n else np.nan
+    return out
+
+
+@nb.njit(cache=True)
+def _row_lows(bits, lows, highs):
+    """Lowest and highest ``_acc_lo`` of the nonzero values of each row of
+    (N, M) IEEE bits, into ``lows``, ``highs`` (N,)."""
+    N, M = bits.shape
+    for r in range(N):
+        lows[r] = N_ACC
+        highs[r] = -1
+        for c in range(M):
+            if bits[r, c] != 0:
+                q = _acc_lo(bits[r, c])
+                lows[r] = min(lows[r], q)
+                highs[r] = max(highs[r], q)
+
+
+@nb.njit(parallel=True, cache=True)
+def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
+    """Matched means of the bootstrap replicates' rows, of the metric and of
+    the human score: (2, B, N), correctly rounded (the means
+    ``exact.means`` takes on the materialised replicate).  ``xs``, ``ys``
+    (N, M) hold the scores with 0.0 in the cells that are not valid and
+    ``xcodes``, ``ycodes`` their grid codes (0 there); ``grid_all`` (2,)
+    whether every valid cell of a score is on the grid; ``cc`` (B, M) the
+    column multiplicities (replicate row r holds column c cc[b, c] times);
+    ``cnt`` (B, N) the valid cells of each replicate row.  A replicate takes
+    the grid codes of a score when all its drawn valid cells are on the grid
+    (one scan, which stops at the first drawn cell off the grid), else the
+    exact sums.  Rows with ``rows_used[b, r] == 0`` or no valid cell: NaN.
+    Result and workspace are allocated before the parallel region."""
+    B = cc.shape[0]
+    N, M = xs.shape
+    out = np.empty((2, B, N))
+    xb = xs.view(np.int64)
+    yb = ys.view(np.int64)
+    lows = np.empty((2, N), np.int64)
+    highs = np.empty((2, N), np.int64)
+    _row_lows(xb, lows[0], highs[0])
+    _row_lows(yb, lows[1], highs[1])
+    T = _n_workers(B)
+    accs = np.zeros((T, N_ACC), np.int64)
+    for w in nb.prange(T):
+        acc = accs[w]
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            for h in range(2):
+                vb = xb if h == 0 else yb
+                codes = xcodes if h == 0 else ycodes
+                on_grid = grid_all[h] != 0
+                if not on_grid:
+                    on_grid = True
+                    for r in range(N):
+                        if rows_used[b, r] == 0:
+                            continue
+                        for c in range(M):
+                            if cc[b, c] != 0 and codes[r, c] == OFF_GRID:
+                                on_grid = False
+                                break
+                        if not on_grid:
+                            break
+                for r in range(N):
+                    n = cnt[b, r]
+                    if rows_used[b, r] == 0 or n == 0:
+                        out[h, b, r] = np.nan
+                    elif on_grid:
+                        K = 0
+                        for c in range(M):
+                            K += cc[b, c] * codes[r, c]
+                        out[h, b, r] = _grid_mean(K, n, grid)
+                    else:
+                        for c in range(M):
+                            _acc_add(acc, vb[r, c], cc[b, c])
+                        out[h, b, r] = _acc_mean(acc, lows[h, r], highs[h, r], n)
+    return out
+
+
+@nb.njit(cache=True)
+def _acc_add_int(acc, v, p):
+    """Add the integer ``v`` (|v| < 2^63) times 2^(p - 1074) to the accumulator."""
+    sgn = 1
+    if v < 0:
+        sgn = -1
+        v = -v
+    i = (p >> 5) + 2
+    off = p & 31
+    a = (v & _M32) << off
+    b = (v >> 32) << off
+    acc[i] += sgn * (a & _M32)
+    acc[i + 1] += sgn * ((a >> 32) + (b & _M32))
+    acc[i + 2] += sgn * (b >> 32)
+
+
+@nb.njit(cache=True)
+def _mant_pos(v):
+    """|float| = mant * 2^(pos - 1074) for IEEE bits ``v``."""
+    e = (v >> 52) & 0x7FF
+    mant = v & 0xFFFFFFFFFFFFF
+    if e == 0:
+        return mant, 0
+    return mant | (1 << 52), e - 1
+
+
+@nb.njit(cache=True)
+def _low_bits(mant, d, lo, width):
+    """Bits lo .. lo + width - 1 of mant * 2^d (width <= 62), as an integer."""
+    if d >= lo:
+        k = d - lo
+        if k >= width:
+            return 0
+        return (mant & ((1 << (width - k)) - 1)) << k
+    k = lo - d
+    if k >= 63:
+        return 0
+    return (mant >> k) & ((1 << width) - 1)
+
+
+@nb.njit(cache=True)
+def _fixed_words(vb, s, out):
+    """The float of IEEE bits ``vb`` as x * 2^(s - 1074) with the integer x
+    in three signed words, x = out[0] 2^62 + out[1] 2^31 + out[2]
+    (|out[1]|, |out[2]| < 2^31); the caller checked that x fits."""
+    out[0] = 0
+    out[1] = 0
+    out[2] = 0
+    if vb == 0 or vb == -(1 << 63):
+        return
+    mant, pos = _mant_pos(vb)
+    d = pos - s
+    w2 = _low_bits(mant, d, 0, 31)
+    w1 = _low_bits(mant, d, 31, 31)
+    # (a shift by 64 or more is undefined in LLVM: d < -1 leaves nothing above bit 62)
+    w0 = mant << (d - 62) if d >= 62 else (mant >> (62 - d) if d > -2 else 0)
+    if vb < 0:
+        w0, w1, w2 = -w0, -w1, -w2
+    out[0] = w0
+    out[1] = w1
+    out[2] = w2
+
+
+@nb.njit(parallel=True, cache=True)
+def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all, gptr, cell,
+                     grid):
+    """Per-group means of both Perm-Both halves: (B, G, 2), NaN for empty
+    groups, correctly rounded (the means ``exact.means`` takes on the
+    materialised halves, so groups holding the same values in any order
+    get the same mean).  ``acodes``, ``bcodes``: grid codes of ``za``,
+    ``zb``; ``grid_all``: both are on the grid in every cell of the groups.
+    A half takes the grid codes when every value it holds is on the grid
+    (one scan, which stops at the first value off it), else exact sums.
+
+    The exact sums: when the layout's values span few enough bits (lowest
+    set bit s to the top bit, plus the bits of the largest group's count, at
+    most 124; z-scores span about 60-80), each value is x 2^(s - 1074) with
+    the integer x in three 31-bit words, precomputed per slot, and a half's
+    sum is three int64 sums (exact), put into the limbs once per group;
+    otherwise every value goes into the limbs (``_acc_add``)."""
+    B = n_resamples
+    G = gptr.size - 1
+    S = cell.size
+    out = np.empty((B, G, 2))
+    ab = za.view(np.int64)
+    bb = zb.view(np.int64)
+    low = N_ACC
+    high = -1
+    s = 1 << 30
+    top = -1
+    nmax = 1
+    for g in range(G):
+        nmax = max(nmax, gptr[g + 1] - gptr[g])
+    for q in range(S):
+        c = cell[q]
+        for v in (ab[c], bb[c]):
+            if v != 0 and v != -(1 << 63):
+                low = min(low, _acc_lo(v))
+                high = max(high, _acc_lo(v))
+                mant, pos = _mant_pos(v)
+                s = min(s, pos + math.frexp(float(mant & -mant))[1] - 1)  # lowest set bit
+                top = max(top, pos + math.frexp(float(mant))[1] - 1)
+    fixed = top < 0 or (top - s + 1) + math.frexp(float(nmax))[1] <= 124
+    if top < 0:
+        s = 0
+    wa = np.zeros((S if fixed else 0, 3), np.int64)
+    wb = np.zeros((S if fixed else 0, 3), np.int64)
+    for q in range(S if fixed else 0):
+        _fixed_words(ab[cell[q]], s, wa[q])
+        _fixed_words(bb[cell[q]], s, wb[q])
+    flo = (s >> 5) + 2
+    fhi = ((s + 62) >> 5) + 2
+    T = _n_workers(B)
+    accs = np.zeros((T, 2, N_ACC), np.int64)  # before the parallel region (issue 14.1)
+    for w in nb.prange(T):
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            base = b * ncell
+            ga = grid_all
+            gb = grid_all
+            if not grid_all:
+                ga = True
+                gb = True
+                for q in range(S):
+                    c = cell[q]
+                    if _coin(bits, base + c):
+                        ga = ga and bcodes[c] != OFF_GRID
+                        gb = gb and acodes[c] != OFF_GRID
+                    else:
+                        ga = ga and acodes[c] != OFF_GRID
+                        gb = gb and bcodes[c] != OFF_GRID
+                    if not (ga or gb):
+                        break
+            for g in range(G):
+                s0 = gptr[g]
+                n = gptr[g + 1] - s0
+                if n == 0:
+                    out[b, g, 0] = np.nan
+                    out[b, g, 1] = np.nan
+                    continue
+                if fixed and not ga and not gb:
+                    a0 = 0
+                    a1 = 0
+                    a2 = 0
+                    b0 = 0
+                    b1 = 0
+                    b2 = 0
+                    for t in range(n):
+                        q = s0 + t
+                        if _coin(bits, base + cell[q]):
+                            a0 += wb[q, 0]
+                            a1 += wb[q, 1]
+                            a2 += wb[q, 2]
+                            b0 += wa[q, 0]
+                            b1 += wa[q, 1]
+                            b2 += wa[q, 2]
+                        else:
+                            a0 += wa[q, 0]
+                            a1 += wa[q, 1]
+                            a2 += wa[q, 2]
+                            b0 += wb[q, 0]
+                            b1 += wb[q, 1]
+                            b2 += wb[q, 2]
+                    for h in range(2):
+                        acc = accs[w, h]
+                        _acc_add_int(acc, a2 if h == 0 else b2, s)
+                        _acc_add_int(acc, a1 if h == 0 else b1, s + 31)
+                        _acc_add_int(acc, a0 if h == 0 else b0, s + 62)
+                        out[b, g, h] = _acc_mean(acc, flo, fhi, n)
+                    continue
+                Ka = 0
+                Kb = 0
+                for t in range(n):
+                    c = cell[s0 + t]
+                    if _coin(bits, base + c):
+                        va, vb, ka, kb = bb[c], ab[c], bcodes[c], acodes[c]
+                    else:
+                        va, vb, ka, kb = ab[c], bb[c], acodes[c], bcodes[c]
+                    if ga:
+                        Ka += ka
+                    else:
+                        _acc_add(accs[w, 0], va, 1)
+                    if gb:
+                        Kb += kb
+                    else:
+                        _acc_add(accs[w, 1], vb, 1)
+                out[b, g, 0] = _grid_mean(Ka, n, grid) if ga else _acc_mean(accs[w, 0], low, high, n)
+                out[b, g, 1] = _grid_mean(Kb, n, grid) if gb else _acc_mean(accs[w, 1], low, high, n)
     return out
 
 

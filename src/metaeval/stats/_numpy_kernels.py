@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import C, D, KX, KY, N_STATS, NVALID, TIE_TOL, TX, TXY, TY
+from ._kernels import C, D, KX, KY, N_STATS, NVALID, OFF_GRID, TIE_TOL, TX, TXY, TY
 
 _CHUNK_ELEMS = 2_000_000
 
@@ -236,20 +236,6 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
     return out
 
 
-def swap_group_means(bits, n_resamples, ncell, za, zb, gptr, cell, eptr, eslot, esrc):
-    """See :func:`metaeval.stats._kernels.swap_group_means` (plain means)."""
-    pa, pb = _swap_halves(bits, n_resamples, ncell, za, zb)
-    G = gptr.size - 1
-    out = np.full((n_resamples, G, 2), np.nan)
-    for g in range(G):
-        cells = cell[gptr[g] : gptr[g + 1]]
-        if cells.size:
-            # sorted, left to right (as the kernel and levels._matched_mean)
-            for h, p in enumerate((pa, pb)):
-                out[:, g, h] = np.cumsum(np.sort(p[:, cells], axis=-1), axis=-1)[:, -1] / cells.size
-    return out
-
-
 def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
     """See :func:`metaeval.stats._kernels.boot_kendall_stats`.
 
@@ -302,21 +288,98 @@ def boot_pearson(wa, ia, wb, ib, gmult, gptr, xs, ys, ycode, xnew, gk, ranked):
     return out
 
 
-def boot_row_sums(sx, ox, sy, oy, cc, rows_used):
-    """See :func:`metaeval.stats._kernels.boot_row_sums`.
+# --------------------------------------------------------------------------
+# Correctly rounded means: Python's integers instead of the limbs
 
-    Plain version: materialises each replicate's rows (column ``c`` repeated
-    ``cc[b, c]`` times) and sums them sorted, left to right."""
+
+def _exact_mean(values, mult, n):
+    """sum(mult * values) / n rounded once to the nearest float64 (ties to
+    even): the exact sum as a Python integer times a power of two, and
+    CPython's correctly rounded true division of integers."""
+    keep = (mult != 0) & (values != 0)
+    if not keep.any():
+        return 0.0
+    f, e = np.frexp(values[keep])
+    mant = np.ldexp(f, 53).astype(np.int64)  # exact: |mant| < 2^53
+    e = e.astype(np.int64) - 53
+    e0 = int(e.min())
+    terms = mant.astype(object) * mult[keep].astype(object) * (
+        np.ones(e.size, dtype=object) << (e - e0).astype(object))
+    S = int(terms.sum())
+    return S / (n << -e0) if e0 < 0 else (S << e0) / n
+
+
+def _grid_mean(K, n, grid):
+    """K / (grid n) for integers below 2^53: one correctly rounded division."""
+    return float(K) / float(grid * n)
+
+
+def exact_means(vals, valid, rows_per_unit, grid, kmax, tol):
+    """See :func:`metaeval.stats._kernels.exact_means`."""
+    from .exact import grid_codes
+
+    R, L = vals.shape
+    codes = np.where(valid, grid_codes(vals, L), 0)
+    unit_grid = ~(codes == OFF_GRID).reshape(-1, rows_per_unit * L).any(-1)
+    out = np.full(R, np.nan)
+    for r in range(R):
+        v = valid[r]
+        n = int(v.sum())
+        if n == 0:
+            continue
+        if unit_grid[r // rows_per_unit]:
+            out[r] = _grid_mean(int(codes[r][v].sum()), n, grid)
+        else:
+            out[r] = _exact_mean(vals[r][v], np.ones(n, np.int64), n)
+    return out
+
+
+def exact_col_means(vals, grid, kmax, tol):
+    """See :func:`metaeval.stats._kernels.exact_col_means` (the transposed rows)."""
+    t = np.ascontiguousarray(vals.T)
+    return exact_means(t, np.isfinite(t), t.shape[0], grid, kmax, tol)
+
+
+def boot_row_means(xs, xcodes, ys, ycodes, grid_all, cc, rows_used, cnt, grid):
+    """See :func:`metaeval.stats._kernels.boot_row_means`.
+
+    Plain version: each replicate row as the original row's values with the
+    column multiplicities, its grid decision from the drawn cells."""
     B = cc.shape[0]
-    N, M = sx.shape
-    out = np.zeros((2, B, N))
-    for h, (vs, oc) in enumerate(((sx, ox), (sy, oy))):
-        v = np.empty_like(vs)
-        np.put_along_axis(v, oc, vs, axis=1)
+    N, M = xs.shape
+    out = np.full((2, B, N), np.nan)
+    for h, (vals, codes) in enumerate(((xs, xcodes), (ys, ycodes))):
         for b in range(B):
-            idx = np.repeat(np.arange(M), cc[b])
-            if idx.size == 0:
-                continue
-            t = np.sort(v[:, idx], axis=-1)
-            out[h, b] = np.where(rows_used[b] > 0, np.cumsum(t, axis=-1)[:, -1], 0.0)
+            drawn = (rows_used[b] != 0)[:, None] & (cc[b] != 0)[None, :]
+            on_grid = bool(grid_all[h]) or not (drawn & (codes == OFF_GRID)).any()
+            for r in range(N):
+                n = int(cnt[b, r])
+                if rows_used[b, r] == 0 or n == 0:
+                    continue
+                if on_grid:
+                    out[h, b, r] = _grid_mean(int((cc[b] * codes[r]).sum()), n, grid)
+                else:
+                    out[h, b, r] = _exact_mean(vals[r], cc[b], n)
+    return out
+
+
+def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all, gptr, cell,
+                     grid):
+    """See :func:`metaeval.stats._kernels.swap_group_means` (materialised halves)."""
+    pa, pb = _swap_halves(bits, n_resamples, ncell, za, zb)
+    ca, cb = _swap_halves(bits, n_resamples, ncell, acodes, bcodes)
+    G = gptr.size - 1
+    out = np.full((n_resamples, G, 2), np.nan)
+    for b in range(n_resamples):
+        for h, (p, cd) in enumerate(((pa, ca), (pb, cb))):
+            on_grid = not (cd[b, cell] == OFF_GRID).any()
+            for g in range(G):
+                cells = cell[gptr[g] : gptr[g + 1]]
+                if not cells.size:
+                    continue
+                if on_grid:
+                    out[b, g, h] = _grid_mean(int(cd[b, cells].sum()), cells.size, grid)
+                else:
+                    out[b, g, h] = _exact_mean(p[b, cells], np.ones(cells.size, np.int64),
+                                               cells.size)
     return out

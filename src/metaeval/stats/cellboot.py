@@ -24,11 +24,13 @@ ranking each of them:
   exact integers (O(n + k) per replicate).  Both equal the materialised
   replicate's value up to rounding (the sums run in another order), not
   bit for bit; Spearman's is exact until its final division;
-* ``system`` level: each replicate's matched row sums add the original row's
-  sorted values with the column multiplicities (the sequence of additions of
-  ``levels._matched_mean``: bit-identical, so systems with equal multisets
-  of scores keep exactly equal means), then the registry coefficient on the
-  N means.
+* ``system`` level: each replicate's matched row means are the correctly
+  rounded means of the original row's values with the column multiplicities
+  (:func:`~metaeval.stats._kernels.boot_row_means`; the rule of
+  :mod:`metaeval.stats.exact`, decided per replicate from the cells it
+  holds): bit-identical to the materialised replicate's, so systems with
+  equal exact (or, on a rational grid, equal rational) means keep exactly
+  equal means; then the registry coefficient on the N means.
 
 Memory per replicate is its (N + M) draws and its (G, 8) statistics; the
 kernels' workspace is O(cells) per worker, whatever the number of
@@ -44,6 +46,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from . import exact
 from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels
 from .levels import DUP_VARIANTS, _aggregate, _weights, grouped_values
 
@@ -220,7 +223,8 @@ class CellBootstrap:
         self.valid = np.isfinite(self.x) & np.isfinite(self.y)
         N, M = self.x.shape
         if level == "system":
-            self.ox, self.oy, self.sx, self.sy = _shared("system", self.x, self.y, self._sorted_rows)
+            self.sx, self.cx, self.sy, self.cy, self.grid_all = _shared(
+                "system", self.x, self.y, self._system_layout)
             self.vf = self.valid.astype(float)
             self.all_valid = bool(self.valid.all())
             return
@@ -240,14 +244,19 @@ class CellBootstrap:
             self.xs = self.x[r, c]
             self.ys = self.y[r, c]
 
-    def _sorted_rows(self):
-        """Each row's values sorted (invalid cells as 0) and their columns,
-        for the metric and the human score: ``ox, oy, sx, sy``."""
-        vx = np.where(self.valid, self.x, 0.0)
-        vy = np.where(self.valid, self.y, 0.0)
-        ox = np.ascontiguousarray(np.argsort(vx, axis=1, kind="stable"))
-        oy = np.ascontiguousarray(np.argsort(vy, axis=1, kind="stable"))
-        return ox, oy, np.take_along_axis(vx, ox, axis=1), np.take_along_axis(vy, oy, axis=1)
+    def _system_layout(self):
+        """The scores with 0 in the cells that are not valid, their grid
+        codes (:mod:`metaeval.stats.exact`) and whether each score is on the
+        grid in every valid cell: ``sx, cx, sy, cy, grid_all``."""
+        M = self.x.shape[1]
+        out = []
+        grid_all = np.zeros(2, np.int8)
+        for h, a in enumerate((self.x, self.y)):
+            v = np.ascontiguousarray(np.where(self.valid, a, 0.0))
+            c = np.ascontiguousarray(np.where(self.valid, exact.grid_codes(a, M), 0))
+            grid_all[h] = not (c == exact.OFF_GRID).any()
+            out += [v, c]
+        return out[0], out[1], out[2], out[3], grid_all
 
     @staticmethod
     def supports(level, method, shape=None):
@@ -331,19 +340,11 @@ class CellBootstrap:
         # numpy's slow mixed-type loop, 11 ms per replicate at 100 x 10^4),
         # or M when every cell is valid (the columns' draws sum to M)
         if self.all_valid:
-            cnt = np.full((cc.shape[0], self.x.shape[0]), float(self.x.shape[1]))
+            cnt = np.full((cc.shape[0], self.x.shape[0]), self.x.shape[1], np.int64)
         else:
-            cnt = np.rint(cc.astype(float) @ self.vf.T)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mx, my = k.boot_row_sums(self.sx, self.ox, self.sy, self.oy, cc, cr) / cnt
-        if (~np.isfinite(mx) & (cnt > 0)).any() or (~np.isfinite(my) & (cnt > 0)).any():
-            # a row sum overflowed: levels._matched_mean rescales; materialise
-            xb = self.x[rows[:, :, None], cols[:, None, :]]
-            yb = self.y[rows[:, :, None], cols[:, None, :]]
-            from .levels import level_values
-
-            return level_values(xb, yb, "system", self.method, average=self.average,
-                                fast=self.fast, detail=False, dup_pairs=dup_pairs).value
+            cnt = np.rint(cc.astype(float) @ self.vf.T).astype(np.int64)
+        mx, my = k.boot_row_means(self.sx, self.cx, self.sy, self.cy, self.grid_all, cc, cr, cnt,
+                                  exact.GRID)
         xg = np.take_along_axis(mx, rows, axis=1)[:, None, :]
         yg = np.take_along_axis(my, rows, axis=1)[:, None, :]
         return grouped_values(xg, yg, self.method, average=self.average, fast=self.fast,

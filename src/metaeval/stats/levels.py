@@ -72,6 +72,7 @@ import numpy as np
 from .. import _choices
 from ..errors import ParameterError, ResourceError
 from ._columns import C
+from .exact import means as exact_means
 from .coefficients import TXY, get_coefficient, kendall_from_stats, kendall_stats, kernels
 
 LEVELS = _choices.LEVELS
@@ -111,32 +112,15 @@ def check_average(average: str) -> str:
     return average
 
 
-def _matched_mean(a, valid, cnt):
-    """Row means over ``valid`` cells, exact-tie preserving and overflow-safe.
-
-    Rows are summed left to right after sorting, so systems with the same
-    scores in another order get bit-identical means.  Only rows whose sum overflows are scaled
-    by their largest magnitude first (scaling everywhere would break exact
-    ties between rows with different values and equal sums).
-    """
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
-        mean = _sorted_sum(np.where(valid, a, 0.0)) / cnt
-        over = ~np.isfinite(mean) & (cnt > 0)
-        if over.any():
-            s = np.where(valid, np.abs(a), 0.0).max(-1, initial=0.0)
-            s = np.where(s > 0, s, 1.0)
-            scaled = np.where(valid, a / s[..., None], 0.0)
-            mean = np.where(over, s * (_sorted_sum(scaled) / cnt), mean)
-        return mean
-
-
-def _sorted_sum(a):
-    """Sum along the last axis, left to right over the sorted values (the
-    order the Perm-Both kernels use, so both give bit-identical means;
-    numpy's pairwise ``sum`` would add in another order)."""
-    if a.shape[-1] == 0:
-        return np.zeros(a.shape[:-1])
-    return np.cumsum(np.sort(a, axis=-1), axis=-1)[..., -1]
+def _matched_mean(a, valid, cnt=None, *, fast=True):
+    """Row means over ``valid`` cells, correctly rounded (:mod:`metaeval.stats.exact`):
+    independent of the cells' order, equal for equal exact means (on a
+    rational grid such as means of 3 raters: equal for equal rational means),
+    never in the reverse of the exact order, and without overflow near 1e308.
+    The grid decision is taken per (N, M) score matrix of a batch.  ``cnt``
+    (the valid cells per row) is accepted for the callers' convenience and
+    not needed."""
+    return exact_means(a, valid, unit_ndim=2, fast=fast)
 
 
 def given_system_matrices(arrays, given):

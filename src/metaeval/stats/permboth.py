@@ -17,7 +17,8 @@ same) and all measures are computed from them:
   one linear walk per resample (no sorting) plus a Fenwick tree over the
   human levels for Kendall;
 * ``system`` level takes the halves' matched row means
-  (:func:`~metaeval.stats._kernels.swap_group_means` on the rows) and the registry
+  (:func:`~metaeval.stats._kernels.swap_group_means` on the rows, correctly
+  rounded) and the registry
   coefficients on N values;
 * any other method falls back to building both halves and the generic
   level code.
@@ -34,6 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import exact
 from .coefficients import kernels
 from .levels import _aggregate, _weights, grouped_values, arrange
 
@@ -124,6 +126,8 @@ class PairLayout:
         self.hn2 = np.asarray(hn2, np.int64)
         self.n_valid = np.diff(self.gptr)
         self.ecell = self.ecode = None  # per-entry copies, made by pair_values
+        self.M = np.shape(z)[-1]
+        self.acodes = self.bcodes = self.grid_all = None  # grid codes, made by group_means
 
     def group_stats(self, bits, n_resamples, *, fast=True):
         """(B, G, 3, 2): pearson/spearman/kendall_b of the two halves."""
@@ -155,10 +159,19 @@ class PairLayout:
         return out[..., 0] if which < 2 else out
 
     def group_means(self, bits, n_resamples, *, fast=True):
-        """(B, G, 2): each group's mean of the two halves (tie-preserving)."""
+        """(B, G, 2): each group's mean of the two halves, correctly rounded
+        (:mod:`metaeval.stats.exact`; the grid decision per half over all
+        groups, as ``levels.arrange`` takes it on the materialised half)."""
+        if self.acodes is None:
+            L = self.M
+            self.acodes = np.ascontiguousarray(np.where(np.isfinite(self.za), exact.grid_codes(self.za, L), 0))
+            self.bcodes = np.ascontiguousarray(np.where(np.isfinite(self.zb), exact.grid_codes(self.zb, L), 0))
+            cells = self.cell
+            self.grid_all = not ((self.acodes[cells] == exact.OFF_GRID).any()
+                                 or (self.bcodes[cells] == exact.OFF_GRID).any())
         return kernels(fast).swap_group_means(
-            bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, self.eptr,
-            self.eslot, self.esrc,
+            bits, n_resamples, self.ncell, self.za, self.zb, self.acodes, self.bcodes,
+            self.grid_all, self.gptr, self.cell, exact.GRID,
         )
 
 
