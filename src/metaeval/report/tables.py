@@ -617,7 +617,7 @@ def bench_ranking_table(res, digits=3):
     rows = [[str(r["metric"]), f"{r['avg_corr']:.{digits}f}", f"{r['avg_rank']:.2f}"] for r in fr.to_dict("records")]
     n_ds = len({r.task.data for r in res.tasks.results})
     return TextTable(f"ranking over {n_ds} dataset(s), {len(res.tasks.results)} tasks (weights: {res.weighting})",
-                     ["metric", "avg corr", "avg rank"], rows, res.signature)
+                     ["metric", "avg corr", "avg rank"], rows, literal(res.signature))  # one line, whatever the name
 
 
 def bench_tasks_table(res, digits=3):
@@ -636,6 +636,6 @@ def bench_tasks_table(res, digits=3):
             cells.append(f"{row['statistic']:.{digits}f} [{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}] "
                          f"#{r.rank(m)}")
         rows.append(cells)
-    skipped = "\n".join(f"skipped {d}: {w}" for d, w in res.skipped)
+    skipped = "\n".join(literal(f"skipped {d}: {w}") for d, w in res.skipped)  # a line each, whatever the names
     return TextTable("statistic [CI] #cluster per dataset, human dimension and level",
                      ["dataset", "human", "level", *metrics], rows, skipped or None)
