@@ -1117,3 +1117,27 @@ def test_datasets_fetch_from_a_garbage_server_printed_its_answer_raw(tmp_path):
     assert res.stderr.startswith("metaeval: error: dataset ") and "sent no valid HTTP answer" in res.stderr
     assert "\\x1b]0;pwned\\x07 GARBAGE" in res.stderr  # the server's bytes, shown escaped
 
+
+
+EVIL_HUMAN = "hum\x1b]0;x\x07\u202e\nGOLD-METRIC 0.999"
+
+
+@pytest.fixture(scope="module")
+def evil_human_file(evil_files, tmp_path_factory):
+    import csv
+
+    path = tmp_path_factory.mktemp("evil_human") / "scores.csv"
+    frame = pd.read_csv(evil_files / "scores.csv", keep_default_na=False)
+    frame.rename(columns={"human": EVIL_HUMAN}).to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return path
+
+
+@pytest.mark.parametrize("command, args", [
+    ("correlate", ["--ci", "none"]), ("compare", ["--n-resamples", "20"]),
+    ("measures", ["--n-resamples", "10", "--splits", "10"]), ("local", ["--context", "system"])])
+def test_human_name_in_a_signature_forged_a_caption_line(evil_human_file, command, args):
+    """A signature is one line (``human:NAME|level:...``), printed under the table: a human
+    column named with a newline split it and forged a "GOLD-METRIC 0.999|..." line."""
+    res = _invoke([command, evil_human_file, "--human", EVIL_HUMAN, *args])
+    assert _forged(res.stdout) == []
+    assert "human:hum\\x1b]0;x\\x07\\u202e\\nGOLD-METRIC 0.999|" in res.stdout

@@ -617,7 +617,7 @@ def bench_ranking_table(res, digits=3):
     rows = [[str(r["metric"]), f"{r['avg_corr']:.{digits}f}", f"{r['avg_rank']:.2f}"] for r in fr.to_dict("records")]
     n_ds = len({r.task.data for r in res.tasks.results})
     return TextTable(f"ranking over {n_ds} dataset(s), {len(res.tasks.results)} tasks (weights: {res.weighting})",
-                     ["metric", "avg corr", "avg rank"], rows, literal(res.signature))  # one line, whatever the name
+                     ["metric", "avg corr", "avg rank"], rows, res.signature)
 
 
 def bench_tasks_table(res, digits=3):
