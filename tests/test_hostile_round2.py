@@ -8,6 +8,7 @@ listen on 127.0.0.1 only (tests/_judge_server.py).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import sys
@@ -902,3 +903,241 @@ def test_score_names_reached_the_terminal_raw(tmp_path, fmt):
     assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
     written = (tmp_path / "o.csv").read_text()
     assert _unsafe(written) == [] and "S1\\x1b[2J" in written and "S2\\u202e" in written
+
+
+# ------------------------------------------- 2. names: the commands tested above leave out (sec2)
+
+
+def _files_unsafe(folder, *, allow=""):
+    """{file: unsafe characters} of the text files under ``folder`` (figures' PNG left out)."""
+    out = {}
+    for p in sorted(Path(folder).rglob("*")):
+        if p.is_file() and p.suffix not in (".png", ".npz", ".parquet"):
+            bad = [c for c in _unsafe(p.read_text(errors="replace")) if c not in allow]
+            if bad:
+                out[p.name] = bad
+    return out
+
+
+def _invoke(args):
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    res = CliRunner().invoke(main, [str(a) for a in args])
+    assert res.exit_code == 0, (res.stderr, res.exception)
+    assert _unsafe(res.stdout) == [] and _unsafe(res.stderr) == []
+    return res
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_perturb_wrote_raw_names_in_its_perturbed_texts(evil_files, tmp_path, fmt):
+    """`perturb --out` wrote perturbed_NAME.jsonl with force_ascii=False: a system named with
+    U+202E reached the file raw (the JSON of --out escapes every non-ASCII character)."""
+    import csv
+
+    pytest.importorskip("sacrebleu")
+    frame = pd.read_csv(evil_files / "scores.csv", keep_default_na=False)
+    frame["hyp"] = [f"the cat number {k % 7} sat on the mat . it was happy ." for k in range(len(frame))]
+    frame["ref"] = "the cat sat on a mat . it was glad ."
+    frame.to_csv(tmp_path / "d.csv", index=False, quoting=csv.QUOTE_NONNUMERIC)
+    res = _invoke(["perturb", tmp_path / "d.csv", "--human", "human", "--text-cols",
+                   "hypothesis=hyp,reference=ref", "--perturbation", "drop_words", "--metrics", "bleu",
+                   "--seed", "1", "--out", tmp_path / "o", "--format", fmt])
+    assert _files_unsafe(tmp_path / "o") == {}
+    assert "\\x1b" in res.stderr  # the metric columns' note shows the names, escaped
+    texts = pd.read_json(tmp_path / "o" / "perturbed_drop_words.jsonl", lines=True, dtype=False)
+    assert {"S0\x1b[2J", "S1"} <= set(texts["system"]) and "i0\u202e" in set(texts["input"])  # read back whole
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "json"])
+def test_simulate_from_data_names_reached_the_terminal_raw(evil_files, tmp_path, fmt):
+    """`simulate --from-data` shows the data's metric names (its estimates table, CSV, JSON)."""
+    res = _invoke(["simulate", "--from-data", evil_files / "scores.csv", "--human", "human",
+                   "--n-iterations", "2", "--n-discretizations", "2", "--seed", "1",
+                   "--out", tmp_path / "o", "--format", fmt])
+    assert _files_unsafe(tmp_path / "o") == {}
+    if fmt == "table":
+        assert _forged(res.stdout) == [] and "\\x1b]0;pwned\\x07m1" in res.stdout
+    elif fmt == "csv":
+        import io
+
+        assert "\\x1b]0;pwned\\x07m1" in set(pd.read_csv(io.StringIO(res.stdout))["metric"])
+    else:
+        assert "\x1b]0;pwned\x07m1" in {r["metric"] for r in json.loads(res.stdout)}
+
+
+EVIL_SYSTEM = "sysB\x1b[2J\u202e"
+
+
+@pytest.fixture(scope="module")
+def evil_mtme_systems(tmp_path_factory):
+    """The mt-metrics-eval layout of ``evil_mtme``, with a system named by a hostile file name
+    (and in every score file) and a hostile source text."""
+    from test_mtme import make_data, write_layout
+
+    root = tmp_path_factory.mktemp("mtme_sys")
+    h, m = make_data(0)
+    m["EVIL\x1b]0;pwned\x07\u202e\nGOLD-METRIC 0.999-refA"] = m.pop("KIWI-src")
+    write_layout(root, h, m, lp="en-de")
+    for p in sorted(root.rglob("*"), key=lambda p: -len(p.parts)):
+        if p.is_file():
+            p.write_text(p.read_text().replace("sysB", EVIL_SYSTEM).replace("source 1\n", "source\u202e 1\n"))
+        if "sysB" in p.name:
+            p.rename(p.with_name(p.name.replace("sysB", EVIL_SYSTEM)))
+    return root
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".jsonl"])
+def test_read_mtme_wrote_raw_names_into_its_tables(evil_mtme_systems, tmp_path, suffix):
+    """`read-mtme --out X.csv/.tsv` wrote metric names (file names) and system names raw, ESC,
+    BEL and U+202E included, and a newline unquoted in TSV; `--texts-out` wrote U+202E raw."""
+    out = tmp_path / f"o{suffix}"
+    _invoke(["read-mtme", evil_mtme_systems, "wmt99", "en-de", "--refs", "refA", "--out", out,
+             "--texts-out", tmp_path / "t.jsonl"])
+    assert _files_unsafe(tmp_path, allow="\t" if suffix == ".tsv" else "") == {}
+    texts = pd.read_json(tmp_path / "t.jsonl", lines=True, dtype=False)
+    assert EVIL_SYSTEM in set(texts["system"]) and "source\u202e 1" in set(texts["source"])  # whole
+    if suffix == ".jsonl":
+        frame = pd.read_json(out, lines=True, dtype=False)
+        assert EVIL_SYSTEM in set(frame["system"])
+    else:
+        frame = pd.read_csv(out, sep="\t" if suffix == ".tsv" else ",")
+        assert "sysB\\x1b[2J\\u202e" in set(frame["system"])
+        assert "EVIL\\x1b]0;pwned\\x07\\u202e\nGOLD-METRIC 0.999-refA" in set(frame.columns)
+        assert len(frame) == len(set(zip(frame["system"], frame["input"])))  # no forged row
+        sys_frame = pd.read_csv(tmp_path / f"o.sys{suffix}", sep="\t" if suffix == ".tsv" else ",")
+        assert "sysB\\x1b[2J\\u202e" in set(sys_frame["system"])
+
+
+def test_report_wrote_raw_names_into_latex_and_svg(evil_files, tmp_path):
+    """`report` wrote the data's names raw into its LaTeX tables (ESC, BEL, U+202E) and into the
+    SVG figures, which an XML parser then refused (ESC is not allowed in XML 1.0)."""
+    pytest.importorskip("matplotlib")
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "rep"
+    res = _invoke(["report", evil_files / "scores.csv", "--human", "human", "--metrics",
+                   ",".join(EVIL_METRICS[:3]), "--quick", "--no-text", "--n-resamples", "20",
+                   "--splits", "10", "--seed", "1", "--out", out])
+    assert _forged(res.stdout) == []
+    bad = _files_unsafe(out)
+    bad.pop("report.html", None)  # the HTML escapes names for HTML (docs/security.md)
+    assert bad == {}
+    tex = (out / "tables" / "corr-human.tex").read_text()
+    assert "\\textbackslash{}x1b]0;pwned\\textbackslash{}x07m1" in tex
+    svgs = sorted((out / "figures").glob("*.svg"))
+    assert svgs
+    for p in svgs:
+        ET.parse(p)  # well-formed XML
+    assert any("\\x1b]0;pwned\\x07m1" in p.read_text() for p in svgs)
+
+
+@pytest.fixture(scope="module")
+def evil_bench_scores(tmp_path_factory):
+    """Scores of a metric on the bundled SummEval, in a file whose name (the metric's default
+    name) holds an OSC sequence, BEL, U+202E and a newline forging a row."""
+    from metaeval import load_dataset
+
+    ds = load_dataset("summeval")
+    rng = np.random.default_rng(5)
+    path = tmp_path_factory.mktemp("bench") / "ev\x1b]0;pwned\x07\u202e\nGOLD-METRIC 0.999.csv"
+    pd.DataFrame([{"dataset": "summeval", "system": s, "input": i, "score": rng.normal()}
+                  for s in ds.systems for i in ds.inputs]).to_csv(path, index=False)
+    return path
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "latex", "json"])
+def test_bench_metric_named_by_a_file_forged_a_line(evil_bench_scores, tmp_path, fmt):
+    """`bench --scores FILE` names the metric after the file: its signature, printed under the
+    ranking table, carried the newline raw and forged a "GOLD-METRIC ..." line; the LaTeX tables
+    of --out had ESC, BEL and U+202E raw."""
+    pytest.importorskip("matplotlib")
+    res = _invoke(["bench", "--scores", evil_bench_scores, "--baselines", "ROUGE.L", "--datasets", "summeval",
+                   "--level", "system", "--n-resamples", "20", "--format", fmt, "--out", tmp_path / "o"])
+    shown = "ev\\x1b]0;pwned\\x07\\u202e\\nGOLD-METRIC 0"
+    bad = _files_unsafe(tmp_path / "o")
+    bad.pop("report.html", None)
+    assert bad == {}
+    if fmt == "table":
+        assert _forged(res.stdout) == [] and shown in res.stdout
+        assert f"bench|metric:{shown}|" in res.stdout
+    elif fmt == "csv":
+        import io
+
+        frame = pd.read_csv(io.StringIO(res.stdout))
+        assert len(frame) == 2 and "ev\\x1b]0;pwned\\x07\\u202e\nGOLD-METRIC 0" in set(frame["metric"])
+    elif fmt == "latex":
+        assert _forged(res.stdout) == [] and "ev\\textbackslash{}x1b]0;pwned" in res.stdout
+    else:
+        assert json.loads(res.stdout)["metric"] == "ev\x1b]0;pwned\x07\u202e\nGOLD-METRIC 0"
+
+
+@contextlib.contextmanager
+def _raw_server(answer):
+    """A loopback server that answers every connection with the bytes ``answer``; yields its URL."""
+    import socket
+    import threading
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(8)
+
+    def serve():
+        while True:
+            try:
+                conn, _ = sock.accept()
+            except OSError:
+                return
+            with conn:
+                conn.recv(65536)
+                conn.sendall(answer)
+
+    threading.Thread(target=serve, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        sock.close()
+
+
+def test_datasets_fetch_from_a_garbage_server_printed_its_answer_raw(tmp_path):
+    """`datasets --fetch` from a mirror answering a garbage status line crashed with a traceback
+    that printed the server's bytes raw (ESC, BEL) instead of one error line."""
+    from metaeval.data import REGISTRY
+
+    with _raw_server(b"\x1b]0;pwned\x07 GARBAGE\r\n\r\n") as url:
+        from click.testing import CliRunner
+
+        from metaeval.cli import main
+
+        res = CliRunner().invoke(main, ["datasets", "--fetch", next(iter(REGISTRY)), "--cache-dir",
+                                        str(tmp_path), "--base-url", url])
+    assert res.exit_code == 2, (res.stderr, res.exception)
+    assert _unsafe(res.stderr) == [] and len(res.stderr.splitlines()) == 1
+    assert res.stderr.startswith("metaeval: error: dataset ") and "sent no valid HTTP answer" in res.stderr
+    assert "\\x1b]0;pwned\\x07 GARBAGE" in res.stderr  # the server's bytes, shown escaped
+
+
+
+EVIL_HUMAN = "hum\x1b]0;x\x07\u202e\nGOLD-METRIC 0.999"
+
+
+@pytest.fixture(scope="module")
+def evil_human_file(evil_files, tmp_path_factory):
+    import csv
+
+    path = tmp_path_factory.mktemp("evil_human") / "scores.csv"
+    frame = pd.read_csv(evil_files / "scores.csv", keep_default_na=False)
+    frame.rename(columns={"human": EVIL_HUMAN}).to_csv(path, index=False, quoting=csv.QUOTE_NONNUMERIC)
+    return path
+
+
+@pytest.mark.parametrize("command, args", [
+    ("correlate", ["--ci", "none"]), ("compare", ["--n-resamples", "20"]),
+    ("measures", ["--n-resamples", "10", "--splits", "10"]), ("local", ["--context", "system"])])
+def test_human_name_in_a_signature_forged_a_caption_line(evil_human_file, command, args):
+    """A signature is one line (``human:NAME|level:...``), printed under the table: a human
+    column named with a newline split it and forged a "GOLD-METRIC 0.999|..." line."""
+    res = _invoke([command, evil_human_file, "--human", EVIL_HUMAN, *args])
+    assert _forged(res.stdout) == []
+    assert "human:hum\\x1b]0;x\\x07\\u202e\\nGOLD-METRIC 0.999|" in res.stdout

@@ -7,6 +7,7 @@ the order given) and the library version is always last, e.g.
 
 from __future__ import annotations
 
+from ._escape import literal
 from ._version import __version__
 
 _ORDER = (
@@ -33,7 +34,8 @@ def _fmt(v) -> str:
         return "yes" if v else "no"
     if isinstance(v, (tuple, list)):
         return ":".join(_fmt(x) for x in v)
-    return str(v)
+    # names (a human column, a metric) shown, never obeyed: a signature stays one printable line
+    return literal(str(v))
 
 
 def fmt_number(v: float) -> str:
@@ -43,7 +45,8 @@ def fmt_number(v: float) -> str:
 
 def make_signature(**fields) -> str:
     """Build a signature line from keyword fields; ``None`` fields are left out
-    (a key that does not apply, such as ``avg`` at system level)."""
+    (a key that does not apply, such as ``avg`` at system level).  Values are written through
+    :func:`metaeval._escape.literal`: a name holding a newline or ESC stays one printable line."""
     fields = {k: v for k, v in fields.items() if v is not None}
     keys = [k for k in _ORDER if k in fields] + [k for k in fields if k not in _ORDER]
     parts = [f"{k}:{_fmt(fields[k])}" for k in keys]

@@ -47,6 +47,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._escape import literal
 from ._parallel import run_units
 from .errors import DataError, ParameterError
 
@@ -632,8 +633,8 @@ def bench(
     weights = tuple(tasks.assign_weights([] if weighting == "equal" else weighting.split(",")))
     corr = pd.concat([f for _, f in outs], ignore_index=True)
     tests = _tests(results, user.name, [b.name for b in base_src], alpha)
-    sig = (f"bench|metric:{user.name}|method:{method}|n:{int(n_resamples)}|cl:{confidence_level}|alpha:{alpha}"
-           f"|clusters:{clusters}|weights:{weighting}|negated:{','.join(negated) or 'none'}|seed:{seed_str}"
+    sig = (f"bench|metric:{literal(user.name)}|method:{method}|n:{int(n_resamples)}|cl:{confidence_level}|alpha:{alpha}"
+           f"|clusters:{clusters}|weights:{weighting}|negated:{literal(','.join(negated)) or 'none'}|seed:{seed_str}"
            f"|metaeval:{__version__}")
     return BenchResult(metric=user.name, baselines=tuple(b.name for b in base_src), correlations=corr,
                        tests=tests, tasks=tasks, weights=weights, weighting=weighting, skipped=tuple(skipped),

@@ -1675,8 +1675,9 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
         _write_json({n: {"detection": r.to_dict(), "scoring": scored[n].to_dict()} for n, r in results.items()},
                     os.path.join(out, "detection.json"))
         for n, ps in scored.items():
+            # ASCII JSON, as all JSON of --out: a text or name holding U+202E is written \u202e
             ps.perturbation.to_frame().to_json(os.path.join(out, f"perturbed_{n}.jsonl"), orient="records",
-                                               lines=True, force_ascii=False)
+                                               lines=True)
         _save_figure(lambda: _figures().plot_detection(results), os.path.join(out, "detection.png"))
     if fmt == "json":
         _emit_json(_clean(frame.to_dict(orient="records")))
@@ -2374,8 +2375,10 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
         cols = ["system", "input"] + [c for c in ctx.columns if c not in ("system", "input")]
         frame = frame[cols + [c for c in frame.columns if c not in cols]]
     suffix = os.path.splitext(out)[1].lower()
-    writers = {".csv": lambda f, p: f.to_csv(p, index=False),
-               ".tsv": lambda f, p: f.to_csv(p, index=False, sep="\t"),
+    # CSV/TSV through the exports' escaping (names from file names shown, never obeyed; a newline
+    # kept in a quoted field), JSON Lines in ASCII (\u001b, \u202e), as every table metaeval writes
+    writers = {".csv": lambda f, p: _write_csv(f, p),
+               ".tsv": lambda f, p: _write_csv(f, p, sep="\t"),
                ".jsonl": lambda f, p: f.to_json(p, orient="records", lines=True),
                ".parquet": lambda f, p: f.to_parquet(p, index=False)}
     if suffix not in writers:
@@ -2389,7 +2392,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     if texts_out is not None:
         if ds.texts is None:
             _fail(f"no texts for level {level!r}: texts are per segment (use --level seg)")
-        ds.texts.to_json(texts_out, orient="records", lines=True, force_ascii=False)
+        ds.texts.to_json(texts_out, orient="records", lines=True)
     n, m = ds.shape
     click.echo(f"{out}: {n} systems x {m} inputs, human {', '.join(map(repr, ds.human))}, "
                f"{len(ds.metrics)} metrics")

@@ -31,6 +31,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from metaeval._escape import literal
 from metaeval.errors import DataError
 
 ENV_DIR = "METAEVAL_DATA"
@@ -108,6 +109,10 @@ def _download(dataset: str, f: RemoteFile, dest: Path, base_url, timeout: float)
             raise _fail(dataset, f"download of {url} truncated ({got} of {f.size} bytes)", dest) from None
         except urllib.error.HTTPError as exc:
             raise _fail(dataset, f"{url} answered HTTP {exc.code}", dest) from None
+        except http.client.HTTPException as exc:  # a garbage status line or header (BadStatusLine, ...)
+            said = literal(str(exc).strip())  # the server's bytes: shown, never obeyed
+            said = said if len(said) <= 80 else said[:79] + "\u2026"
+            raise _fail(dataset, f"{url} sent no valid HTTP answer ({type(exc).__name__}: {said})", dest) from None
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             reason = getattr(exc, "reason", exc)
             raise _fail(dataset, f"no network: cannot reach {url} ({reason})", dest) from None

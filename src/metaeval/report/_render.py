@@ -19,6 +19,7 @@ import json
 import os
 import time
 
+from .._escape import literal
 from .._export import to_csv
 from ._model import fmt, plain, slug
 
@@ -27,7 +28,9 @@ _ORDER = ["recommendation", "data", "correlations", "clusters", "measures", "rel
 
 
 def _tex_escape(s):
-    s = str(s).replace("\u2013", "--")
+    # names shown, never obeyed: control and bidi characters as visible escapes (the views' one
+    # escaping function), then LaTeX's special characters
+    s = literal(str(s).replace("\u2013", "--"))
     out = []
     for ch in s:
         out.append({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
@@ -122,11 +125,12 @@ class Writer:
     def _figure(self, s, f):
         import io
 
-        from .figures import _pyplot
+        from .figures import _pyplot, literal_texts
 
         d = f.to_dict()["files"]
         fig = f.make()
         try:
+            literal_texts(fig)  # names shown, never obeyed (raw ESC would make the SVG unreadable)
             bufs = {}
             for kind, kw in (("png", {"dpi": 110}), ("svg", {})):
                 bufs[kind] = io.BytesIO()

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from .._escape import literal
 from ..errors import DataError, ParameterError
 
 _LEVEL_STYLE = {"system": "-", "input": "--", "item": ":", "global": "-."}
@@ -107,9 +108,58 @@ def simulation_curves(frame, x, *, hue=("level", "method"), title=None, facet=No
     return fig
 
 
+def literal_texts(fig):
+    """``fig`` with the names it shows made safe, before it is written: every text (titles, axis
+    labels, legend entries, annotations) and every tick label through
+    :func:`metaeval._escape.literal`, the views' one escaping function (newlines kept: they lay
+    labels out).  Else a name's ESC or BEL is written raw into the SVG, which no XML parser then
+    reads (neither is an XML character), and a bidi override reorders the text around it.
+    Returns ``fig``."""
+    from matplotlib.text import Text
+    from matplotlib.ticker import Formatter
+
+    class _Literal(Formatter):
+        """A tick formatter whose labels go through ``literal`` (tick labels are set at draw time)."""
+
+        escapes_names = True
+
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __call__(self, x, pos=None):
+            return literal(self.inner(x, pos), newlines=True)
+
+        def format_ticks(self, values):
+            return [literal(t, newlines=True) for t in self.inner.format_ticks(values)]
+
+        def get_offset(self):
+            return literal(self.inner.get_offset(), newlines=True)
+
+        def set_locs(self, locs):
+            self.inner.set_locs(locs)
+
+        def format_data_short(self, value):
+            return self.inner.format_data_short(value)
+
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for get, put in ((axis.get_major_formatter, axis.set_major_formatter),
+                             (axis.get_minor_formatter, axis.set_minor_formatter)):
+                inner = get()
+                if not getattr(inner, "escapes_names", False):  # not wrapped by an earlier call
+                    put(_Literal(inner))
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        safe = literal(text, newlines=True)
+        if safe != text:
+            t.set_text(safe)
+    return fig
+
+
 def save(fig, path):
     """Write ``fig`` to ``path`` (format from the extension) and close it."""
     plt = _pyplot()
+    literal_texts(fig)
     fig.savefig(path, dpi=150)
     plt.close(fig)
 
@@ -179,6 +229,7 @@ def save_both(fig, stem, *, dpi=110):
     """Write ``fig`` as ``stem.png`` and ``stem.svg`` (the report's figures) and close it."""
     plt = _pyplot()
     try:
+        literal_texts(fig)
         fig.savefig(f"{stem}.png", dpi=dpi)
         fig.savefig(f"{stem}.svg")
     finally:

@@ -692,6 +692,6 @@ def bench_tasks_table(res, digits=3):
             cells.append(f"{row['statistic']:.{digits}f} [{row['ci_low']:.{digits}f}, {row['ci_high']:.{digits}f}] "
                          f"#{r.rank(m)}")
         rows.append(cells)
-    skipped = "\n".join(f"skipped {d}: {w}" for d, w in res.skipped)
+    skipped = "\n".join(literal(f"skipped {d}: {w}") for d, w in res.skipped)  # a line each, whatever the names
     return TextTable("statistic [CI] #cluster per dataset, human dimension and level",
                      ["dataset", "human", "level", *metrics], rows, skipped or None)
