@@ -74,6 +74,7 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
 from .stats.inference import binomial_interval, correlation_test, use_kernels
+from .stats.exact import nanmean as exact_nanmean
 from .stats.ks import ks_statistic
 from .stats.levels import check_level, level_values, match_system_shapes
 from .stats.multitest import adjust_pvalues
@@ -737,9 +738,7 @@ def meta_correlation(
     out = []
     for hname in humans:
         y = np.asarray(ds.scores(hname), float)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            q = np.nanmean(y, axis=1)
+        q = exact_nanmean(y, axis=1)  # correctly rounded: tied system means stay tied
         for m in metrics:
             x = np.asarray(ds.scores(m), float)
             with warnings.catch_warnings():

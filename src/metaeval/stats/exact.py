@@ -81,7 +81,7 @@ GRID = 126_000
 #: Largest relative distance of a value's GRID-multiple from its integer code.
 GRID_TOL = 2.0**-48
 
-__all__ = ["GRID", "OFF_GRID", "grid_codes", "means", "nanmean"]
+__all__ = ["GRID", "OFF_GRID", "grid_codes", "masked_mean", "means", "nanmean"]
 
 
 def grid_codes(a, length):
@@ -154,3 +154,23 @@ def nanmean(a, axis=-1, *, fast=True):
         return out.reshape(a.shape[1:])
     a = np.moveaxis(a, axis, -1)
     return means(a, unit_ndim=a.ndim, fast=fast)
+
+
+def masked_mean(a, valid, axis, *, fast=True):
+    """The mean of the entries ``valid`` of ``a`` along ``axis``, correctly rounded (equal exact
+    means give equal floats, in any order), NaN where there is none.
+
+    For the means that become cells (a metric's score over several references, an LLM judge's
+    over its samples): an infinite entry is not dropped but kept, as in numpy's mean, so such a
+    row is the IEEE mean of its entries (+-inf, or NaN for +inf and -inf together).
+    """
+    a = np.asarray(a, float)
+    valid = np.moveaxis(np.broadcast_to(np.asarray(valid, bool), a.shape), axis, -1)
+    a = np.moveaxis(a, axis, -1)
+    valid = valid & ~np.isnan(a)
+    out = means(a, valid, unit_ndim=a.ndim, fast=fast)
+    inf = (valid & np.isinf(a)).any(axis=-1)
+    if inf.any():
+        with np.errstate(invalid="ignore"):
+            out[inf] = np.where(valid[inf], a[inf], 0.0).sum(axis=-1) / valid[inf].sum(axis=-1)
+    return out

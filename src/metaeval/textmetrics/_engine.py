@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..stats.exact import masked_mean
+
 from .._parallel import check_n_jobs, run_units
 from ..errors import ParameterError
 from ._base import TextMetric
@@ -183,10 +185,8 @@ def _reduce(values: np.ndarray, present: np.ndarray, how: str) -> np.ndarray:
     ok = present & ~np.isnan(values)
     count = ok.sum(axis=1)
     if how == "mean":
-        total = np.where(ok, values, 0.0).sum(axis=1)
-        out = np.full(total.shape, np.nan)
-        np.divide(total, count, out=out, where=count > 0)
-        return out
+        # correctly rounded: two cells whose references' scores have equal exact means tie
+        return masked_mean(values, ok, axis=1)
     fill = -np.inf if how == "max" else np.inf
     red = np.where(ok, values, fill)
     out = red.max(axis=1) if how == "max" else red.min(axis=1)

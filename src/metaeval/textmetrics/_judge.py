@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._signature import make_signature
+from ..stats.exact import masked_mean
 from ..data import Dataset
 from ..errors import (
     DataError,
@@ -1184,9 +1185,8 @@ def _aggregate(values: np.ndarray, how: str) -> np.ndarray:
                 warnings.simplefilter("ignore", RuntimeWarning)
                 out[has] = np.nanmedian(values[:, has], axis=0)
         return out
-    total = np.where(ok, values, 0.0).sum(axis=0)
-    np.divide(total, count, out=out, where=has)
-    return out
+    # correctly rounded: equal exact means of the samples tie, whatever their order
+    return masked_mean(values, ok, axis=0)
 
 
 @dataclass(frozen=True, repr=False)
