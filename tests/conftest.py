@@ -76,7 +76,7 @@ SLOW = frozenset({
     "tests/test_coefficients.py::test_knight_path_on_adversarial_groups",
     "tests/test_coefficients.py::test_tie_calibration_matches_brute_force",
     "tests/test_coefficients.py::test_tie_calibration_value_equals_acc23_recounted_at_each_threshold",
-    "tests/test_compare.py::test_clusters_default_to_unadjusted_pvalues_as_mt_metrics_eval",
+    "tests/test_compare.py::test_clusters_default_to_holm_unless_mt_metrics_eval_rule_is_asked",
     "tests/test_compare.py::test_clusters_use_the_adjusted_pvalues",
     "tests/test_compare.py::test_compare_all_does_not_depend_on_n_jobs_or_the_other_metrics",
     "tests/test_compare.py::test_compare_all_with_williams_and_bootstrap",
