@@ -962,10 +962,8 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
                          ci=ci, confidence_level=confidence_level, n_resamples=n_resamples,
                          pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog,
                          system_scores=_system_level())
-    if fmt == "json":
-        keys = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
-        extra = ["n_groups", "n_groups_dropped", "epsilon", "notes"]
-        _emit_json(_clean([{k: r.to_dict()[k] for k in keys + extra} for r in res]))
+    if fmt == "json":  # every field of the CSV and of results.json, the counts the warnings name included
+        _emit_json(_clean([r.to_dict() for r in res]))
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
