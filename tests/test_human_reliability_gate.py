@@ -77,3 +77,23 @@ def test_a_level_with_unreliable_human_scores_recommends_no_metric():
     assert data["item"]["trust"] == [] and data["item"]["human_reliability"] == pytest.approx(icc2k)
     rec = " ".join(r.text for r in sec.readings if r.rule == "rec-trust")
     assert "item level: no trusted metric" in rec
+
+
+def test_rotating_raters_showed_a_dash_for_the_human_reliability_without_a_reason():
+    """QA pass: with rotating raters (each cell rated by 3 of 6 raters) ICC(2,k) is not defined
+    (reliability.agreement: it needs the same raters in every cell), the report's 'reliability of
+    the human scores' cell read "ICC(2,k) of the raters' mean – (...)" and the .7 gate silently did
+    not apply. The text now says why and that the gate is not applied."""
+    from metaeval.errors import RaterDesignWarning
+
+    g = np.random.default_rng(3)
+    rows = [{"system": f"s{i}", "input": f"d{j}", "rater": f"r{(j + t) % 6}", "h": int(g.integers(1, 6)),
+             "m": float(i + j)} for j in range(12) for i in range(4) for t in range(3)]
+    ds = metaeval.Dataset.from_frame(pd.DataFrame(rows), human="h", rater="rater")
+    with pytest.warns(RaterDesignWarning):
+        agr = rl.agreement(ds, ["h"], method=("krippendorff_interval", "icc2k"))
+    state = {"reliability": {"agreement": agr}}
+    for lv in ("input", "item", "global"):
+        v, text = human_reliability(state, "h", lv)
+        assert np.isnan(v)
+        assert "raters rotate over the cells" in text and "gate is not applied" in text, text

@@ -685,9 +685,18 @@ def human_reliability(state, h, level):
     f = a.to_frame() if a is not None else None
     if f is None or h not in set(f.column):
         return math.nan, "not computed (one rating per cell: no rater agreement)"
-    f = f[f.column == h].set_index("method").statistic
-    v = float(f.get("icc2k", math.nan))
-    kr = f.get("krippendorff_interval", math.nan)
+    f = f[f.column == h].set_index("method")
+    v = float(f.statistic.get("icc2k", math.nan))
+    kr = f.statistic.get("krippendorff_interval", math.nan)
+    design = next((p.split(":", 1)[1] for p in str(f.signature.get("icc2k", "")).split("|")
+                   if p.startswith("raters:")), None)
+    if not _finite(v) and design in ("rotating", "slots"):
+        # reliability.agreement: ICC(2,k) needs the same raters in every cell; rotating raters or
+        # rater slots nest the raters in the cells, so it is NaN and no reliability gate applies
+        how = "rotate over the cells" if design == "rotating" else "are slots"
+        return v, (f"ICC(2,k) not defined: the raters {how} "
+                   f"(it needs the same raters in every cell), so the {HUMAN_RELIABILITY_MIN:g} gate is not applied "
+                   f"(Krippendorff's alpha {fmt(kr)})")
     return v, f"ICC(2,k) of the raters' mean {fmt(v)} (Krippendorff's alpha {fmt(kr)})"
 
 
