@@ -29,7 +29,8 @@ P_LEVEL = 0.05
 MIN_SYSTEMS = 5           # below this many systems, system-level correlations and tests support no conclusion
 # reliability of the human scores a level correlates, below which the level recommends no metric (Nunnally
 # 1978's .7, as ALPHA_ACCEPTABLE): Cronbach's alpha over inputs of the system means at system level, ICC(2,k)
-# of the raters' mean over the cells at the input, item and global levels (Shrout and Fleiss 1979)
+# of the raters' mean over the cells at the input, item and global levels (Shrout and Fleiss 1979; ICC(1,k)
+# when the raters rotate over the cells)
 HUMAN_RELIABILITY_MIN = 0.7
 
 
@@ -690,6 +691,13 @@ def human_reliability(state, h, level):
     kr = f.statistic.get("krippendorff_interval", math.nan)
     design = next((p.split(":", 1)[1] for p in str(f.signature.get("icc2k", "")).split("|")
                    if p.startswith("raters:")), None)
+    v1 = float(f.statistic.get("icc1k", math.nan))
+    if not _finite(v) and design in ("rotating", "slots") and _finite(v1):
+        # raters nested in the cells: the one-way ICC(1,k) is the reliability of each cell's raters' mean
+        # (Shrout and Fleiss 1979, case 1), as `metaeval reliability` reports it
+        how = "rotate over the cells" if design == "rotating" else "are slots"
+        return v1, (f"ICC(1,k) of the raters' mean {fmt(v1)} (the raters {how}: the one-way form; "
+                    f"Krippendorff's alpha {fmt(kr)})")
     if not _finite(v) and design in ("rotating", "slots"):
         # reliability.agreement: ICC(2,k) needs the same raters in every cell; rotating raters or
         # rater slots nest the raters in the cells, so it is NaN and no reliability gate applies
