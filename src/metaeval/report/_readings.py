@@ -833,7 +833,8 @@ def recommend(state, humans, levels, metrics):
                  "signatures, and rel-consistency / rel-stability for the flags (rule rec-trust). The "
                  "reliability of the human scores is that of what each level correlates: Cronbach's alpha over "
                  "inputs of the system means (system level; rel-consistency), ICC(2,k) of the raters' mean "
-                 "over the cells (input, item and global levels; rel-agreement, with Krippendorff's alpha of "
+                 "over the cells (input, item and global levels; ICC(1,k) when the raters rotate over the "
+                 "cells; rel-agreement, with Krippendorff's alpha of "
                  f"single raters). Below {HUMAN_RELIABILITY_MIN:g} a level recommends no metric: agreement with "
                  "noisy human scores cannot single one out (any correlation is bounded by the square root of "
                  "that reliability)."))
