@@ -364,3 +364,29 @@ def test_inferred_metrics_are_announced_and_suspicious_ones_flagged(tmp_path):
     assert "bleu:" not in err
     res = run("correlate", path, "--human", "human", "--metrics", "bleu", "--ci", "none", "--format", "json")
     assert res.exit_code == 0 and "note" not in res.stderr  # an explicit metric set: nothing to announce
+
+
+def test_correlate_json_lacked_the_counts_its_warnings_name(tmp_path):
+    """QA pass: `correlate --format json` kept 14 of the 22 fields of the CSV: a warning saying
+    'counted in n_resamples_nan' (or n_constant, n_too_few) pointed at a field the JSON did not
+    have. The JSON now carries the CSV's columns, with the same values."""
+    g = np.random.default_rng(5)
+    rows = [{"system": f"S{s}", "input": f"i{i}", "human": float(g.integers(1, 6)),
+             "bleu": float(g.normal())} for s in range(3) for i in range(8)]
+    rows[0]["human"] = rows[8]["human"] = rows[16]["human"] = 3.0  # input i0: constant human scores
+    rows[0]["bleu"], rows[8]["bleu"], rows[16]["bleu"] = 0.1, 0.2, 0.3
+    path = tmp_path / "three.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    argv = ["correlate", path, "--human", "human", "--level", "system,input", "--n-resamples", "200",
+            "--seed", "1"]
+    res_json, res_csv = run(*argv, "--format", "json"), run(*argv, "--format", "csv")
+    assert res_json.exit_code == 0 and res_csv.exit_code == 0, res_json.output + res_csv.output
+    assert "n_resamples_nan" in res_json.stderr and "n_constant" in res_json.stderr  # what the warnings name
+    recs = json.loads(res_json.stdout)
+    frame = pd.read_csv(io.StringIO(res_csv.stdout), keep_default_na=False, na_values=[""])
+    assert [list(r) for r in recs] == [list(frame.columns)] * len(recs)
+    for r, (_, row) in zip(recs, frame.iterrows()):
+        for k in ("n_constant", "n_too_few", "n_resamples_nan", "n_groups_dropped"):
+            assert r[k] == row[k], (k, r, row)
+    by_level = {r["level"]: r for r in recs}
+    assert by_level["input"]["n_constant"] == 1 and by_level["system"]["n_resamples_nan"] > 0

@@ -408,3 +408,16 @@ def test_diagnose_sizes_above_the_texts_error_named_sizes_not_the_option(tmp_pat
     res = run("diagnose", path, "--human", "human", "--low", "2", "--high", "4", "--sizes", "3,5")
     err = check_run(res, "diagnose", files=[path])
     assert res.exit_code == 2 and "--sizes" in err and "sizes [5] exceed the 4 texts" in err, err
+
+
+@pytest.mark.parametrize("command", ["compare", "validity"])
+def test_compare_level_list_error_offered_the_refused_item_spelling(tmp_path, command):
+    """QA pass: `compare --level system,input,group-by-system` fell through to the library's
+    message "choose one of system, input, item, global", offering `item`, which the command
+    line refuses as ambiguous, and never said that these commands take one level."""
+    path = _one_metric(tmp_path)
+    res = run(command, str(path), "--human", "human", "--level", "system,input,group-by-system")
+    err = check_run(res, command, files=[path])
+    assert res.exit_code == 2, res.stderr
+    assert "--level takes one level" in err and "system, input, group-by-system" in err, err
+    assert "item," not in err, err

@@ -77,3 +77,67 @@ def test_a_level_with_unreliable_human_scores_recommends_no_metric():
     assert data["item"]["trust"] == [] and data["item"]["human_reliability"] == pytest.approx(icc2k)
     rec = " ".join(r.text for r in sec.readings if r.rule == "rec-trust")
     assert "item level: no trusted metric" in rec
+
+
+def test_rotating_raters_showed_a_dash_for_the_human_reliability_without_a_reason():
+    """QA pass: with rotating raters (each cell rated by 3 of 6 raters) ICC(2,k) is not defined
+    (reliability.agreement: it needs the same raters in every cell), the report's 'reliability of
+    the human scores' cell read "ICC(2,k) of the raters' mean – (...)" and the .7 gate silently did
+    not apply. The text now says why and that the gate is not applied."""
+    from metaeval.errors import RaterDesignWarning
+
+    g = np.random.default_rng(3)
+    rows = [{"system": f"s{i}", "input": f"d{j}", "rater": f"r{(j + t) % 6}", "h": int(g.integers(1, 6)),
+             "m": float(i + j)} for j in range(12) for i in range(4) for t in range(3)]
+    ds = metaeval.Dataset.from_frame(pd.DataFrame(rows), human="h", rater="rater")
+    with pytest.warns(RaterDesignWarning):
+        agr = rl.agreement(ds, ["h"], method=("krippendorff_interval", "icc2k"))
+    state = {"reliability": {"agreement": agr}}
+    for lv in ("input", "item", "global"):
+        v, text = human_reliability(state, "h", lv)
+        assert np.isnan(v)
+        assert "raters rotate over the cells" in text and "gate is not applied" in text, text
+
+
+def _icc1k_reference(ds, column):
+    """One-way random ICC(1,k) = (MSB - MSW) / MSB over the cells, each with its own k ratings
+    (Shrout and Fleiss 1979, case 1; McGraw and Wong 1996, model 1), written out here."""
+    R = ds.ratings(column).reshape(ds.ratings(column).shape[0], -1).T  # cells x rater slots, NaN where unrated
+    cells = [row[np.isfinite(row)] for row in R]
+    k = max({len(c) for c in cells}, key=[len(c) for c in cells].count)
+    Y = np.array([c for c in cells if len(c) == k])
+    n = len(Y)
+    msb = k * ((Y.mean(axis=1) - Y.mean()) ** 2).sum() / (n - 1)
+    msw = ((Y - Y.mean(axis=1, keepdims=True)) ** 2).sum() / (n * (k - 1))
+    return (msb - msw) / msb
+
+
+def test_rotating_raters_passed_the_reliability_gate_unchecked():
+    """QA pass: with rotating raters the report asked agreement() for ICC(2,k) only, which is NaN for
+    that design, so a level correlating noisy human scores still recommended metrics, while
+    `metaeval reliability` showed ICC(1,k) = .41 for the same column. The report now computes the
+    one-way ICC(1,k) for such designs and gates on it."""
+    g = np.random.default_rng(11)
+    N, M, k = 6, 24, 3
+    sys_q = np.linspace(-1.5, 1.5, N)
+    rows = []
+    for j in range(M):
+        for i in range(N):
+            truth, noise = sys_q[i] + 0.3 * g.standard_normal(), float(g.standard_normal())
+            for t in range(k):  # raters r0..r5 rotate: input j is rated by r(j), r(j+1), r(j+2)
+                rows.append({"system": f"s{i}", "input": f"d{j}", "rater": f"r{(j + t) % 6}",
+                             "h": float(np.clip(np.rint(3 + truth + 3.0 * g.standard_normal()), 1, 5)),
+                             "good": truth, "noise": noise})
+    ds = metaeval.Dataset.from_frame(pd.DataFrame(rows), human="h", rater="rater")
+    icc1k = _icc1k_reference(ds, "h")
+    assert icc1k < HUMAN_RELIABILITY_MIN  # the data do what they are built for
+    rep = build(ds, ReportConfig(quick=True, seed=0, human=("h",), pairwise="all", splits=10,
+                                 levels=("system", "item")))
+    sec = next(s for s in rep.sections if s.id == "recommendation")
+    t = next(t for t in sec.tables if t.id == "rec-trust")
+    keys = [c.key for c in t.columns]
+    item = {r[keys.index("level")]: r for r in t.rows}["item"]
+    assert item[keys.index("human_reliability")].startswith("ICC(1,k) of the raters' mean"), item
+    assert item[keys.index("trust")].startswith("no trusted metric: the human scores are unreliable"), item
+    data = rep.results["recommendation"]["trust"]["h"]["item"]
+    assert data["trust"] == [] and data["human_reliability"] == pytest.approx(icc1k, rel=1e-10)

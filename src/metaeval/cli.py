@@ -70,6 +70,16 @@ def _levels_option(ctx, param, value):
     return ",".join(dict.fromkeys(out)) or None
 
 
+def _one_level_option(ctx, param, value):
+    """Click callback of a --level option that takes one level (compare, validity)."""
+    value = _levels_option(ctx, param, value)
+    if value is not None and "," in value:
+        raise ParameterError(
+            f"--level takes one level in `metaeval {ctx.info_name}` (got {len(value.split(','))}: "
+            f"{', '.join(_choices.CLI_LEVEL_NAMES[lv] for lv in value.split(','))}); run it once per level")
+    return value
+
+
 _ALL_LEVELS = ",".join(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
 
 
@@ -952,10 +962,8 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
                          ci=ci, confidence_level=confidence_level, n_resamples=n_resamples,
                          pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog,
                          system_scores=_system_level())
-    if fmt == "json":
-        keys = ["metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n", "signature"]
-        extra = ["n_groups", "n_groups_dropped", "epsilon", "notes"]
-        _emit_json(_clean([{k: r.to_dict()[k] for k in keys + extra} for r in res]))
+    if fmt == "json":  # every field of the CSV and of results.json, the counts the warnings name included
+        _emit_json(_clean([r.to_dict() for r in res]))
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
@@ -966,8 +974,8 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@click.option("--level", default="system", show_default=True, callback=_levels_option,
-              help=_LEVELS_HELP + ".")
+@click.option("--level", default="system", show_default=True, callback=_one_level_option,
+              help="One of " + _LEVELS_HELP + ".")
 @click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
               help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation table).")
 @click.option("--test", default="perm-both", show_default=True,
@@ -1306,8 +1314,8 @@ def _reliability_tables(results, target):
                    "factors (default: every human column with 2+ raters).")
 @click.option("--metrics", default=None,
               help="Comma-separated metrics for concurrent validity (default: all).")
-@click.option("--level", default="system", show_default=True, callback=_levels_option,
-              help=_LEVELS_HELP + ".")
+@click.option("--level", default="system", show_default=True, callback=_one_level_option,
+              help="One of " + _LEVELS_HELP + ".")
 @click.option("--method", default=_choices.VALIDITY_METHOD, show_default=True,
               help="Coefficient of the MTMM table and concurrent validity. Default Kendall's tau-b, as seed "
                    "paper 002 prescribes (Sec. 4, Fig. 4: \"Values are based on Kendall's tau\"); correlate, "

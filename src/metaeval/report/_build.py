@@ -741,8 +741,12 @@ class _Builder:
         results = {}
         if rated:
             s.functions.append("metaeval.agreement")
-            results["agreement"] = self._timed(s, lambda: rl.agreement(
-                ds, rated, method=("krippendorff_interval", "krippendorff_ordinal", "icc2", "icc2k")))
+            methods = ("krippendorff_interval", "krippendorff_ordinal", "icc2", "icc2k")
+            if any(rl._rater_design(np.asarray(ds.ratings(c), dtype=float).reshape(ds.ratings(c).shape[0], -1),
+                                    "same") == "rotating" for c in rated):
+                # raters nested in the cells: ICC(2) is NaN, the one-way forms apply (as `metaeval reliability`)
+                methods += ("icc1", "icc1k")
+            results["agreement"] = self._timed(s, lambda: rl.agreement(ds, rated, method=methods))
         else:
             s.skip("one rater per item: reliability of human ratings (rater agreement) skipped", part=True)
         runs = [m for m in self.metrics if self.ds_runs.ratings(m).shape[0] >= 2]

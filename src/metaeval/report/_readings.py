@@ -29,7 +29,8 @@ P_LEVEL = 0.05
 MIN_SYSTEMS = 5           # below this many systems, system-level correlations and tests support no conclusion
 # reliability of the human scores a level correlates, below which the level recommends no metric (Nunnally
 # 1978's .7, as ALPHA_ACCEPTABLE): Cronbach's alpha over inputs of the system means at system level, ICC(2,k)
-# of the raters' mean over the cells at the input, item and global levels (Shrout and Fleiss 1979)
+# of the raters' mean over the cells at the input, item and global levels (Shrout and Fleiss 1979; ICC(1,k)
+# when the raters rotate over the cells)
 HUMAN_RELIABILITY_MIN = 0.7
 
 
@@ -685,9 +686,25 @@ def human_reliability(state, h, level):
     f = a.to_frame() if a is not None else None
     if f is None or h not in set(f.column):
         return math.nan, "not computed (one rating per cell: no rater agreement)"
-    f = f[f.column == h].set_index("method").statistic
-    v = float(f.get("icc2k", math.nan))
-    kr = f.get("krippendorff_interval", math.nan)
+    f = f[f.column == h].set_index("method")
+    v = float(f.statistic.get("icc2k", math.nan))
+    kr = f.statistic.get("krippendorff_interval", math.nan)
+    design = next((p.split(":", 1)[1] for p in str(f.signature.get("icc2k", "")).split("|")
+                   if p.startswith("raters:")), None)
+    v1 = float(f.statistic.get("icc1k", math.nan))
+    if not _finite(v) and design in ("rotating", "slots") and _finite(v1):
+        # raters nested in the cells: the one-way ICC(1,k) is the reliability of each cell's raters' mean
+        # (Shrout and Fleiss 1979, case 1), as `metaeval reliability` reports it
+        how = "rotate over the cells" if design == "rotating" else "are slots"
+        return v1, (f"ICC(1,k) of the raters' mean {fmt(v1)} (the raters {how}: the one-way form; "
+                    f"Krippendorff's alpha {fmt(kr)})")
+    if not _finite(v) and design in ("rotating", "slots"):
+        # reliability.agreement: ICC(2,k) needs the same raters in every cell; rotating raters or
+        # rater slots nest the raters in the cells, so it is NaN and no reliability gate applies
+        how = "rotate over the cells" if design == "rotating" else "are slots"
+        return v, (f"ICC(2,k) not defined: the raters {how} "
+                   f"(it needs the same raters in every cell), so the {HUMAN_RELIABILITY_MIN:g} gate is not applied "
+                   f"(Krippendorff's alpha {fmt(kr)})")
     return v, f"ICC(2,k) of the raters' mean {fmt(v)} (Krippendorff's alpha {fmt(kr)})"
 
 
@@ -816,7 +833,8 @@ def recommend(state, humans, levels, metrics):
                  "signatures, and rel-consistency / rel-stability for the flags (rule rec-trust). The "
                  "reliability of the human scores is that of what each level correlates: Cronbach's alpha over "
                  "inputs of the system means (system level; rel-consistency), ICC(2,k) of the raters' mean "
-                 "over the cells (input, item and global levels; rel-agreement, with Krippendorff's alpha of "
+                 "over the cells (input, item and global levels; ICC(1,k) when the raters rotate over the "
+                 "cells; rel-agreement, with Krippendorff's alpha of "
                  f"single raters). Below {HUMAN_RELIABILITY_MIN:g} a level recommends no metric: agreement with "
                  "noisy human scores cannot single one out (any correlation is bounded by the square root of "
                  "that reliability)."))
