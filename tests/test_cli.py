@@ -390,3 +390,27 @@ def test_correlate_json_lacked_the_counts_its_warnings_name(tmp_path):
             assert r[k] == row[k], (k, r, row)
     by_level = {r["level"]: r for r in recs}
     assert by_level["input"]["n_constant"] == 1 and by_level["system"]["n_resamples_nan"] > 0
+
+
+@pytest.mark.parametrize("metrics", ["bleu,chrf", "bleu,chrf,ter"])
+def test_compare_json_lacked_fields_of_its_csv(tmp_path, metrics):
+    """QA pass: `compare --format json` kept 17 of the CSV's 28 columns (no pvalue_greater/less,
+    n_resamples, n_resamples_nan, stopped_early), as correlate's JSON did. Both forms now carry
+    the same fields with the same values (one pair: one record; several: the pairs)."""
+    g = np.random.default_rng(6)
+    rows = [{"system": f"S{s}", "input": f"i{i}", "human": float(g.integers(1, 6)),
+             "bleu": float(g.normal()), "chrf": float(g.normal()), "ter": float(g.normal())}
+            for s in range(4) for i in range(10)]
+    path = tmp_path / "four.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    argv = ["compare", path, "--human", "human", "--metrics", metrics, "--level", "input",
+            "--n-resamples", "99", "--seed", "1"]
+    res_json, res_csv = run(*argv, "--format", "json"), run(*argv, "--format", "csv")
+    assert res_json.exit_code == 0 and res_csv.exit_code == 0, res_json.output + res_csv.output
+    got = json.loads(res_json.stdout)
+    recs = [got] if isinstance(got, dict) and "pairs" not in got else got["pairs"]
+    frame = pd.read_csv(io.StringIO(res_csv.stdout), keep_default_na=False, na_values=[""])
+    assert [sorted(r) for r in recs] == [sorted(frame.columns)] * len(frame)
+    for r, (_, row) in zip(recs, frame.iterrows()):
+        for k in ("pvalue", "pvalue_greater", "pvalue_less", "n_resamples", "n_resamples_nan"):
+            assert r[k] == pytest.approx(row[k]), (k, r[k], row[k])

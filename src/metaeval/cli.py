@@ -1012,8 +1012,6 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     common = dict(level=level, method=method, test=test, average=average,
                   n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential,
                   system_scores=_system_level())
-    keys = ["metric_a", "metric_b", "human", "level", "method", "test", "statistic_a", "statistic_b",
-            "statistic", "pvalue", "ci_low", "ci_high", "n", "signature", "notes"]
     if len(mets) == 2:
         # one pair: the all-pairs options (matrix and cluster corrections, alpha,
         # workers) do not apply, but a bad value is still an error
@@ -1026,8 +1024,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
         check_n_jobs(jobs)
         c = _compare(ds, human, mets[0], mets[1], **common)
-        if fmt == "json":
-            _emit_json(_clean([{k: c.to_dict()[k] for k in keys}])[0])
+        if fmt == "json":  # every field of the CSV, the counts the warnings name included
+            _emit_json(_clean([c.to_dict()])[0])
         elif fmt == "csv":
             import pandas as pd
 
@@ -1041,8 +1039,7 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
                            cluster_correction=cluster_correction, clusters=cluster_rule, alpha=alpha,
                            n_jobs=jobs, progress=prog, **common)
     if fmt == "json":
-        recs = res.to_frame()
-        out = _clean(recs[keys + ["pvalue_adjusted", "pvalue_cluster"]].to_dict(orient="records"))
+        out = _clean(res.to_frame().to_dict(orient="records"))  # every column of the CSV
         _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
                     "signature": res.signature})
     elif fmt == "csv":
