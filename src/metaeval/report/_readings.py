@@ -779,6 +779,7 @@ def recommend(state, humans, levels, metrics):
         n_pairs = len(first.metrics) * (len(first.metrics) - 1) // 2
         limit = resolution_text(n_res, n_pairs, first.alpha) if n_res else ""
         why = {}
+        cell = {}  # the table's short form of a reason (the reading gives it whole)
         hrel = {lv: human_reliability(state, h, lv) for lv in levels}
         for lv in levels:
             if limit:
@@ -788,6 +789,7 @@ def recommend(state, humans, levels, metrics):
             elif _finite(hrel[lv][0]) and hrel[lv][0] < HUMAN_RELIABILITY_MIN:
                 why[lv] = (f"no trusted metric: the human scores are unreliable at this level "
                            f"({hrel[lv][1]} < {HUMAN_RELIABILITY_MIN:g}), so no agreement with them can be trusted")
+                cell[lv] = f"no trusted metric: human scores unreliable (< {HUMAN_RELIABILITY_MIN:g})"
         for lv in levels:
             c = per_level[lv]
             top = [m for m, k in zip(c.metrics, c.clusters) if k == 1]
@@ -796,7 +798,8 @@ def recommend(state, humans, levels, metrics):
             if lv in why:
                 trust, weak = [], []
             caution = [f"{m} ({', '.join(flags[m])})" for m in trust if m in flags]
-            trows.append([h, lv, why.get(lv) or ", ".join(trust) or "none", hrel[lv][1], ", ".join(weak) or "-",
+            trows.append([h, lv, cell.get(lv) or why.get(lv) or ", ".join(trust) or "none", hrel[lv][1],
+                          ", ".join(weak) or "-",
                           "; ".join(caution) or "-"])
             data["trust"].setdefault(h, {})[lv] = {"trust": trust, "top_cluster_ci_includes_0": weak,
                                                    "flagged": [m for m in trust if m in flags],
