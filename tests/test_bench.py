@@ -68,6 +68,7 @@ def _by_hand_dataset():
 
 def test_bench_equals_correlate_compare_all_and_task_sets_by_hand(metric_module, tmp_path):
     from metaeval.stats import resampling as rs
+    from metaeval.stats.clusters import adjust_better
     from metaeval.wmt import Task, run_tasks
 
     res = bench("bench_metric_mod:words", baselines=BASELINES, datasets=["summeval"], levels=LEVELS,
@@ -84,7 +85,7 @@ def test_bench_equals_correlate_compare_all_and_task_sets_by_hand(metric_module,
     # the tasks, by hand
     tasks = [Task(data="summeval", human=h, level=lv, method="pearson", lp=f"summeval/{h}")
              for h in dims for lv in LEVELS]
-    ref = run_tasks(tasks, {"summeval": ds}, metrics=metrics, n_resamples=N_RES, clusters="metaeval", rng=0)
+    ref = run_tasks(tasks, {"summeval": ds}, metrics=metrics, n_resamples=N_RES, clusters="holm", rng=0)
     w = ref.assign_weights(["data", "human"])
     assert list(res.weights) == w == [1 / 8] * 8
     assert res.tasks.average_corrs(list(res.weights)) == ref.average_corrs(w)
@@ -95,8 +96,11 @@ def test_bench_equals_correlate_compare_all_and_task_sets_by_hand(metric_module,
     ss, _ = rs.seed_sequence(0)
     for t, r in zip(tasks, res.tasks.results):
         child = np.random.SeedSequence(rs.named_generator(ss, t.name).integers(0, 2**32, size=4).tolist())
+        # bench's default rule is compare_all's: Holm-corrected p-values over the task's pairs
         cmp = metaeval.compare_all(ds, t.human, metrics=metrics, level=t.level, n_resamples=N_RES,
-                                   correction="none", rng=child, clusters="metaeval")
+                                   correction="none", rng=child, clusters="metaeval",
+                                   cluster_correction="holm")
+        holm = adjust_better(cmp.better, "holm")
         assert r.metrics == cmp.metrics
         np.testing.assert_array_equal(r.statistics, cmp.statistics)
         np.testing.assert_array_equal(r.ranks, cmp.clusters)
@@ -105,7 +109,7 @@ def test_bench_equals_correlate_compare_all_and_task_sets_by_hand(metric_module,
             row = res.tests[(res.tests["human"] == t.human) & (res.tests["level"] == t.level)
                             & (res.tests["baseline"] == b)]
             assert len(row) == 1
-            assert row["pvalue"].iloc[0] == cmp.better[i, j]
+            assert row["pvalue"].iloc[0] == holm[i, j]
             assert row["ahead"].iloc[0] == cmp.metrics[i]
 
 

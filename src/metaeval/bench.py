@@ -369,7 +369,8 @@ class BenchResult:
         ``dataset, human, level, metric, baseline, statistic, baseline_statistic, ahead, pvalue,
         significant, rank, baseline_rank``: the paired permutation test of the metric against each
         baseline; ``pvalue`` is the one-sided p-value that the one ``ahead`` (higher statistic) is
-        better, the one that forms the significance clusters (``rank``: cluster rank, 1 = top).
+        better, as the clusters read it (Holm-adjusted over the task's pairs under ``clusters="holm"``),
+        the one that forms the significance clusters (``rank``: cluster rank, 1 = top).
     tasks : metaeval.wmt.TaskSetResults
         One task per dataset x human dimension x level.
     weights : tuple of float
@@ -494,7 +495,7 @@ def bench(
     n_resamples: int = 1000,
     confidence_level: float = 0.95,
     alpha: float = 0.05,
-    clusters: str = "metaeval",
+    clusters: str = "holm",
     weighting: str = "data,human",
     lower_is_better=None,
     rng=None,
@@ -529,8 +530,10 @@ def bench(
     n_resamples : int
         Bootstrap draws of the intervals and permutation draws of the paired tests.
     confidence_level, alpha : float
-    clusters : {"metaeval", "mtme"}
-        p-value rule of the significance clusters (:func:`metaeval.wmt.run_tasks`).
+    clusters : {"holm", "mtme", "metaeval"}
+        p-value rule of the significance clusters (:func:`metaeval.wmt.run_tasks`): ``holm``
+        (default, the rule of ``compare``, ``compare_all``, the report and ``wmt``), Holm-corrected
+        over each task's pairs; ``mtme``, mt-metrics-eval's exact rule; ``metaeval`` uncorrected.
     weighting : {"data,human", "data", "equal"}
         Task weights: each dataset the same and, within it, each human dimension
         (``"data,human"``), each dataset the same (``"data"``), or each task (``"equal"``);

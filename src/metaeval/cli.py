@@ -2603,8 +2603,10 @@ def span_agreement_cmd(files, match, severity, fmt):
               help="Bootstrap draws of the intervals and permutation draws of the paired tests.")
 @click.option("--confidence-level", type=float, default=0.95, show_default=True)
 @click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="metaeval", show_default=True,
-              help="p-values of the clusters: (count+1)/(n+1) (metaeval) or count/n (mt-metrics-eval).")
+@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="holm", show_default=True,
+              help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
+                   "of compare, wmt and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
+                   "metaeval: (count+1)/(n+1) uncorrected.")
 @click.option("--weights", "weighting", type=click.Choice(["data,human", "data", "equal"]), default="data,human",
               show_default=True, help="Task weights over datasets (see docs/bench.md).")
 @click.option("--lower-is-better", "lower_is_better", default=None,
