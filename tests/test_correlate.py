@@ -827,7 +827,7 @@ CELL = st.sampled_from([0.0, 1.0, 2.0, 3.0, NAN, 0.0, 1.0, 2.0, 3.0])  # ties, N
 # Scaling by a positive power of two is exact and leaves every statistic
 # unchanged, so the reference runs on the unscaled integers (its exact Pearson
 # converts sxy to float, which overflows beyond ~1e308).  2**1000 keeps the
-# sums of a row below the float maximum (see the xfail test at the end for
+# sums of a row below the float maximum (see test_system_level_with_scores_near_float_max at the end for
 # scores closer to it).
 SCALES = st.sampled_from([1.0, 2.0 ** 1000, 2.0 ** -1000, 2.0 ** 600, 2.0 ** -600])
 
