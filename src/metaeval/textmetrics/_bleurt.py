@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import BackendUnavailableError, ParameterError
-from ._base import TextMetric, check_positive_int, folder_fingerprint, library_version
-from ._comet_model import transformers_major
+from ._base import TextMetric, check_positive_int, folder_fingerprint
+from ._comet_model import transformers4_problem
 
 RECIPE = ('the recipe in docs/textmetrics.md, "Installing COMET and BLEURT" (pip install '
           '"metaeval[comet]" && pip install --no-deps bleurt-pytorch==0.0.1)')
@@ -33,18 +33,7 @@ _HUB_NAME = re.compile(r"[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?")
 
 def bleurt_problem() -> str | None:
     """None when bleurt-pytorch can score in this process, else why not (one clause)."""
-    if importlib.util.find_spec("bleurt_pytorch") is None:
-        return "the bleurt-pytorch package is not installed in this environment"
-    major = transformers_major()
-    if major is not None and major >= 5:
-        return (f"bleurt-pytorch needs transformers<5 and this environment has transformers "
-                f"{library_version('transformers')}")
-    try:
-        importlib.import_module("bleurt_pytorch")
-    except Exception as exc:  # noqa: BLE001 - any failure means: not usable here
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return f"import bleurt_pytorch fails ({type(exc).__name__}: {detail})"
-    return None
+    return transformers4_problem("bleurt_pytorch", "bleurt-pytorch")
 
 
 class BLEURT(TextMetric):

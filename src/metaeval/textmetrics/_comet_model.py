@@ -92,24 +92,31 @@ def transformers_major() -> int | None:
     return int(m.group(1)) if m else None
 
 
+def transformers4_problem(module: str, package: str, importing=contextlib.nullcontext) -> str | None:
+    """None when ``module`` (of the distribution ``package``, which needs transformers<5)
+    imports in this process, else why not (one clause): not installed, transformers 5, or
+    the import's own error.  ``importing`` is a context manager around the import."""
+    if importlib.util.find_spec(module) is None:
+        return f"the {package} package is not installed in this environment"
+    major = transformers_major()
+    if major is not None and major >= 5:
+        return (f"{package} needs transformers<5 and this environment has transformers "
+                f"{library_version('transformers')}")
+    try:
+        with importing():
+            importlib.import_module(module)
+    except Exception as exc:  # noqa: BLE001 - any failure means: not usable here
+        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return f"import {module} fails ({type(exc).__name__}: {detail})"
+    return None
+
+
 @functools.cache
 def python_backend_problem() -> str | None:
     """None when COMET can score in this process, else the reason it cannot (one clause)."""
-    if importlib.util.find_spec("comet") is None:
-        return "the unbabel-comet package is not installed in this environment"
-    if library_version("unbabel-comet") == "unknown":
+    if importlib.util.find_spec("comet") is not None and library_version("unbabel-comet") == "unknown":
         return "the 'comet' module here is not unbabel-comet"
-    major = transformers_major()
-    if major is not None and major >= 5:
-        return (f"unbabel-comet needs transformers<5 and this environment has transformers "
-                f"{library_version('transformers')}")
-    try:
-        with quiet_lightning():
-            importlib.import_module("comet")
-    except Exception as exc:  # noqa: BLE001 - any failure means: not usable here
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return f"import comet fails ({type(exc).__name__}: {detail})"
-    return None
+    return transformers4_problem("comet", "unbabel-comet", importing=quiet_lightning)
 
 
 def find_executable(executable=None) -> str | None:
