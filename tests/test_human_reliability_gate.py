@@ -143,3 +143,9 @@ def test_rotating_raters_passed_the_reliability_gate_unchecked():
     assert item[keys.index("trust")] == "no trusted metric: human scores unreliable (< 0.7)", item
     data = rep.results["recommendation"]["trust"]["h"]["item"]
     assert data["trust"] == [] and data["human_reliability"] == pytest.approx(icc1k, rel=1e-10)
+    # QA pass: the reliability section's reading named only ICC(2,k), which is undefined for rotating
+    # raters, so it stopped after Krippendorff's alpha; it now names the one-way ICC(1,k) it gates on
+    rel = next(s for s in rep.sections if s.id == "reliability")
+    text = " ".join(r.text for r in rel.readings if r.rule == "rel-agreement")
+    assert "ICC(1,k)" in text and "rotating" in text, text
+    assert f"{icc1k:.2f}" in text, (icc1k, text)

@@ -330,6 +330,15 @@ def test_generated_numbers_equal_library(tiny_report):
                             method=("krippendorff_interval", "krippendorff_ordinal", "icc2", "icc2k"))
     t = _table(doc, "rel-agreement")
     assert [r[2] for r in t["rows"]] == ag.to_frame().statistic.tolist()
+    # the p-value column (report QA: the table lacked it): the F test of ICC > 0, recomputed with scipy
+    # from the F statistic and degrees of freedom (McGraw & Wong 1996); Krippendorff's alpha has none
+    from scipy.stats import f as f_dist
+
+    for row, r in zip(t["rows"], ag):
+        if r.method.startswith("icc"):
+            assert row[4] == pytest.approx(f_dist.sf(r.f_statistic, r.df1, r.df2), rel=1e-9)
+        else:
+            assert row[4] is None or row[4] != row[4]
     fa = metaeval.cfa(ds)
     t = _table(doc, "val-cfa-corr")
     assert [r[1:] for r in t["rows"]] == fa.correlation_matrix().values.tolist()

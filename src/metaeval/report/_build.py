@@ -292,6 +292,17 @@ def _sigs(frame):
     return sorted(set(frame["signature"])) if "signature" in frame else []
 
 
+def _agreement_note(f):
+    """The note under the rater-agreement table: what its p-value column is, and the rows whose
+    one-sided ICC p-value disagrees with their two-sided interval (their notes say why)."""
+    note = ("p: the F test of ICC > 0 (one-sided; Krippendorff's alpha has none, an en dash). ")
+    noted = f[f["notes"].fillna("") != ""] if "notes" in f else f.iloc[:0]
+    if len(noted):
+        note += (f"{len(noted)} row(s) have a p-value that disagrees with the interval: "
+                 + "; ".join(f"{r.column} {r.method}: {r.notes}" for r in noted.itertuples()) + ".")
+    return note
+
+
 def _warning_text(w):
     return f"{w.category.__name__}: {str(w.message).splitlines()[0]}"
 
@@ -777,9 +788,10 @@ class _Builder:
             s.tables.append(Table("rel-agreement", "Agreement between raters (units: system x input cells)", [
                 Column("column", "human column", "text"), Column("method", "method", "text"),
                 Column("statistic", "value", "num"), Column("ci", "95% CI", "ci"),
+                Column("pvalue", "p (ICC > 0, F test)", "p"),
                 Column("n_raters", "raters", "int"), Column("n_units", "units", "int")],
-                [[r.column, r.method, r.statistic, [r.ci_low, r.ci_high], r.n_raters, r.n_units]
-                 for r in f.itertuples()], _sigs(f)))
+                [[r.column, r.method, r.statistic, [r.ci_low, r.ci_high], r.pvalue, r.n_raters, r.n_units]
+                 for r in f.itertuples()], _sigs(f), note=_agreement_note(f)))
         if "stability" in results:
             f = results["stability"].to_frame()
             s.tables.append(Table("rel-stability", "Test-retest stability of metrics with repeated runs", [

@@ -387,8 +387,14 @@ def reliability_readings(results, humans, metrics):
                        else "not reliable")
             txt = (f"{h}: Krippendorff's interval alpha between single raters is {fmt(ka)} ({verdict} by "
                    f"Krippendorff's convention)")
+            k1 = f.loc[(h, "icc1k"), "statistic"] if (h, "icc1k") in f.index else math.nan
             if _finite(k2):
                 txt += f"; the mean of the {n_r} raters has ICC(2,k) {fmt(k2)} ({_band(k2)}, Koo and Li)."
+            elif _finite(k1):  # rotating raters: ICC(2,k) is undefined, the one-way form applies
+                n_1 = int(f.loc[(h, "icc1k"), "n_raters"])
+                txt += (f"; the raters differ between cells (rotating), so ICC(2,k) is undefined and the "
+                        f"one-way ICC(1,k) of the mean of the {n_1} ratings per cell applies: {fmt(k1)} "
+                        f"({_band(k1)}, Koo and Li).")
             else:
                 txt += "."
             out.append(Reading(txt, "rel-agreement", ["rel-agreement"]))
