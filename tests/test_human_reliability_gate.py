@@ -149,3 +149,9 @@ def test_rotating_raters_passed_the_reliability_gate_unchecked():
     text = " ".join(r.text for r in rel.readings if r.rule == "rel-agreement")
     assert "ICC(1,k)" in text and "rotating" in text, text
     assert f"{icc1k:.2f}" in text, (icc1k, text)
+    # QA pass: the data section counted 6 raters for h without saying that each cell has 3 of them
+    data_sec = next(s for s in rep.sections if s.id == "data")
+    t = next(t for t in data_sec.tables if t.id == "data-columns")
+    keys = [c.key for c in t.columns]
+    row = {r[0]: r for r in t.rows}["h"]
+    assert (row[keys.index("raters_or_runs")], row[keys.index("per_cell")]) == (6, k)  # by construction

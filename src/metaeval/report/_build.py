@@ -292,6 +292,16 @@ def _sigs(frame):
     return sorted(set(frame["signature"])) if "signature" in frame else []
 
 
+def _per_cell(R):
+    """The most common number of scores per scored cell of a (raters|runs, systems, inputs) array."""
+    n = np.isfinite(np.asarray(R, dtype=float)).reshape(R.shape[0], -1).sum(axis=0)
+    n = n[n > 0]
+    if not len(n):
+        return 0
+    counts = np.bincount(n)
+    return int(np.argmax(counts))
+
+
 def _agreement_note(f):
     """The note under the rater-agreement table: what its p-value column is, and the rows whose
     one-sided ICC p-value disagrees with their two-sided interval (their notes say why)."""
@@ -484,15 +494,16 @@ class _Builder:
         for c in ds.columns:
             kind = "human" if c in ds.human else "metric"
             sc = ds.scores(c)
-            r = self.ds_runs.ratings(c).shape[0] if kind == "metric" else ds.ratings(c).shape[0]
+            R = self.ds_runs.ratings(c) if kind == "metric" else ds.ratings(c)
             used = c in self.humans or c in self.metrics
-            rows.append([c, kind, int(r), int(np.isnan(sc).sum()), bool(used)])
+            rows.append([c, kind, int(R.shape[0]), _per_cell(R), int(np.isnan(sc).sum()), bool(used)])
         s.tables.append(Table("data-columns", "Score columns", [
             Column("column", "column", "text"), Column("kind", "kind", "text"),
-            Column("raters_or_runs", "raters / runs", "int"), Column("missing", "missing cells", "int"),
-            Column("used", "in this report", "bool")], rows, [],
-            note="The data as loaded: the number of raters (human columns) or runs (metrics) and the cells without "
-                 "a score."))
+            Column("raters_or_runs", "raters / runs", "int"), Column("per_cell", "per cell", "int"),
+            Column("missing", "missing cells", "int"), Column("used", "in this report", "bool")], rows, [],
+            note="The data as loaded: the number of raters (human columns) or runs (metrics) in the file, how many "
+                 "of them score a cell (the most common count over the scored cells: fewer than in the file when "
+                 "raters rotate over the cells), and the cells without a score."))
         self.data_info = {
             "name": ds.name, "n_systems": len(ds.systems), "n_inputs": len(ds.inputs),
             "human": list(ds.human), "metrics": list(ds.metrics),

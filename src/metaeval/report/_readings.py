@@ -767,8 +767,10 @@ def recommend(state, humans, levels, metrics):
         mean = {k: float(np.mean(v)) for k, v in combined.items() if len(v) == len(data["measures"])}
         if mean:
             best = min(mean, key=lambda k: (mean[k], k))
-            readings.append(Reading(f"Over the {len(data['measures'])} human columns, {best} has the lowest mean "
-                                    f"rank sum ({fmt(mean[best], digits=2)}): the measure to prefer on this data.",
+            readings.append(Reading(f"Over the {len(data['measures'])} human columns, {best} ranks best on "
+                                    f"average: its DP rank plus its RC rank, averaged over the columns, is "
+                                    f"{fmt(mean[best], digits=2)}, the lowest of the measures (lower is better). It "
+                                    f"is the measure to prefer on this data.",
                                     "rec-measure", ["rec-measures"]))
             data["overall_measure"] = best
     flags = _reliability_flags(state)
