@@ -344,17 +344,61 @@ def measure_map(table, *, title=None):
     (y, higher is better) of each measure: a :func:`metaeval.measures.measure_table`."""
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(6.2, 4.2))
+    points = []
     for k, r in enumerate(table.itertuples()):
         ax.errorbar(r.dp, r.rc, yerr=2 * r.rc_se, fmt="o", markersize=4, capsize=2,
                     **_style(r.level, r.method, k) | {"linestyle": "none"})
-        ax.annotate(f"{r.level} {r.method}", (r.dp, r.rc), fontsize=6, xytext=(3, 3), textcoords="offset points")
+        points.append((r.dp, r.rc, f"{r.level} {r.method}"))
     ax.set_xlabel("discriminative power DP (lower is better)")
     ax.set_ylabel("ranking consistency RC (higher is better; bars: 2 s.e.)")
     ax.invert_xaxis()
     ax.set_title(title or "correlation measures", fontsize=9)
     ax.grid(color="0.92")
     fig.tight_layout()
+    _place_labels(ax, points, fontsize=6)
     return fig
+
+
+def _place_labels(ax, points, *, fontsize=6):
+    """Annotate each ``(x, y, text)`` point at the first of a few offsets whose box overlaps no label
+    placed before and stays inside the axes (QA pass: measures with close DP and RC had their labels
+    printed over each other).
+
+    Boxes are estimated in display points (0.6 em per character); a label with no free offset gets the
+    least-overlapping one."""
+    import numpy as np
+
+    ax.autoscale_view()
+    to_points = 72.0 / ax.figure.dpi
+    h = fontsize + 1.0
+    placed = []
+
+    def overlap(box):
+        x0, y0, x1, y1 = box
+        return sum(max(0.0, min(x1, b[2]) - max(x0, b[0])) * max(0.0, min(y1, b[3]) - max(y0, b[1]))
+                   for b in placed)
+
+    frame = ax.get_window_extent().extents * to_points  # the axes' box, in points
+
+    def outside(box):  # the part of a box beyond the axes (a label cut at the figure's edge)
+        w, hh = box[2] - box[0], box[3] - box[1]
+        inner_w = max(0.0, min(box[2], frame[2]) - max(box[0], frame[0]))
+        inner_h = max(0.0, min(box[3], frame[3]) - max(box[1], frame[1]))
+        return w * hh - inner_w * inner_h
+
+    pts = [(ax.transData.transform((x, y)) * to_points, t) for x, y, t in points
+           if np.isfinite(x) and np.isfinite(y)]
+    for (px, py), text in sorted(pts, key=lambda p: -p[0][1]):
+        w = 0.6 * fontsize * len(text)
+        offsets = [(3, 3), (3, -h - 1), (-w - 3, 3), (-w - 3, -h - 1), (3, h + 3), (3, -2 * h - 3),
+                   (-w - 3, h + 3), (-w - 3, -2 * h - 3), (3, 2 * h + 5), (3, -3 * h - 5)]
+        boxes = [(px + dx, py + dy, px + dx + w, py + dy + h) for dx, dy in offsets]
+        costs = [overlap(b) + 1e3 * outside(b) for b in boxes]
+        best = next((i for i, c in enumerate(costs) if c == 0), int(np.argmin(costs)))
+        placed.append(boxes[best])
+        data_xy = ax.transData.inverted().transform((px / to_points, py / to_points))
+        ax.annotate(text, tuple(data_xy), fontsize=fontsize, xytext=offsets[best], textcoords="offset points",
+                    arrowprops=None if best < 2 else dict(arrowstyle="-", color="0.7", lw=0.4))
 
 
 def mtmm_heatmap(res, *, title=None):
