@@ -1206,3 +1206,24 @@ def test_failure_codes_are_in_the_report():
     data = next(s for s in rep.sections if s.id == "data").to_dict()
     hits = [w["warning"] for w in data["warnings"] if "OutOfScaleWarning" in w["warning"]]
     assert len(hits) == 1 and "'judge'" in hits[0] and "-1 (x3)" in hits[0], data["warnings"]
+
+
+def test_local_chi2_permutations_resolve_holm_over_the_metrics():
+    """QA pass: quick mode ran H1's permutation tests with 999 draws whatever the number of metrics, so
+    under Holm over M metrics the smallest attainable p-value, M / (n + 1), could not go below alpha / 10
+    (M = 60: 0.06, above alpha itself). The report now draws the fewest n >= 999 with M / (n + 1) <=
+    alpha / 10 in quick mode (as for the clusters); the local section is run alone."""
+    from metaeval.report._build import _Builder
+
+    g = np.random.default_rng(0)
+    N, M_in, M = 4, 12, 60
+    q = g.normal(size=(N, M_in))
+    scores = {"quality": q, **{f"m{k}": q + g.normal(size=(N, M_in)) for k in range(M)}}
+    ds = metaeval.Dataset.from_arrays(scores, human=["quality"], systems=[f"s{i}" for i in range(N)],
+                                      inputs=[f"d{j}" for j in range(M_in)])
+    b = _Builder(ds, ReportConfig(quick=True, seed=1, context="system", human=("quality",)), None, None)
+    b.local()
+    rows = b.results["local"]["chi2"]["results"]
+    (n,) = {r["n_resamples"] for r in rows}
+    assert M / (n + 1) <= 0.05 / 10 < M / n  # the fewest such n: 10 * 60 / 0.05 - 1 = 11999
+    assert n == 11999

@@ -1104,8 +1104,11 @@ class _Builder:
                         "metaeval.context_tau"]
         pairs = self._timed(s, lambda: lc.local_pairs(self.ds, context=ctx, human=h, metrics=self.metrics))
         acc = self._timed(s, lambda: lc.local_accuracy(pairs))
-        chi = self._timed(s, lambda: lc.context_chi2(pairs, n_resamples=self.cfg.value("chi2_resamples"),
-                                                     rng=self.seed))
+        # enough permutations that the smallest Holm-corrected p over the metrics reaches alpha / resolution
+        # (QA pass: quick mode's 999 left no resolution under Holm over tens of metrics), as the clusters
+        n_chi = cluster_resamples(self.cfg.value("chi2_resamples"), len(self.metrics), self.cfg.alpha,
+                                  self.cfg.value("resolution"))
+        chi = self._timed(s, lambda: lc.context_chi2(pairs, n_resamples=n_chi, rng=self.seed))
         tau = self._timed(s, lambda: lc.context_tau(pairs, n_resamples=self.cfg.value("tau_resamples"),
                                                     rng=self.seed, n_jobs=self.cfg.n_jobs))
         results = {"accuracy": acc, "chi2": chi, "tau": tau}
