@@ -42,6 +42,10 @@ def test_report_opens_in_chromium_without_console_errors(tmp_path):
         # no figure is wider than its column (nothing cut off at the right edge)
         too_wide = b.evaluate("Array.from(document.images).filter(i => i.getBoundingClientRect().right > "
                               "document.querySelector('main').getBoundingClientRect().right + 1).length")
+        # QA pass: the metrics-to-trust table scrolled sideways at 1280 px (headers and long text cells
+        # did not wrap); no table is wider than its box now
+        scrolling = b.evaluate("Array.from(document.querySelectorAll('table[data-table]')).filter(t => "
+                               "t.scrollWidth > t.parentElement.clientWidth + 1).map(t => t.dataset.table)")
         shot = b.screenshot(str(tmp_path / "report.png"))
         shots = []
         for k, anchor in enumerate(["sec-recommendation", "fig-ks", "sec-methods", "sec-references"]):
@@ -54,6 +58,7 @@ def test_report_opens_in_chromium_without_console_errors(tmp_path):
     assert n_tables == sum(len(s["tables"]) for s in doc["sections"])
     assert title == doc["title"]
     assert embedded and too_wide == 0 and n_refs == 5
+    assert scrolling == [], scrolling
     for raw in (".. math::", "**", ":math:", "\\frac", "seed paper"):
         assert raw not in text, raw
     assert "How to cite" in text and "@software{metaeval," in text
