@@ -112,6 +112,7 @@ CONSISTENCY_CI = {
     "none": "no interval",
 }
 
+from .stats.agreement import rater_design as _rater_design  # noqa: E402  (also read by cli.py)
 from ._agreement_registry import (  # noqa: E402  (the registry, light for the CLI)
     AGREEMENT_METHODS,
     DEFAULT_AGREEMENT,
@@ -1568,17 +1569,6 @@ def _nested_table(data):
     use = counts == k
     table = data[:, use].T[present[:, use].T].reshape(-1, k)
     return table, use, k
-
-
-def _rater_design(data, raters):
-    """``"same"``, ``"rotating"`` (no two complete units, but units with two or more
-    ratings) or ``"slots"``."""
-    if raters == "slots":
-        return "slots"
-    present = np.isfinite(data)
-    if int(present.all(0).sum()) < 2 and int((present.sum(0) >= 2).sum()) >= 2:
-        return "rotating"
-    return "same"
 
 
 @accepts_frames(human="columns")
