@@ -432,6 +432,12 @@ class Task:
         return " ".join(f"{a}={self.attr(a)}" for a in TASK_ATTRS)
 
     @property
+    def label(self) -> str:
+        """A short name, ``lp:level:method`` (e.g. ``en-de:system:spa``): the task's column in
+        :meth:`TaskSetResults.table_frame` (made unique there by the other attributes)."""
+        return f"{self.attr('lp')}:{self.level}:{self.method}"
+
+    @property
     def range(self) -> tuple[float, float]:
         return (0.0, 1.0) if self.method in UNIT_RANGE_METHODS else (-1.0, 1.0)
 
@@ -547,6 +553,7 @@ def run_tasks(
     alpha: float = 0.05,
     clusters: str = "holm",
     rng=None,
+    exclude_systems=None,
 ) -> TaskSetResults:
     """Run a WMT-style task set: each task's statistics and cluster ranks.
 
@@ -580,6 +587,12 @@ def run_tasks(
     rng : seed
         Each task draws from a stream named after the task, so a task's
         numbers do not depend on the other tasks.
+    exclude_systems : sequence of str or mapping of str to sequence, optional
+        Systems left out before any statistic (e.g. outlier systems, as
+        mt-metrics-eval's ``GetCorrelations`` leaves them out of the systems
+        it correlates): a list is dropped from every dataset that has them, a
+        mapping names them per dataset key.  A name that is a system of no
+        dataset (of no dataset of its key) is an error.
 
     Returns
     -------
@@ -598,6 +611,8 @@ def run_tasks(
                              f"available: {', '.join(map(repr, datasets))}")
     check_int(n_resamples, "n_resamples", 0)
     check_choice(clusters, "clusters", CLUSTER_RULES)
+    used = {t.data: datasets[t.data] for t in tasks}
+    datasets = {**used, **_drop_systems(used, exclude_systems)}
     ss, _ = _rs.seed_sequence(rng)
     out = []
     for t in tasks:
@@ -605,6 +620,49 @@ def run_tasks(
         out.append(_run_task(t, datasets[t.data], metrics, int(n_resamples), child, alpha, clusters,
                              n_permutations))
     return TaskSetResults(tuple(out))
+
+
+def _exclusions(keys, exclude_systems):
+    """``{key: set of systems}`` from a sequence (every key) or a mapping (per key)."""
+    if exclude_systems is None:
+        return {}
+    if isinstance(exclude_systems, str):
+        exclude_systems = [exclude_systems]
+    if isinstance(exclude_systems, dict):
+        unknown = [k for k in exclude_systems if k not in keys]
+        if unknown:
+            raise ParameterError(f"exclude_systems names unknown dataset(s) {', '.join(map(repr, unknown))}; "
+                                 f"the datasets: {', '.join(map(repr, keys))}")
+        return {k: {str(v)} if isinstance(v, str) else {str(x) for x in v}
+                for k, v in exclude_systems.items()}
+    names = {str(x) for x in exclude_systems}
+    return {k: names for k in keys} if names else {}
+
+
+def _drop_systems(datasets, exclude_systems):
+    """The datasets of ``datasets`` that lose systems under ``exclude_systems`` (the others are
+    not returned), each a :meth:`Dataset.subset`; a name no dataset of its key has is an error."""
+    excl = _exclusions(list(datasets), exclude_systems)
+    if not excl:
+        return {}
+    per_key = isinstance(exclude_systems, dict)
+    have = {k: set(map(str, datasets[k].systems)) for k in excl}
+    unknown = sorted({s for k, names in excl.items() for s in names
+                      if (s not in have[k] if per_key else not any(s in h for h in have.values()))})
+    if unknown:
+        raise DataError(f"exclude_systems: unknown system(s) {', '.join(map(repr, unknown))} (option "
+                        "--exclude-systems); the systems: "
+                        + "; ".join(f"{k}: {', '.join(sorted(h))}" for k, h in have.items()))
+    out = {}
+    for k, names in excl.items():
+        keep = [s for s in datasets[k].systems if str(s) not in names]
+        if len(keep) == len(datasets[k].systems):
+            continue
+        if len(keep) < 2:
+            raise DataError(f"exclude_systems leaves {len(keep)} system(s) in {k!r}: a task ranks 2 or more "
+                            "(option --exclude-systems)")
+        out[k] = datasets[k].subset(systems=keep)
+    return out
 
 
 @dataclass(frozen=True)
@@ -683,20 +741,36 @@ class TaskSetResults(_Collection):
             out[m] = tot
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
+    def labels(self) -> list:
+        """One unique column name per task, in order: :attr:`Task.label`
+        (``lp:level:method``), with ``:human``, then ``:refs``, then ``:data``
+        appended to the labels two tasks share."""
+        labels = [r.task.label for r in self.results]
+        for extra in ("human", "refs", "data"):
+            dup = {x for x in labels if labels.count(x) > 1}
+            labels = [f"{x}:{r.task.attr(extra)}" if x in dup else x for x, r in zip(labels, self.results)]
+        if len(set(labels)) < len(labels):  # pragma: no cover  (run_tasks refuses duplicate tasks)
+            labels = [r.task.name for r in self.results]
+        return labels
+
     def table_frame(self, weights=None) -> pd.DataFrame:
         """One row per metric present in every task: ``metric, avg_corr,
-        avg_rank``, then ``task<k>`` statistic and ``task<k>_rank`` per task;
-        sorted by decreasing average correlation (WMT23/24 tables)."""
+        avg_rank``, then per task its statistic and rank in the columns
+        ``<label>`` and ``<label>_rank`` (:meth:`labels`, e.g.
+        ``en-de:system:spa``, ``en-de:system:spa_rank``); sorted by
+        decreasing average correlation (WMT23/24 tables)."""
         ac = self.average_corrs(weights)
         ar = self.average_ranks(weights)
+        labels = self.labels()
         rows = []
         for m in ac:
             row = {"metric": m, "avg_corr": ac[m], "avg_rank": ar[m]}
-            for k, r in enumerate(self.results, 1):
-                row[f"task{k}"] = r.stat(m)
-                row[f"task{k}_rank"] = r.rank(m)
+            for lab, r in zip(labels, self.results):
+                row[lab] = r.stat(m)
+                row[f"{lab}_rank"] = r.rank(m)
             rows.append(row)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=["metric", "avg_corr", "avg_rank"]
+                            + [c for lab in labels for c in (lab, f"{lab}_rank")])
 
     def table(self, weights=None, *, fmt: str = "text", digits: int = 3) -> str:
         """The WMT-style table as text, CSV or LaTeX (booktabs).
@@ -886,12 +960,16 @@ def global_pairwise_accuracy(
 # --------------------------------------------------------------------------
 # WMT presets: from an mt-metrics-eval folder to the table
 
-PRESETS = ("wmt23", "wmt24")
+PRESETS = ("wmt20", "wmt23", "wmt24")
+
+#: The standard human score of each preset (mt-metrics-eval ``meta_info.py``: ``mqm`` for the
+#: WMT22-25 MQM pairs; ``wmt-z``, WMT20's system-level DA z-scores).
+PRESET_HUMAN = {"wmt20": "wmt-z", "wmt23": "mqm", "wmt24": "mqm"}
 
 
-def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
+def wmt_tasks(preset: str, lps, *, human: str | None = None):
     """The tasks and weights of a WMT metrics-task preset (mt-metrics-eval
-    tasks.py ``WMT23`` / ``WMT24``).
+    tasks.py ``WMT23`` / ``WMT24``; ``meta_info.py`` ``WMT20``).
 
     ``wmt24`` (also WMT25): per language pair, system-level SPA and segment
     ``acc_eq`` grouped by segment (metaeval ``input``), uniform weights.
@@ -899,6 +977,16 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
     of pairs, a task on the key ``"*:sys"``), then per pair system Pearson,
     segment Pearson without grouping (``global``) and segment ``acc_eq`` by
     segment, weight 1 each; normalised.
+    ``wmt20``: per language pair, system-level Pearson against the DA
+    z-scores (``wmt-z``, mt-metrics-eval's standard WMT20 system-level
+    human score), uniform weights: the WMT20 metrics task's system-level
+    evaluation (Mathur et al. 2020), which mt-metrics-eval runs as
+    ``Task(test_set="wmt20", level="sys", corr_fcn="pearson")`` (its
+    tasks.py has no WMT20 task set).  WMT20's segment-level DARR
+    Kendall-like statistic (``stats.KendallLike``) is not a metaeval
+    coefficient, so it is not in the preset.
+
+    ``human`` defaults to the preset's standard score (:data:`PRESET_HUMAN`).
 
     Returns
     -------
@@ -906,9 +994,12 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
         Datasets are named ``"<lp>:sys"`` and ``"<lp>:seg"``.
     """
     check_choice(preset, "preset", PRESETS)
+    human = PRESET_HUMAN[preset] if human is None else human
     lps = sorted(lps)
     if not lps:
         raise ParameterError("lps is empty: give at least one language pair")
+    if preset == "wmt20":
+        return [Task(f"{lp}:sys", human, level="system", method="pearson") for lp in lps], [1 / len(lps)] * len(lps)
     tasks, w = [], []
     if preset == "wmt23":
         tasks.append(Task("*:sys", human, level="system", method="pairwise_accuracy", lp=",".join(lps)))
@@ -927,29 +1018,28 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
     return tasks, [x / tot for x in w]
 
 
-def _without_partial_metrics(lp, seg, sys_, human):
-    """``seg`` and ``sys_`` without the metrics that lack every score of a system the human
-    column rated (at either level), with one MtmeWarning per metric: such a metric cannot
-    enter the language pair's tasks (SPA, pairwise accuracy and the system-level tasks compare
-    every system), so it is left out of them, as mt-metrics-eval leaves out a metric that did
-    not score every system, instead of stopping the whole table."""
+def _without_partial_metrics(lp, sets, human):
+    """The datasets ``sets`` of one language pair (one per level) without the metrics that lack
+    every score of a system the human column rated (at any level), with one MtmeWarning per
+    metric: such a metric cannot enter the language pair's tasks (SPA, pairwise accuracy and
+    the system-level tasks compare every system), so it is left out of them, as mt-metrics-eval
+    leaves out a metric that did not score every system, instead of stopping the whole table."""
     partial: dict[str, set] = {}
-    for ds in (seg, sys_):
+    for ds in sets:
         rated = np.isfinite(ds.scores(human)).any(axis=1)
         for m in ds.metrics:
             gap = rated & ~np.isfinite(ds.scores(m)).any(axis=1)
             if gap.any():
                 partial.setdefault(m, set()).update(np.asarray(ds.systems, dtype=object)[gap])
     if not partial:
-        return seg, sys_
+        return sets
     for m, systems in partial.items():
         shown = ", ".join(map(repr, sorted(map(str, systems))))
         warnings.warn(
             f"{lp}: metric {m!r} has no scores for system(s) {shown}, which the human column "
             f"{human!r} rated: it is left out of the {lp} tasks (and so of the average over "
             "tasks)", MtmeWarning, stacklevel=3)
-    keep = [m for m in seg.metrics if m not in partial]
-    return seg.subset(metrics=keep), sys_.subset(metrics=[m for m in sys_.metrics if m not in partial])
+    return [ds.subset(metrics=[m for m in ds.metrics if m not in partial]) for ds in sets]
 
 
 def run_wmt(
@@ -958,11 +1048,13 @@ def run_wmt(
     lps,
     *,
     preset: str = "wmt24",
-    human: str = "mqm",
+    human: str | None = None,
     refs=None,
     primary=None,
     primary_only: bool = False,
     include_human: bool = False,
+    include_outliers: bool = False,
+    exclude_systems=None,
     n_resamples: int = 1000,
     n_permutations: int = 1000,
     alpha: float = 0.05,
@@ -976,12 +1068,24 @@ def run_wmt(
     root, testset : path, str
         As for :func:`metaeval.read_mtme`.
     lps : sequence of str
+    human : str, optional
+        The human score (default: the preset's, :data:`PRESET_HUMAN`).
     refs : str or mapping of lp to str, optional
         The standard reference of each language pair (mt-metrics-eval's
         ``std_ref``); metrics are named by mt-metrics-eval's display names
         so that they match across pairs.
     primary, primary_only, include_human
         As for :func:`metaeval.read_mtme`.
+    include_outliers : bool
+        Keep the systems mt-metrics-eval marks as outliers for the test set
+        and language pair (``meta_info.py``,
+        :data:`metaeval.data.mtme_meta.OUTLIER_SYSTEMS`; e.g. ``MSLC`` in
+        WMT24 en-de).  Default False: they are left out, as mt-metrics-eval's
+        task sets leave them out (``Task(use_outliers=False)``).
+    exclude_systems : sequence of str or mapping of lp to sequence, optional
+        Further systems to leave out: a list from every language pair that
+        has them, a mapping per language pair.  A name that is a system of no
+        language pair (of none of its pair) is an error.
     n_resamples, n_permutations, alpha, clusters, rng
         As for :func:`run_tasks` (the pooled accuracy of ``wmt23`` uses
         :func:`global_pairwise_accuracy` with the same settings).
@@ -993,18 +1097,36 @@ def run_wmt(
         :meth:`TaskSetResults.table`).
     """
     from .data import read_mtme
+    from .data.mtme_meta import outlier_systems
 
+    lps = [lps] if isinstance(lps, str) else list(lps)
+
+    human = PRESET_HUMAN.get(preset, "mqm") if human is None else human
     tasks, weights = wmt_tasks(preset, lps, human=human)
+    if not isinstance(include_outliers, bool):
+        raise ParameterError(f"include_outliers={include_outliers!r} must be True or False")
+    levels = sorted({t.data.split(":")[1] for t in tasks if not t.data.startswith("*:")} |
+                    ({"sys"} if preset == "wmt23" else set()))
     datasets = {}
     for lp in sorted(lps):
         r = refs.get(lp) if isinstance(refs, dict) else refs
         kw = dict(human=human, refs=r, primary=primary, primary_only=primary_only,
-                  include_human=include_human, names="display")
+                  include_human=include_human, names="display",
+                  exclude_systems=() if include_outliers else sorted(outlier_systems(testset, lp)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingCellsWarning)
-            seg = read_mtme(root, testset, lp, level="seg", **kw)
-            sys_ = read_mtme(root, testset, lp, level="sys", **kw)
-        datasets[f"{lp}:seg"], datasets[f"{lp}:sys"] = _without_partial_metrics(lp, seg, sys_, human)
+            for lv in levels:
+                datasets[f"{lp}:{lv}"] = read_mtme(root, testset, lp, level=lv, **kw)
+    if isinstance(exclude_systems, dict):
+        unknown = [lp for lp in exclude_systems if lp not in lps]
+        if unknown:
+            raise ParameterError(f"exclude_systems names unknown language pair(s) "
+                                 f"{', '.join(map(repr, unknown))}; lps: {', '.join(map(repr, sorted(lps)))}")
+        exclude_systems = {f"{lp}:{lv}": v for lp, v in exclude_systems.items() for lv in levels}
+    datasets.update(_drop_systems(datasets, exclude_systems))
+    for lp in sorted(lps):
+        keys = [f"{lp}:{lv}" for lv in levels]
+        datasets.update(zip(keys, _without_partial_metrics(lp, [datasets[k] for k in keys], human)))
     rest = [t for t in tasks if t.data != "*:sys"]
     res = run_tasks(rest, datasets, n_resamples=n_resamples, n_permutations=n_permutations,
                     alpha=alpha, clusters=clusters, rng=rng)
