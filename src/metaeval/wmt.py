@@ -26,6 +26,7 @@ import pandas as pd
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
 from .data import sysscores as _sys
+from .data import accepts_frames
 from ._vocab import check_choice, check_int, check_probability, human_column, metric_columns
 from .errors import (
     DataError,
@@ -54,7 +55,7 @@ def _complete_inputs(dataset, columns):
         raise DataError(
             f"no input has scores of every system for {', '.join(map(repr, columns))}: soft "
             "pairwise accuracy needs the same inputs for all systems (a paired test); drop "
-            "the systems with missing scores (Dataset.subset)"
+            "the systems with missing scores (Dataset.subset; --exclude-systems)"
         )
     dropped = int((~ok).sum())
     if dropped:
@@ -112,6 +113,7 @@ class SoftPairwiseAccuracies(_Collection):
         return {r.metric: r.statistic for r in self.results}
 
 
+@accepts_frames(human="human")
 def soft_pairwise_accuracy(
     dataset,
     human: str,
@@ -128,8 +130,10 @@ def soft_pairwise_accuracy(
 
     Parameters
     ----------
-    dataset : Dataset
-        Segment-level scores (systems x inputs).
+    dataset : Dataset or DataFrame
+        Segment-level scores (systems x inputs): any dataset, e.g. a file
+        read with :func:`metaeval.read_dataset` (a long DataFrame is read as
+        :func:`metaeval.correlate` reads it).
     human : str
         The human score column.
     metrics : str or list of str, optional
@@ -278,6 +282,7 @@ def _zscore_flat(a):
     return (a - v.mean()) / sd if sd > 0 else a - v.mean()
 
 
+@accepts_frames(human="human")
 def compare_spa(
     dataset,
     human: str,
@@ -302,6 +307,8 @@ def compare_spa(
     Parameters
     ----------
     dataset, human, metric_a, metric_b
+        As in :func:`soft_pairwise_accuracy` (any dataset, or a long
+        DataFrame).
     n_resamples : int
         Perm-Both draws.
     n_permutations : int
