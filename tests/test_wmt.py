@@ -455,7 +455,7 @@ def test_global_accuracy_null_equals_mtme_permutation_sig_diff():
     stats = mtme("stats")
     import scipy.stats
 
-    from metaeval.wmt import _pooled_null
+    from metaeval.stats.pairacc import pooled_swap_accuracy as _pooled_null  # moved from wmt (issue 25)
 
     sets = _sys_sets(1)
     sizes = [ds.shape[0] for ds in sets.values()]

@@ -39,9 +39,9 @@ from .errors import (
 from .stats import resampling as _rs
 from .stats.clusters import adjust_better, mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
-from .stats.coefficients import pow2_scaled
 from .stats.sequential import besag_clifford
-from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
+from .stats.pairacc import pair_agreement, pooled_swap_accuracy
+from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa, zscore_flat
 
 SPA_CI = ("none", "boot-inputs")
 
@@ -273,15 +273,6 @@ class SPAComparison(_Result):
     null_distribution: np.ndarray = field(**_ARR)
 
 
-def _zscore_flat(a):
-    """Global z-score over all cells (population sd), as scipy.stats.zscore
-    on the flattened vector (mt-metrics-eval ``PermutationSigDiff``)."""
-    a = pow2_scaled(a)  # beyond ~1e154 the sum of squares overflowed: std inf, z all 0
-    v = a.ravel()
-    sd = v.std()
-    return (a - v.mean()) / sd if sd > 0 else a - v.mean()
-
-
 @accepts_frames(human="human")
 def compare_spa(
     dataset,
@@ -338,8 +329,8 @@ def compare_spa(
         check_int(sequential, "sequential")
     ok = _complete_inputs(dataset, [human, *ms])
     H = dataset.scores(human)[:, ok]
-    za = _zscore_flat(dataset.scores(ms[0])[:, ok])
-    zb = _zscore_flat(dataset.scores(ms[1])[:, ok])
+    za = zscore_flat(dataset.scores(ms[0])[:, ok])
+    zb = zscore_flat(dataset.scores(ms[1])[:, ok])
     N, M = H.shape
     ss, tag = _rs.seed_sequence(rng)
     signs = sign_draws(np.random.default_rng(ss), n_permutations, M)
@@ -804,16 +795,6 @@ def _sys_vector(ds, column, human):
     return x[0, 0]
 
 
-def _agreement(h, m):
-    """(agreements, pairs) over system pairs (i < j) with both human scores:
-    ``sign(h_i - h_j) == sign(m_i - m_j)`` (mt-metrics-eval stats.py ``Agreement``)."""
-    iu = np.triu_indices(h.shape[-1], 1)
-    hs = np.sign(h[..., iu[0]] - h[..., iu[1]])
-    ms = np.sign(m[..., iu[0]] - m[..., iu[1]])
-    ok = np.isfinite(hs)
-    return ((hs == ms) & ok).sum(-1), ok.sum(-1)
-
-
 @dataclass(frozen=True)
 class GlobalAccuracy(_Result):
     """WMT22's pooled system-level pairwise accuracy (:func:`global_pairwise_accuracy`).
@@ -835,22 +816,6 @@ class GlobalAccuracy(_Result):
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"metric": list(self.metrics), "statistic": self.statistics,
                              "rank": self.ranks, "n_pairs": self.n_pairs, "signature": self.signature})
-
-
-def _pooled_null(za, zb, hs, bounds, masks):
-    """Pooled accuracy of both Perm-Both halves for (D, n) swap masks of the
-    merged system vectors."""
-    a = np.where(masks, zb, za)
-    b = np.where(masks, za, zb)
-    acc = np.zeros((masks.shape[0], 2))
-    pairs = 0
-    for s, e in bounds:
-        ga, p = _agreement(hs[s:e], a[:, s:e])
-        gb, _ = _agreement(hs[s:e], b[:, s:e])
-        acc[:, 0] += ga
-        acc[:, 1] += gb
-        pairs += int(np.max(p)) if np.size(p) else 0
-    return acc / pairs
 
 
 def global_pairwise_accuracy(
@@ -930,7 +895,7 @@ def global_pairwise_accuracy(
     for m in sorted(common):
         agree, pairs = 0, 0
         for s, e in bounds:
-            a, p = _agreement(H[s:e], X[m][s:e])
+            a, p = pair_agreement(H[s:e], X[m][s:e])
             agree += int(a)
             pairs += int(p)
         acc[m] = agree / pairs if pairs else np.nan
@@ -944,9 +909,9 @@ def global_pairwise_accuracy(
 
         for i in range(K):
             for j in range(i + 1, K):
-                za, zb = _zscore_flat(X[order[i]]), _zscore_flat(X[order[j]])
+                za, zb = zscore_flat(X[order[i]]), zscore_flat(X[order[j]])
                 masks = _rs.named_generator(ss, order[i], order[j]).random((n_resamples, H.size)) < 0.5
-                halves = _pooled_null(za, zb, H, bounds, masks)
+                halves = pooled_swap_accuracy(za, zb, H, bounds, masks)
                 null = halves[:, 0] - halves[:, 1]
                 d = acc[order[i]] - acc[order[j]]
                 better[i, j] = mtme_pvalue(null, d) if clusters == "mtme" else resampling_pvalue(null, d, "greater")
@@ -1147,288 +1112,10 @@ def run_wmt(
     return res, weights
 
 
-# ---- rater agreement on error spans (issue 16.5) ---------------------------------
+# ---- rater agreement on error spans (issue 16.5): metaeval.spans, re-exported here
 
-SPAN_MATCHES = ("exact", "char")
-
-
-@dataclass(frozen=True)
-class SpanAgreementPair(_Result):
-    """Span-level agreement of two raters on the segments both rated.
-
-    Attributes
-    ----------
-    rater_a, rater_b : str
-        ``rater_a < rater_b`` (sorted as strings).
-    match : str
-        ``"exact"`` or ``"char"``.
-    severity : bool
-        Whether a match needs the same severity.
-    n_segments : int
-        Segments (system x input) rated by both raters.
-    n_a, n_b : int
-        Error spans (``exact``) or error characters (``char``) of each rater on
-        those segments.
-    n_match : int
-        Matched spans or characters.
-    precision, recall, f1 : float
-        ``n_match / n_b``, ``n_match / n_a`` (rater ``a`` taken as reference) and
-        ``2 n_match / (n_a + n_b)`` (symmetric); NaN when the denominator is 0.
-    signature : str
-    """
-
-    rater_a: str
-    rater_b: str
-    match: str
-    severity: bool
-    n_segments: int
-    n_a: int
-    n_b: int
-    n_match: int
-    precision: float
-    recall: float
-    f1: float
-    signature: str
-
-
-@dataclass(frozen=True)
-class SpanAgreement(_Collection):
-    """Pairwise span agreement (:func:`span_agreement`); ``to_frame()`` columns:
-    ``rater_a, rater_b, match, severity, n_segments, n_a, n_b, n_match,
-    precision, recall, f1, signature``.  ``get("r1", rater_b="r2")`` picks a pair."""
-
-    _item = SpanAgreementPair
-    _key = "rater_a"
-
-    @property
-    def mean_f1(self) -> float:
-        """Unweighted mean of ``f1`` over the rater pairs (NaN pairs left out;
-        NaN without pairs)."""
-        return _nanmean([r.f1 for r in self.results])
-
-    @property
-    def mean_precision(self) -> float:
-        """Mean ``precision`` over the pairs (depends on which rater is ``a``)."""
-        return _nanmean([r.precision for r in self.results])
-
-    @property
-    def mean_recall(self) -> float:
-        """Mean ``recall`` over the pairs (depends on which rater is ``a``)."""
-        return _nanmean([r.recall for r in self.results])
-
-
-def _nanmean(v) -> float:
-    v = np.asarray(v, dtype=float)
-    v = v[np.isfinite(v)]
-    return float(v.mean()) if v.size else float("nan")
-
-
-def _union(intervals):
-    """Sorted disjoint union of half-open intervals ``[start, end)`` (empty ones dropped)."""
-    out = []
-    for a, b in sorted(intervals):
-        if b <= a:
-            continue
-        if out and a <= out[-1][1]:
-            if b > out[-1][1]:
-                out[-1][1] = b
-        else:
-            out.append([a, b])
-    return out
-
-
-def _overlap(u, v) -> int:
-    """Length of the intersection of two sorted disjoint interval lists."""
-    i = j = total = 0
-    while i < len(u) and j < len(v):
-        lo, hi = max(u[i][0], v[j][0]), min(u[i][1], v[j][1])
-        if hi > lo:
-            total += hi - lo
-        if u[i][1] < v[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
-def _span_table(spans):
-    from .data import SPAN_COLUMNS, read_error_spans
-
-    if isinstance(spans, (str, bytes)) or hasattr(spans, "__fspath__"):
-        return read_error_spans(spans)
-    if not isinstance(spans, pd.DataFrame):
-        raise InputTypeError(
-            f"spans must be a DataFrame or the path of an error-span TSV, not {type(spans).__name__}"
-        )
-    missing = [c for c in SPAN_COLUMNS[:5] if c not in spans.columns]
-    if missing:
-        raise DataError(f"spans: missing column(s) {', '.join(missing)}; an error-span table has "
-                        f"columns {', '.join(SPAN_COLUMNS)} (severity, category, is_source_error optional)")
-    df = spans.copy()
-    for c in ("severity", "category"):
-        if c not in df.columns:
-            df[c] = None
-    if "is_source_error" not in df.columns:
-        df["is_source_error"] = False
-    st = pd.to_numeric(df["start"], errors="coerce").to_numpy(float)
-    en = pd.to_numeric(df["end"], errors="coerce").to_numpy(float)
-    raw_na = df["start"].isna().to_numpy() | df["end"].isna().to_numpy()
-    bad = (np.isnan(st) | np.isnan(en)) & ~raw_na
-    bad |= ~raw_na & ((st != np.floor(st)) | (en != np.floor(en)) | (st < 0) | (en < st))
-    bad |= df["start"].isna().to_numpy() != df["end"].isna().to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"spans row {i}: start={df['start'].iloc[i]}, end={df['end'].iloc[i]}: need "
-                        "integers 0 <= start <= end, or both missing (a segment rated without errors)")
-    df["start"], df["end"] = st, en
-    return df[list(SPAN_COLUMNS)]
-
-
-def span_agreement(spans, *, match: str = "char", severity: bool = False) -> SpanAgreement:
-    """Span-level agreement between every pair of raters who rated the same segments.
-
-    For raters ``a`` and ``b``, let ``S`` be the segments (system x input) both
-    rated (a segment rated without errors counts).  With ``A_s`` and ``B_s``
-    the error units of each rater on segment ``s``:
-
-    * ``match="exact"``: units are spans ``(side, start, end[, severity])``
-      (duplicates counted once); a span of ``b`` matches when ``a`` has the
-      same one;
-    * ``match="char"``: units are the characters ``(side, position[, severity])``
-      covered by at least one error span (the union of the rater's spans);
-      overlapping spans of one rater count each character once.
-
-    ``side`` is source or translation (``is_source_error``).  With
-    ``severity=True`` a unit matches only with the same severity label
-    (compared in lower case); a character marked by a rater with two severities
-    is two units.  Counts are micro-averaged over ``S``:
-    ``n_match = sum_s |A_s & B_s|``, ``precision = n_match / sum_s |B_s|``,
-    ``recall = n_match / sum_s |A_s|`` and
-    ``F1 = 2 n_match / (sum_s |A_s| + sum_s |B_s|)`` (symmetric in ``a`` and
-    ``b``); :attr:`SpanAgreement.mean_f1` averages F1 over the pairs with
-    common segments, unweighted.
-
-    This is span F1 as used for MQM and ESA inter-annotator agreement (Freitag
-    et al. 2021, "Experts, Errors, and Context", TACL, compare raters' error
-    annotations; word- and character-level F1 over tagged errors is the measure
-    of the WMT quality-estimation error-span tasks).  Those papers do not all
-    state one exact formula; this function implements the definition above and
-    nothing more, so compare numbers from other tools only after checking their
-    definition (micro vs macro averaging, span union, severity).
-
-    Parameters
-    ----------
-    spans : DataFrame or path
-        Long table with columns ``system, input, rater, start, end`` and optionally
-        ``severity, category, is_source_error`` (one row per error span; a row
-        with ``start`` and ``end`` missing marks a segment rated without errors),
-        as returned by :func:`metaeval.data._mtme.read_rating_spans` (an
-        mt-metrics-eval ``.rating`` file; concatenate the files of several raters)
-        or the path of a TSV read by :func:`read_error_spans`.
-    match : {"exact", "char"}
-    severity : bool
-        Severity-aware matching.
-
-    Returns
-    -------
-    SpanAgreement
-        One :class:`SpanAgreementPair` per pair of raters with at least one
-        common segment; F1 is NaN with an ``UndefinedStatisticWarning`` when
-        neither rater marked an error on their common segments.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"system": ["s"] * 3, "input": ["0"] * 3, "rater": ["r1", "r2", "r2"],
-    ...                   "start": [0, 0, 6], "end": [4, 2, 8], "severity": ["major"] * 3})
-    >>> res = span_agreement(t, match="char")
-    >>> p = res[0]
-    >>> (p.n_a, p.n_b, p.n_match, round(p.f1, 4))
-    (4, 4, 2, 0.5)
-    >>> span_agreement(t, match="exact")[0].f1
-    0.0
-    """
-    check_choice(match, "match", SPAN_MATCHES)
-    if not isinstance(severity, (bool, np.bool_)):
-        raise ParameterError(f"severity={severity!r} must be True or False")
-    severity = bool(severity)
-    df = _span_table(spans)
-    units: dict = {}  # rater -> {(system, input): exact set | {(side, sev): intervals}}
-    for row in df.itertuples(index=False):
-        seg = (str(row.system), str(row.input))
-        per = units.setdefault(str(row.rater), {})
-        cell = per.setdefault(seg, set() if match == "exact" else {})
-        if not np.isfinite(row.start):
-            continue
-        sev = str(row.severity).strip().lower() if severity and not pd.isna(row.severity) else ""
-        side = bool(row.is_source_error)
-        a, b = int(row.start), int(row.end)
-        if match == "exact":
-            cell.add((side, a, b, sev))
-        else:
-            cell.setdefault((side, sev), []).append((a, b))
-    if match == "char":
-        for per in units.values():
-            for seg, cell in per.items():
-                per[seg] = {k: _union(v) for k, v in cell.items()}
-    sig = make_signature(match=match, severity="yes" if severity else "no")
-    out = []
-    raters = sorted(units)
-    if len(raters) < 2:
-        who = f"one rater, {raters[0]!r}" if raters else "no rater"
-        raise DataError(
-            f"span agreement compares raters, and the spans have {who}; give the spans of 2+ "
-            "raters (one .rating file per rater, or a TSV whose rater column names several)")
-    for i, ra in enumerate(raters):
-        for rb in raters[i + 1:]:
-            common = sorted(set(units[ra]) & set(units[rb]))
-            if not common:
-                continue
-            na = nb = nm = 0
-            for seg in common:
-                ua, ub = units[ra][seg], units[rb][seg]
-                if match == "exact":
-                    na, nb, nm = na + len(ua), nb + len(ub), nm + len(ua & ub)
-                else:
-                    na += sum(e - s for v in ua.values() for s, e in v)
-                    nb += sum(e - s for v in ub.values() for s, e in v)
-                    nm += sum(_overlap(v, ub[k]) for k, v in ua.items() if k in ub)
-            if na + nb == 0:
-                warnings.warn(
-                    f"raters {ra!r} and {rb!r} marked no error on their {len(common)} common "
-                    "segment(s): span F1 is undefined (NaN)",
-                    UndefinedStatisticWarning,
-                    stacklevel=2,
-                )
-            out.append(SpanAgreementPair(
-                rater_a=ra, rater_b=rb, match=match, severity=severity, n_segments=len(common),
-                n_a=na, n_b=nb, n_match=nm,
-                precision=nm / nb if nb else float("nan"),
-                recall=nm / na if na else float("nan"),
-                f1=2 * nm / (na + nb) if na + nb else float("nan"),
-                signature=sig,
-            ))
-    if not out:
-        warnings.warn(
-            f"no two of the {len(raters)} raters rated a common segment: there is no pair "
-            "to compare (the result is empty)", UndefinedStatisticWarning, stacklevel=2)
-    return SpanAgreement(tuple(out))
-
-
-def read_error_spans(path) -> pd.DataFrame:
-    """Error spans of a TSV (``system, input|segment, rater, start, end, severity,
-    category[, is_source_error]``); see :func:`metaeval.data._mtme.read_error_spans`."""
-    from .data import read_error_spans as _read
-
-    return _read(path)
-
-
-def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
-    """Error spans of an mt-metrics-eval ``.rating`` file; see
-    :func:`metaeval.data._mtme.read_rating_spans`."""
-    from .data import read_rating_spans as _read
-
-    return _read(path, rater=rater)
+from .data import read_error_spans, read_rating_spans  # noqa: E402,F401  (error-span readers)
+from .spans import SPAN_MATCHES, SpanAgreement, SpanAgreementPair, span_agreement  # noqa: E402,F401
 
 
 __all__ = [
