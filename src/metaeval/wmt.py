@@ -30,11 +30,9 @@ from .data import accepts_frames
 from ._vocab import check_choice, check_int, check_probability, human_column, metric_columns
 from .errors import (
     DataError,
-    InputTypeError,
     MissingCellsWarning,
     MtmeWarning,
     ParameterError,
-    UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
 from .stats.clusters import adjust_better, mtme_pvalue
