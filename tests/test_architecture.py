@@ -130,7 +130,7 @@ LAYERS = {
     # analyses f(dataset) -> Result, and perturbations scored and detected
     "correlation": 6, "compare": 6, "measures": 6, "simulation": 6, "reliability": 6,
     "validity": 6, "diagnostics": 6, "local": 6, "wmt": 6, "preferences": 6, "perturb": 6,
-    "bench": 6,
+    "bench": 6, "spans": 6,
     "report": 7,  # views
     "cli": 8, "__main__": 9, "": 9,  # the command line; the package's front door (re-exports)
 }

@@ -38,6 +38,7 @@ from metaeval import (
 from metaeval.reliability import (
     AGREEMENT_METHODS,
     ICC_FORMS,
+    KRIPPENDORFF_METRICS,
     MissingCellsWarning,
     agreement,
     consistency,
@@ -497,22 +498,22 @@ def test_krippendorff_vs_package_random_with_nan_and_ties(level):
 
 def test_krippendorff_large_value_domain_paths(monkeypatch):
     # the blockwise/closed-form expected disagreement equals the dense one
-    import metaeval.reliability as rel
+    import metaeval.stats.agreement as rel  # the estimators moved from reliability (issue 25)
 
     rng = np.random.default_rng(6)
     d = np.abs(rng.normal(size=(3, 300))) + 0.1
     d[rng.random(d.shape) < 0.1] = NAN
-    dense = {m: rel._krippendorff(d, m)[0] for m in rel.KRIPPENDORFF_METRICS}
-    monkeypatch.setattr(rel, "_DENSE_VALUES", 10)
-    monkeypatch.setattr(rel, "_BLOCK_CELLS", 5000)
+    dense = {m: rel.krippendorff(d, m)[0] for m in KRIPPENDORFF_METRICS}
+    monkeypatch.setattr(rel, "DENSE_VALUES", 10)
+    monkeypatch.setattr(rel, "BLOCK_CELLS", 5000)
     for m, v in dense.items():
-        assert rel._krippendorff(d, m)[0] == pytest.approx(v, abs=1e-12)
+        assert rel.krippendorff(d, m)[0] == pytest.approx(v, abs=1e-12)
 
 
 def _coincidences_by_rater_pairs(idx, present, w):
     """The double loop over every ordered pair of raters that _krippendorff used
     before issue 26.4 (quadratic in raters): the slow twin of
-    reliability._coincidence_pairs."""
+    stats.agreement.coincidence_pairs (reliability._coincidence_pairs before issue 25)."""
     rows, cols, wts = [], [], []
     R = present.shape[0]
     for a in range(R):
@@ -532,7 +533,7 @@ def test_krippendorff_linear_in_raters_regression_26_4(shape):
     The pairs are now listed per unit, in the old (a, b, unit) order: the
     same arrays as the double loop (slow twin above), so alpha is the same
     float; sparse raters, rows of one rating, no ratings and ties included."""
-    import metaeval.reliability as rel
+    import metaeval.stats.agreement as rel  # the estimators moved from reliability (issue 25)
 
     rng = np.random.default_rng(sum(shape))
     for density in (0.1, 0.5, 1.0):
@@ -541,7 +542,7 @@ def test_krippendorff_linear_in_raters_regression_26_4(shape):
         present = np.isfinite(d)
         idx = np.where(present, rng.integers(0, 9, size=shape), -1)
         w = rng.random(shape[1])
-        got = rel._coincidence_pairs(idx, present, w)
+        got = rel.coincidence_pairs(idx, present, w)
         want = _coincidences_by_rater_pairs(idx, present, w)
         for g, x in zip(got, want):
             np.testing.assert_array_equal(g, x)

@@ -387,7 +387,9 @@ def test_average_keeps_metrics_in_all_tasks_and_tables():
     txt = res.table()
     assert "avg corr" in txt and "en-de" in txt and "pearson" in txt
     csv = res.table(fmt="csv")
-    assert csv.splitlines()[0].startswith("metric,avg_corr,avg_rank,task1,task1_rank")
+    # columns named by task (lp:level:method), not task1..taskK (issue 25 item 4)
+    assert csv.splitlines()[0] == ("metric,avg_corr,avg_rank,en-de:system:pearson,en-de:system:pearson_rank,"
+                                   "en-de:global:kendall_b,en-de:global:kendall_b_rank")
     tex = res.table(fmt="latex")
     assert tex.startswith("\\begin{tabular}") and "\\toprule" in tex and "kendall\\_b" in tex
     fr = res.to_frame()
@@ -453,7 +455,7 @@ def test_global_accuracy_null_equals_mtme_permutation_sig_diff():
     stats = mtme("stats")
     import scipy.stats
 
-    from metaeval.wmt import _pooled_null
+    from metaeval.stats.pairacc import pooled_swap_accuracy as _pooled_null  # moved from wmt (issue 25)
 
     sets = _sys_sets(1)
     sizes = [ds.shape[0] for ds in sets.values()]
@@ -623,7 +625,9 @@ def test_run_wmt_and_cli(tmp_path):
                                   "--n-resamples", "10", "--n-permutations", "100", "--seed", "1",
                                   "--format", "csv"])
     assert r.exit_code == 0, r.output
-    assert any(line.startswith("metric,avg_corr,avg_rank,task1") for line in r.output.splitlines())
+    assert any(line.startswith('metric,avg_corr,avg_rank,"en-de,zh-en:system:pairwise_accuracy",'
+                               '"en-de,zh-en:system:pairwise_accuracy_rank",en-de:system:pearson,')
+               for line in r.output.splitlines())
     r = CliRunner().invoke(main, ["wmt", str(tmp_path), "wmt99", "--lps", "en-de", "--refs", "en-de:refA"])
     assert r.exit_code == 2 and "metaeval: error:" in r.output
 

@@ -137,7 +137,7 @@ PREFERENCE_COMPARE_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majori
 
 #: :data:`metaeval.wmt.PRESETS` and :data:`metaeval.wmt.CLUSTER_RULES` (``holm``, the default: the
 #: one clustering rule of compare, compare_all and the report; ``mtme``: mt-metrics-eval's exact rule).
-WMT_PRESETS = ("wmt23", "wmt24")
+WMT_PRESETS = ("wmt20", "wmt23", "wmt24")
 WMT_CLUSTER_RULES = ("holm", "mtme", "metaeval")
 
 #: :data:`metaeval.compare.CLUSTER_RULES`: the p-values of ``compare_all``'s clusters.

@@ -102,6 +102,24 @@ _BLOCK_CELLS = 2**21
 
 
 # --------------------------------------------------------------------------
+# the arrays-only statistics live in stats/: labels, sufficient statistics, kappas and the
+# tie-calibrated accuracy (stats.prefagree), the logistic fit (stats.logistic), Bradley-Terry
+# by MM (stats.bradley_terry)
+
+from .stats.bradley_terry import bt_mm  # noqa: E402  (public here)
+from .stats.logistic import logistic_fit  # noqa: E402  (public here)
+from .stats.prefagree import (  # noqa: E402
+    acc_eq_sweep as _acc_eq_sweep,
+    human_counts as _human_counts,
+    labels,
+    majority_others as _majority_others,
+    measures as _measures,
+    pair_stats as _pair_stats,
+    percentile_ci as _percentile_ci,
+)
+
+
+# --------------------------------------------------------------------------
 # validation helpers
 
 
@@ -109,187 +127,6 @@ def _check_epsilon(eps):
     if eps is None:
         return None
     return check_number(eps, "epsilon", lo=0, note="or None to calibrate it", option="--epsilon")
-
-
-# --------------------------------------------------------------------------
-# labels and sufficient statistics
-
-
-def labels(margin, epsilon: float = 0.0) -> np.ndarray:
-    """Category codes of margins: 2 = A better (d > eps), 1 = tie (|d| <= eps),
-    0 = B better (d < -eps), -1 = missing (NaN).
-
-    Examples
-    --------
-    >>> labels([0.3, -0.3, 0.1, 0.0, float("nan")], 0.1).tolist()
-    [2, 0, 1, 1, -1]
-    """
-    d = np.asarray(margin, dtype=float)
-    out = np.full(d.shape, -1, dtype=np.intp)
-    ok = ~np.isnan(d)
-    out[ok] = np.where(d[ok] > epsilon, 2, np.where(d[ok] < -epsilon, 0, 1))
-    return out
-
-
-def _human_counts(H):
-    """(P, 3) numbers of raters with label B, tie, A."""
-    c = np.zeros((H.shape[1], 3))
-    for k, v in enumerate((0.0, 0.5, 1.0)):
-        c[:, k] = (H == v).sum(0)
-    return c
-
-
-def _majority_others(Hc):
-    """For each pair and each label c of a rater, the majority label of the *other* raters.
-
-    Returns (P, 3) codes (0, 1, 2; -1 when no other rater).  The majority is the most
-    frequent label; when several labels share the top count it is a tie (1).
-    """
-    P = Hc.shape[0]
-    out = np.full((P, 3), -1, dtype=np.intp)
-    for c in range(3):
-        o = Hc.copy()
-        o[:, c] -= 1
-        valid = (Hc[:, c] > 0) & (o.sum(1) > 0)
-        top = o.max(1, keepdims=True)
-        n_top = (o == top).sum(1)
-        maj = np.where(n_top > 1, 1, o.argmax(1))
-        out[:, c] = np.where(valid, maj, -1)
-    return out
-
-
-_EYE = np.eye(3)
-
-
-def _pair_stats(lab, Hc, maj, kmax):
-    """Per-pair sufficient statistics (P, 32) of one annotator against the raters.
-
-    ``lab``: (P,) codes of the annotator (-1 missing), or None for the human-human
-    statistics.  Columns: 0-8 the pooled (annotator, rater) confusion; 9-17 the
-    (annotator, leave-one-out majority) confusion; 18-26 Krippendorff's coincidences with
-    the annotator among the raters; 27-31 Fleiss' (count, sum P_i, category sums) on
-    pairs with ``kmax`` human labels (and the annotator's).
-    """
-    P = Hc.shape[0]
-    S = np.zeros((P, 32))
-    nh = Hc.sum(1)
-    if lab is None:
-        conf = Hc[:, :, None] * Hc[:, None, :] - Hc[:, :, None] * _EYE[None]
-        S[:, 0:9] = conf.reshape(P, 9)
-        cm = np.zeros((P, 3, 3))
-        for c in range(3):
-            ok = maj[:, c] >= 0
-            cm[ok, c, maj[ok, c]] += Hc[ok, c]
-        S[:, 9:18] = cm.reshape(P, 9)
-        v = Hc
-        include = nh == kmax
-    else:
-        present = lab >= 0
-        oh = np.zeros((P, 3))
-        oh[present, lab[present]] = 1.0
-        S[:, 0:9] = (oh[:, :, None] * Hc[:, None, :]).reshape(P, 9)
-        cm = np.zeros((P, 3, 3))
-        for c in range(3):
-            ok = present & (maj[:, c] >= 0)
-            np.add.at(cm, (np.flatnonzero(ok), lab[ok], maj[ok, c]), Hc[ok, c])
-        S[:, 9:18] = cm.reshape(P, 9)
-        v = Hc + oh
-        include = present & (nh == kmax)
-    m = v.sum(1)
-    pairable = m >= 2
-    if lab is not None:
-        pairable &= present  # the judge's alpha: only pairs it labelled
-    with np.errstate(invalid="ignore", divide="ignore"):
-        o = (v[:, :, None] * v[:, None, :] - v[:, :, None] * _EYE[None]) / np.where(pairable, m - 1, 1)[:, None, None]
-    o[~pairable] = 0.0
-    S[:, 18:27] = o.reshape(P, 9)
-    n = m
-    with np.errstate(invalid="ignore", divide="ignore"):
-        Pi = ((v * v).sum(1) - n) / (n * (n - 1))
-    inc = include & (n >= 2)
-    S[inc, 27] = 1.0
-    S[inc, 28] = Pi[inc]
-    S[inc, 29:32] = v[inc]
-    return S
-
-
-def _kappa(conf):
-    """Cohen's kappa of (..., 9) flattened 3x3 confusion counts."""
-    c = conf.reshape(conf.shape[:-1] + (3, 3))
-    n = c.sum((-1, -2))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        po = np.trace(c, axis1=-2, axis2=-1) / n
-        pe = (c.sum(-1) * c.sum(-2)).sum(-1) / (n * n)
-        k = (po - pe) / (1 - pe)
-    return np.where((n > 0) & (pe < 1), k, np.nan)
-
-
-def _measures(S):
-    """Statistics from summed sufficient statistics (..., 32): acc, kappa_raters,
-    kappa_majority, fleiss, alpha."""
-    conf = S[..., 0:9]
-    n = conf.sum(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = np.where(n > 0, conf[..., [0, 4, 8]].sum(-1) / n, np.nan)
-    kr = _kappa(conf)
-    km = _kappa(S[..., 9:18])
-    o = S[..., 18:27]
-    no = o.sum(-1)
-    nc = o.reshape(o.shape[:-1] + (3, 3)).sum(-1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        de = no * no - (nc * nc).sum(-1)
-        alpha = 1 - (no - 1) * (no - o[..., [0, 4, 8]].sum(-1)) / de
-    alpha = np.where((no > 1) & (de > 0), alpha, np.nan)
-    N = S[..., 27]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        pbar = S[..., 28] / N
-        tot = S[..., 29:32].sum(-1)
-        pj = S[..., 29:32] / tot[..., None]
-        pe = (pj * pj).sum(-1)
-        fk = (pbar - pe) / (1 - pe)
-    fk = np.where((N > 0) & (pe < 1), fk, np.nan)
-    return {"acc": acc, "kappa_raters": kr, "kappa_majority": km, "fleiss_kappa": fk, "alpha": alpha}
-
-
-def _calibration_order(d):
-    """Pairs sorted by |d| and the positions closing each group of equal |d|."""
-    a = np.abs(d)
-    order = np.argsort(a, kind="stable")
-    s = a[order]
-    ends = np.flatnonzero(np.r_[s[1:] != s[:-1], True])
-    return order, s, ends
-
-
-def _acc_eq_sweep(d, Hc, weights):
-    """Tie-calibrated accuracy for each row of ``weights`` (B, P) (pairs with a margin).
-
-    Returns (acc (B,), epsilon (B,)).  acc(eps) = [sum_i w_i g_i(label_i(eps))] / sum_i w_i n_i,
-    g_i(c) the raters of pair i with label c; the smallest maximizing eps of {0} U {|d_i|}.
-    """
-    base_lab = labels(d, 0.0)
-    P = d.size
-    g_base = Hc[np.arange(P), base_lab]
-    delta = Hc[:, 1] - g_base  # gain of turning pair i into a tie
-    order, s, ends = _calibration_order(d)
-    nh = Hc.sum(1)
-    W = np.atleast_2d(weights)
-    den = W @ nh
-    num0 = W @ g_base
-    cum = np.cumsum(W[:, order] * delta[order], axis=1)[:, ends]  # (B, G)
-    eps_cand = s[ends]
-    # eps = 0 is the group with |d| == 0 when present (delta 0 there), else "no pair tied"
-    if eps_cand[0] == 0:
-        cand = num0[:, None] + cum
-        eps_all = eps_cand
-    else:
-        cand = np.concatenate([num0[:, None], num0[:, None] + cum], axis=1)
-        eps_all = np.r_[0.0, eps_cand]
-    # the first maximum (smallest eps); values within 1e-12 relative count as equal
-    best = cand.max(1, keepdims=True)
-    k = np.argmax(cand >= best - 1e-12 * np.maximum(1.0, np.abs(best)), axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        acc = np.where(den > 0, cand[np.arange(W.shape[0]), k] / den, np.nan)
-    return acc, eps_all[k]
 
 
 def _boot_weights(gen, B, M):
@@ -311,15 +148,6 @@ def _weight_blocks(ss, B, M, P):
     step = _block_size(M, P)
     for s in range(0, B, step):
         yield _boot_weights(gen, min(step, B - s), M)
-
-
-def _percentile_ci(reps, cl):
-    reps = np.asarray(reps, dtype=float)
-    ok = reps[np.isfinite(reps)]
-    if ok.size < max(2, 0.5 * reps.size):
-        return np.nan, np.nan
-    lo, hi = np.quantile(ok, [(1 - cl) / 2, (1 + cl) / 2])
-    return float(lo), float(hi)
 
 
 # --------------------------------------------------------------------------
@@ -832,61 +660,6 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
 # length bias
 
 
-def logistic_fit(x, y, *, confidence_level: float = 0.95, max_iter: int = 100, tol: float = 1e-10):
-    r"""Maximum-likelihood logistic regression of binary ``y`` on ``x`` with an intercept.
-
-    Newton-Raphson (equivalently IRLS) on :math:`\mathrm{logit}\,P(y=1) = b_0 + b_1 x`;
-    the Wald interval of :math:`b_1` is :math:`b_1 \pm z\,\mathrm{se}(b_1)` with
-    :math:`\mathrm{se}` from the inverse observed information :math:`(X^T V X)^{-1}`,
-    and the Wald p-value is :math:`2\,\Phi(-|b_1/\mathrm{se}|)`.
-
-    Returns ``(b0, b1, se1, ci_low, ci_high, pvalue, converged)``; NaN (and
-    ``converged=False``) under complete separation or a constant ``x``.
-    """
-    x = np.asarray(x, dtype=float)
-    y = np.asarray(y, dtype=float)
-    nan7 = (np.nan,) * 6 + (False,)
-    if x.size < 3 or np.ptp(x) == 0 or y.min() == y.max():
-        return nan7
-    # With one predictor the MLE exists iff the classes are not (quasi-)separated by a
-    # threshold on x (Albert & Anderson 1984): decided from the data, not from the size of
-    # the coefficients, which depends on the unit of x.
-    x0, x1 = x[y == 0], x[y == 1]
-    if x0.max() <= x1.min() or x1.max() <= x0.min():
-        return nan7
-    # Newton-Raphson on the standardized predictor (well scaled whatever the unit of x),
-    # transformed back to x's scale at the end.
-    mu, sd = float(x.mean()), float(x.std())
-    X = np.column_stack([np.ones_like(x), (x - mu) / sd])
-    beta = np.zeros(2)
-    converged = False
-    for _ in range(max_iter):
-        eta = X @ beta
-        p = 1.0 / (1.0 + np.exp(-eta))
-        w = p * (1 - p)
-        info = X.T @ (X * w[:, None])
-        grad = X.T @ (y - p)
-        try:
-            step = np.linalg.solve(info, grad)
-        except np.linalg.LinAlgError:
-            return nan7
-        beta = beta + step
-        if np.max(np.abs(step)) < tol * (1 + np.max(np.abs(beta))):
-            converged = True
-            break
-    if not converged:
-        return nan7
-    p = 1.0 / (1.0 + np.exp(-(X @ beta)))
-    info = X.T @ (X * (p * (1 - p))[:, None])
-    cov = np.linalg.inv(info)
-    z = _st.norm.ppf((1 + confidence_level) / 2)
-    b1 = float(beta[1] / sd)
-    se = float(np.sqrt(cov[1, 1]) / sd)
-    b0 = float(beta[0] - beta[1] * mu / sd)
-    pv = float(2 * _st.norm.sf(abs(b1 / se)))
-    return b0, b1, se, b1 - z * se, b1 + z * se, pv, True
-
-
 @dataclass(frozen=True)
 class LengthBias(_Result):
     """Logistic regression of "A preferred" on the length difference, one annotator.
@@ -979,51 +752,6 @@ def length_bias(data: PreferenceData, judges: Sequence[str] | None = None, *, pe
 
 # --------------------------------------------------------------------------
 # Bradley-Terry
-
-
-def bt_mm(wins, *, max_iter: int = 10000, tol: float = 1e-10):
-    r"""Bradley-Terry strengths by the MM algorithm of Hunter (2004), Eq. (3).
-
-    ``wins[i, j]`` is the (possibly fractional: ties count half a win to each side)
-    number of times i beat j.  With :math:`W_i = \sum_j w_{ij}` and
-    :math:`n_{ij} = w_{ij} + w_{ji}`, the update is
-    :math:`\pi_i \leftarrow W_i / \sum_{j \ne i} n_{ij} / (\pi_i + \pi_j)`, renormalised so
-    that :math:`\sum_i \log \pi_i = 0`.  The MLE exists iff the directed graph with an
-    edge i -> j whenever :math:`w_{ij} > 0` is strongly connected (Hunter 2004,
-    Assumption 1; Zermelo 1929); otherwise NaN.
-
-    Returns ``(log_strengths, iterations, converged)``.
-
-    Examples
-    --------
-    Two players, 2 wins to 1: the MLE odds are 2, so the log-strengths are +-log(2)/2.
-
-    >>> ls, it, ok = bt_mm([[0, 2], [1, 0]])
-    >>> bool(ok), [round(float(v), 6) for v in ls]
-    (True, [0.346574, -0.346574])
-    """
-    from scipy.sparse.csgraph import connected_components
-
-    w = np.asarray(wins, dtype=float)
-    K = w.shape[0]
-    nan = np.full(K, np.nan)
-    if K < 2:
-        return nan, 0, False
-    ncomp, _ = connected_components(w > 0, directed=True, connection="strong")
-    if ncomp != 1:
-        return nan, 0, False
-    n = w + w.T
-    Wi = w.sum(1)
-    p = np.ones(K)
-    for it in range(1, max_iter + 1):
-        denom = (n / (p[:, None] + p[None, :])).sum(1)
-        new = Wi / denom
-        new = new / np.exp(np.mean(np.log(new)))
-        if np.max(np.abs(np.log(new) - np.log(p))) < tol:
-            p = new
-            return np.log(p), it, True
-        p = new
-    return np.log(p), max_iter, False
 
 
 @dataclass(frozen=True)

@@ -45,8 +45,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from scipy import sparse as _sparse
-from scipy import stats as _st
 
 from ._results import _ARR, _Result
 from ._results import _Collection as _BaseCollection
@@ -74,25 +72,13 @@ from .errors import (
 from .stats import exact as _exact
 from .stats import resampling as _rs
 from .stats.alpha import BLOCK_CELLS as _BLOCK_CELLS
-from .stats.alpha import alpha_batch, listwise_complete
+from .stats.alpha import alpha_batch, feldt_interval, listwise_complete
 from .stats.coefficients import pow2_exponent
 from .stats.inference import statistic, story_note
 from .stats.levels import check_average, check_level, level_values
 
 # --------------------------------------------------------------------------
 # registries (error messages and docs read these)
-
-#: Rank-based normalizations (``normalize=`` / :func:`rank_normal`).
-NORMALIZATIONS = {
-    "none": "no transformation",
-    "blom": "Phi^-1((r - 3/8) / (n + 1/4)), average ranks r (Blom 1958)",
-    "tukey": "Phi^-1((r - 1/3) / (n + 1/3)), average ranks r (Tukey 1962)",
-    "rankit": "Phi^-1((r - 1/2) / n), average ranks r (Bliss 1956)",
-    "van_der_waerden": "Phi^-1(r / (n + 1)), average ranks r (van der Waerden 1952)",
-    "metriceval": "Phi^-1(0.001 + 0.998 F_n(x)), F_n the empirical CDF (ties: the count of "
-    "values <= x), then standardized (seed paper 002 App. A.2; MetricEval's normalize2)",
-}
-_NORMAL_OFFSET = {"blom": 3 / 8, "tukey": 1 / 3, "rankit": 1 / 2, "van_der_waerden": 0.0}
 
 #: Single-run reliability estimators of :func:`stability`.
 STABILITY_METHODS = {
@@ -112,6 +98,13 @@ CONSISTENCY_CI = {
     "none": "no interval",
 }
 
+from .stats.agreement import krippendorff as _krippendorff  # noqa: E402
+from .stats.agreement import nested_table as _nested_table  # noqa: E402
+from .stats.agreement import rater_design as _rater_design  # noqa: E402  (also read by cli.py)
+from .stats.icc import icc_table as _icc_table  # noqa: E402
+from .stats.prophecy import needed_length as _needed  # noqa: E402
+from .stats.prophecy import spearman_brown, spearman_brown_factor  # noqa: E402,F401  (public here)
+from .stats.ranknormal import NORMALIZATIONS, normalized_runs as _normalized, rank_normal  # noqa: E402,F401
 from ._agreement_registry import (  # noqa: E402  (the registry, light for the CLI)
     AGREEMENT_METHODS,
     DEFAULT_AGREEMENT,
@@ -123,9 +116,6 @@ from ._agreement_registry import (  # noqa: E402  (the registry, light for the C
 
 # fewer resampling units than this: the bootstrap interval is flagged (SmallSampleWarning)
 _SMALL_BOOTSTRAP = 10
-# Above this many distinct values, Krippendorff's expected disagreement uses
-# closed forms (interval, ordinal, nominal) or row blocks (ratio).
-_DENSE_VALUES = 2048
 
 
 # --------------------------------------------------------------------------
@@ -145,372 +135,8 @@ def _known(dataset, column):
 
 
 # --------------------------------------------------------------------------
-# Spearman-Brown and rank normalization (public helpers)
-
-
-def spearman_brown(reliability, factor):
-    """Spearman-Brown prophecy: reliability of a measurement ``factor`` times as long.
-
-    .. math:: \\rho_n = \\frac{n \\rho}{1 + (n - 1) \\rho}
-
-    where ``n = factor`` is the ratio of the new length to the old one (runs
-    averaged, inputs in the benchmark, raters averaged) and ``rho`` the
-    reliability at the old length (Spearman 1910; Brown 1910; seed paper 002
-    section 3.1 cites Spearman 1910 for lengthening the test set).
-
-    Parameters
-    ----------
-    reliability : float or array_like
-        Reliability at the current length, in (-1, 1].
-    factor : float or array_like
-        Length ratio n > 0 (may be fractional, e.g. a subset of the inputs).
-
-    Returns
-    -------
-    float or ndarray
-        NaN where ``reliability`` is NaN.
-
-    Examples
-    --------
-    >>> from metaeval.reliability import spearman_brown
-    >>> round(spearman_brown(0.8, 2), 6)
-    0.888889
-    >>> round(spearman_brown(0.9, 0.5), 6)
-    0.818182
-    """
-    r = np.asarray(reliability, dtype=float)
-    n = np.asarray(factor, dtype=float)
-    if isinstance(factor, (bool, np.bool_, str)) or not np.all(n > 0) or not np.all(np.isfinite(n)):
-        raise ParameterError(f"factor={factor!r} must be a finite length ratio > 0")
-    with np.errstate(all="ignore"):
-        out = n * r / (1.0 + (n - 1.0) * r)
-    return float(out) if out.ndim == 0 else out
-
-
-def spearman_brown_factor(reliability, target):
-    """How many times longer a measurement must be to reach ``target`` reliability.
-
-    Solving the Spearman-Brown prophecy for the length ratio:
-
-    .. math:: n = \\frac{\\rho^* (1 - \\rho)}{\\rho (1 - \\rho^*)}
-
-    with ``rho`` the current reliability and ``rho*`` the target.  ``n <= 1``
-    means the target is already met; a reliability ``<= 0`` can never reach
-    a positive target (``inf``).
-
-    Parameters
-    ----------
-    reliability : float or array_like
-        Current reliability.
-    target : float
-        Target reliability in (0, 1).
-
-    Returns
-    -------
-    float or ndarray
-
-    Examples
-    --------
-    >>> from metaeval.reliability import spearman_brown_factor
-    >>> round(spearman_brown_factor(0.8, 0.9), 6)
-    2.25
-    """
-    r = np.asarray(reliability, dtype=float)
-    t = check_probability(target, "target", note="a reliability, e.g. 0.9")
-    with np.errstate(all="ignore"):
-        out = t * (1.0 - r) / (r * (1.0 - t))
-    out = np.where(r <= 0, np.inf, out)
-    out = np.where(np.isnan(r), np.nan, out)
-    return float(out) if out.ndim == 0 else out
-
-
-def _needed(reliability, target, length):
-    """(ceil, exact) length to reach ``target``: the current ``length`` times the factor."""
-    if not np.isfinite(reliability):
-        return np.nan, np.nan
-    exact = float(length * spearman_brown_factor(reliability, target))
-    return (float(max(math.ceil(exact - 1e-9), 1)) if np.isfinite(exact) else np.inf), exact
-
-
-def rank_normal(x, *, method="blom"):
-    """Rank-based inverse-normal transform of scores (seed paper 002, App. A.2).
-
-    All finite values of ``x`` are ranked together (for a score column, pass
-    its N x M cells); NaN stays NaN.
-
-    ``blom``, ``tukey``, ``rankit``, ``van_der_waerden``
-        :math:`z = \\Phi^{-1}((r - c) / (n - 2c + 1))` with the *average*
-        rank ``r`` of each value among the ``n`` finite values (tied values
-        get the same score) and c = 3/8, 1/3, 1/2, 0 respectively.
-    ``metriceval``
-        the paper's transform, :math:`X^* = \\Phi^{-1}(\\frac1n \\sum_i
-        I(X_i \\le X))`, as MetricEval implements it (``normalize2``):
-        the empirical CDF (ties get the count of values ``<= x``, i.e. the
-        largest rank) is squeezed to ``0.001 + 0.998 F`` so that the largest
-        value is finite, and the result is standardized to mean 0 and
-        standard deviation 1 (``ddof=1``, as R's ``scale``).  The bundled
-        SummEval metric columns are exactly this transform of the raw scores.
-    ``none``
-        ``x`` as float.
-
-    Parameters
-    ----------
-    x : array_like
-        Scores of any shape.
-    method : str
-        A key of :data:`NORMALIZATIONS`.
-
-    Returns
-    -------
-    ndarray
-        Same shape as ``x``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from metaeval.reliability import rank_normal
-    >>> rank_normal([1.0, 2.0, 2.0, 3.0]).round(4)  # Blom, average ranks 1, 2.5, 2.5, 4
-    array([-1.0491,  0.    ,  0.    ,  1.0491])
-    >>> rank_normal([3.0, np.nan, 1.0], method="van_der_waerden").round(4)
-    array([ 0.4307,     nan, -0.4307])
-    """
-    check_choice(method, "method", NORMALIZATIONS)
-    a = np.array(x, dtype=float)
-    if method == "none":
-        return a
-    out = np.full(a.shape, np.nan)
-    ok = np.isfinite(a)
-    v = a[ok]
-    n = v.size
-    if n == 0:
-        return out
-    if method == "metriceval":
-        s = np.sort(v)
-        f = np.searchsorted(s, v, side="right") / n
-        z = _st.norm.ppf(0.001 + 0.998 * f)
-        sd = z.std(ddof=1) if n > 1 else 0.0
-        z = (z - z.mean()) / sd if sd > 0 else np.zeros_like(z)
-    else:
-        c = _NORMAL_OFFSET[method]
-        r = _st.rankdata(v, method="average")
-        z = _st.norm.ppf((r - c) / (n - 2 * c + 1))
-    out[ok] = z
-    return out
-
-
-def _normalized(runs, normalize):
-    """(R, N, M) -> each run rank-normalized over its cells."""
-    if normalize == "none":
-        return np.asarray(runs, dtype=float)
-    return np.stack([rank_normal(r, method=normalize) for r in runs])
-
-
-# --------------------------------------------------------------------------
-# kernels (plain arrays)
-
-
-def _icc_table(x, confidence_level):
-    """The six ICCs of a complete (n targets, k raters) table.
-
-    Mean squares of the two-way ANOVA without replication: MSR (targets),
-    MSC (raters), MSE (residual), MSW (within targets, = (SSC + SSE) /
-    (n (k - 1))).  F tests of ICC = 0 and confidence intervals follow McGraw
-    and Wong (1996, Tables 7-8; the same formulas as pingouin and
-    psych::ICC).  Returns ``{form: (icc, F, df1, df2, p, lo, hi)}`` and the
-    mean squares.
-    """
-    x = np.asarray(x, dtype=float)
-    n, k = x.shape
-    nan7 = (np.nan,) * 7
-    if n < 2 or k < 2:
-        return dict.fromkeys(ICC_FORMS, nan7), {}
-    # the ICCs, F and intervals are scale-free: sums of squares of values scaled by a power
-    # of two (exact) where they would over- or underflow; the mean squares scaled back
-    e = pow2_exponent(x)
-    x = np.ldexp(x, -e) if e else x
-    g = 1.0 - confidence_level
-    with np.errstate(all="ignore"):
-        grand = x.mean()
-        rm = x.mean(1)
-        cm = x.mean(0)
-        ssr = k * ((rm - grand) ** 2).sum()
-        ssc = n * ((cm - grand) ** 2).sum()
-        sse = ((x - rm[:, None] - cm[None, :] + grand) ** 2).sum()
-        msr = ssr / (n - 1)
-        msc = ssc / (k - 1)
-        mse = sse / ((n - 1) * (k - 1))
-        msw = (ssc + sse) / (n * (k - 1))
-        df1, dfw, dfe = n - 1, n * (k - 1), (n - 1) * (k - 1)
-        icc1 = (msr - msw) / (msr + (k - 1) * msw)
-        icc2 = (msr - mse) / (msr + (k - 1) * mse + k * (msc - mse) / n)
-        icc3 = (msr - mse) / (msr + (k - 1) * mse)
-        icc1k = (msr - msw) / msr
-        icc2k = (msr - mse) / (msr + (msc - mse) / n)
-        icc3k = (msr - mse) / msr
-        f1 = msr / msw
-        f3 = msr / mse
-        p1 = float(_st.f.sf(f1, df1, dfw))
-        p3 = float(_st.f.sf(f3, df1, dfe))
-        # one-way and consistency forms: exact F intervals
-        f1l = f1 / _st.f.ppf(1 - g / 2, df1, dfw)
-        f1u = f1 * _st.f.ppf(1 - g / 2, dfw, df1)
-        f3l = f3 / _st.f.ppf(1 - g / 2, df1, dfe)
-        f3u = f3 * _st.f.ppf(1 - g / 2, dfe, df1)
-        # absolute agreement: Satterthwaite degrees of freedom (McGraw and Wong 1996, Table 8)
-        a_ = k * icc2 / (n * (1 - icc2))
-        b_ = 1 + k * icc2 * (n - 1) / (n * (1 - icc2))
-        v = (a_ * msc + b_ * mse) ** 2 / ((a_ * msc) ** 2 / (k - 1) + (b_ * mse) ** 2 / dfe)
-        fs = _st.f.ppf(1 - g / 2, n - 1, v)
-        fss = _st.f.ppf(1 - g / 2, v, n - 1)
-        den = k * msc + (k * n - k - n) * mse
-        l2 = n * (msr - fs * mse) / (fs * den + n * msr)
-        u2 = n * (fss * msr - mse) / (den + n * fss * msr)
-        # ICC(A,k) bounds: McGraw and Wong's n (MSR - F MSE) / (F (MSC - MSE) + n MSR) is
-        # algebraically the Spearman-Brown step-up of the ICC(A,1) bounds to k raters
-        res = {
-            "icc1": (icc1, f1, df1, dfw, p1, (f1l - 1) / (f1l + k - 1), (f1u - 1) / (f1u + k - 1)),
-            "icc2": (icc2, f3, df1, dfe, p3, l2, u2),
-            "icc3": (icc3, f3, df1, dfe, p3, (f3l - 1) / (f3l + k - 1), (f3u - 1) / (f3u + k - 1)),
-            "icc1k": (icc1k, f1, df1, dfw, p1, 1 - 1 / f1l, 1 - 1 / f1u),
-            "icc2k": (icc2k, f3, df1, dfe, p3, spearman_brown(l2, k), spearman_brown(u2, k)),
-            "icc3k": (icc3k, f3, df1, dfe, p3, 1 - 1 / f3l, 1 - 1 / f3u),
-        }
-    if not (msr > 0 or mse > 0 or msw > 0):  # every value equal: nothing is defined
-        res = dict.fromkeys(ICC_FORMS, nan7)
-    res = {key: tuple(float(v) for v in val) for key, val in res.items()}
-    for key, val in res.items():
-        # no error variance (F = inf): the interval degenerates to the estimate 1
-        if val[0] == 1.0 and np.isnan(val[5]) and np.isnan(val[6]):
-            res[key] = (*val[:5], 1.0, 1.0)
-    with np.errstate(over="ignore"):  # a mean square beyond the float range is inf
-        return res, {k_: float(np.ldexp(v, 2 * e)) for k_, v in
-                     (("msr", msr), ("msc", msc), ("mse", mse), ("msw", msw))}
-
-
-def _ordinal_positions(counts):
-    """Mid-positions t_c = sum_{g < c} n_g + n_c / 2 of sorted distinct values.
-
-    Krippendorff's ordinal difference delta(c, k) = sum_{g=c..k} n_g -
-    (n_c + n_k) / 2 equals |t_c - t_k|, so ordinal alpha is the interval
-    formula on these positions.
-    """
-    return np.cumsum(counts) - counts / 2.0
-
-
-def _coincidence_pairs(idx, present, w):
-    """The ordered pairs (a, b), a != b, of raters who both rated a unit:
-    ``(value index of a, value index of b, w[unit])`` per pair, in the order
-    (a, b, unit).  ``idx`` and ``present`` are (raters, units).
-
-    The pairs are listed unit by unit (sum_u m_u (m_u - 1) of them, linear in
-    the ratings for a bounded number of ratings per unit), not by looping over
-    every pair of raters (R^2 boolean passes over the units: 1,200 job-specific
-    rater labels took 80 CPU-s); then sorted into the (a, b, unit) order of
-    that double loop, so the sparse coincidence matrix adds its duplicates in
-    the same order and alpha is the same float.
-    """
-    unit, rater = np.nonzero(present.T)  # unit-major: the ratings of each unit together
-    m = np.bincount(unit, minlength=present.shape[1])
-    start = np.concatenate(([0], np.cumsum(m)[:-1]))
-    reps = m[unit]  # each rating meets every rating of its unit (itself included)
-    first = np.repeat(np.arange(unit.size), reps)
-    offset = np.arange(first.size) - np.repeat(np.cumsum(reps) - reps, reps)
-    second = start[unit[first]] + offset
-    keep = first != second
-    first, second = first[keep], second[keep]
-    u = unit[first]
-    ra, rb = rater[first], rater[second]
-    order = np.lexsort((u, rb, ra))
-    ra, rb, u = ra[order], rb[order], u[order]
-    return idx[ra, u], idx[rb, u], w[u]
-
-
-def _krippendorff(data, metric):
-    """Krippendorff's alpha of a (raters, units) array with NaN for missing.
-
-    The coincidence-matrix formulation (Krippendorff 2011, "Computing
-    Krippendorff's alpha-reliability"): only pairable values count (units
-    with at least two values); o_ck = sum_u (number of ordered pairs (c, k)
-    of distinct raters in u) / (m_u - 1); n_c = sum_k o_ck; n = sum_c n_c;
-
-        alpha = 1 - (n - 1) sum_{c,k} o_ck delta^2_ck / sum_{c,k} n_c n_k delta^2_ck
-
-    o is built as a sparse matrix over the distinct values, so continuous
-    scores do not need a dense V x V table.  Returns ``(alpha, D_o, D_e,
-    n_pairable_values, n_pairable_units)`` with D_o = sum o delta^2 / n and
-    D_e = sum n_c n_k delta^2 / (n (n - 1)).
-    """
-    data = np.asarray(data, dtype=float)
-    # interval differences are squared: values scaled by a power of two (exact: equal values
-    # stay equal, the order is kept, alpha is scale-free) where the squares would over- or
-    # underflow; the interval disagreements D_o, D_e scaled back
-    e = pow2_exponent(data) if metric.removeprefix("krippendorff_") == "interval" else 0
-    data = np.ldexp(data, -e) if e else data
-    present = np.isfinite(data)
-    m_u = present.sum(0)
-    pairable = m_u >= 2
-    d = data[:, pairable]
-    p = present[:, pairable]
-    m = m_u[pairable].astype(float)
-    n_units = int(pairable.sum())
-    n = int(p.sum())
-    if n_units == 0:
-        return np.nan, np.nan, np.nan, n, n_units
-    vals, inv = np.unique(d[p], return_inverse=True)
-    V = vals.size
-    idx = np.full(d.shape, -1, dtype=np.intp)
-    idx[p] = inv
-    counts = np.bincount(inv, minlength=V).astype(float)
-    # coincidences: every ordered pair of distinct raters within a unit, weight 1/(m_u - 1)
-    rows, cols, wts = _coincidence_pairs(idx, p, 1.0 / (m - 1.0))
-    o = _sparse.coo_matrix((wts, (rows, cols)), shape=(V, V)).tocsr()
-    o.sum_duplicates()
-    oc = o.tocoo()
-    kind = metric.removeprefix("krippendorff_")
-    if kind == "ordinal":
-        pos = _ordinal_positions(counts)
-    else:
-        pos = vals
-
-    def delta2(c_idx, k_idx):
-        if kind == "nominal":
-            return (c_idx != k_idx).astype(float)
-        if kind == "ratio":
-            c, kk = vals[c_idx], vals[k_idx]
-            s = c + kk
-            with np.errstate(all="ignore"):
-                r = np.where(s != 0, (c - kk) / s, 0.0)
-            return r * r
-        diff = pos[c_idx] - pos[k_idx]
-        return diff * diff
-
-    observed = float((oc.data * delta2(oc.row, oc.col)).sum())
-    # expected: sum_{c,k} n_c n_k delta^2_ck
-    if kind in ("interval", "ordinal"):
-        mean = (counts * pos).sum() / n
-        expected = 2.0 * n * float((counts * (pos - mean) ** 2).sum())
-    elif kind == "nominal":
-        expected = float(n * n - (counts**2).sum())
-    elif V <= _DENSE_VALUES:
-        ci, ki = np.meshgrid(np.arange(V), np.arange(V), indexing="ij")
-        expected = float((counts[:, None] * counts[None, :] * delta2(ci, ki)).sum())
-    else:
-        expected = 0.0
-        step = max(1, _BLOCK_CELLS // V)
-        allk = np.arange(V)
-        for s in range(0, V, step):
-            blk = np.arange(s, min(s + step, V))
-            dd = delta2(blk[:, None], allk[None, :])
-            expected += float((counts[blk, None] * counts[None, :] * dd).sum())
-    def unit(v):  # a disagreement in the data's (squared) unit; beyond the float range: inf
-        with np.errstate(over="ignore"):
-            return float(np.ldexp(v, 2 * e))
-
-    if n < 2 or expected <= 0:
-        return np.nan, unit(observed / n) if n else np.nan, np.nan, n, n_units
-    alpha = 1.0 - (n - 1.0) * observed / expected
-    return float(alpha), unit(observed / n), unit(expected / (n * (n - 1.0))), n, n_units
-
+# Spearman-Brown and rank normalization: metaeval.stats.prophecy and metaeval.stats.ranknormal,
+# the ICC table and Krippendorff's alpha: metaeval.stats.icc and metaeval.stats.agreement
 
 # --------------------------------------------------------------------------
 # result containers
@@ -994,10 +620,7 @@ def _consistency_one(y, column, opt, ss):
     n_nan = 0
     n_res = 0
     if np.isfinite(alpha) and opt["ci"] == "feldt":
-        g = 1.0 - opt["confidence_level"]
-        df1, df2 = N - 1, (N - 1) * (M - 1)
-        lo = float(1.0 - (1.0 - alpha) * _st.f.isf(g / 2, df1, df2))
-        hi = float(1.0 - (1.0 - alpha) * _st.f.isf(1 - g / 2, df1, df2))
+        lo, hi = feldt_interval(alpha, N, M, opt["confidence_level"])
     elif opt["ci"].startswith("boot-") and N >= 2 and M >= 2:
         gen = _rs.named_generator(ss, "consistency", column, opt["ci"])
         n_res = opt["n_resamples"]
@@ -1548,37 +1171,6 @@ def _rater_columns(dataset, columns):
                 "carry the 3 experts"
             )
     return cols
-
-
-def _nested_table(data):
-    """The units x k table of a design where each unit has its own raters.
-
-    ``data`` is (R, U) with NaN where rater r did not rate unit u.  k is the
-    most common number of ratings among units with two or more (ties: the
-    larger); the units with exactly k ratings give one row each, their
-    ratings in rater order.  Returns ``(table, used_mask, k)``.
-    """
-    present = np.isfinite(data)
-    counts = present.sum(0)
-    rated = counts >= 2
-    if not rated.any():
-        return np.empty((0, 0)), np.zeros(counts.shape, dtype=bool), 0
-    values, freq = np.unique(counts[rated], return_counts=True)
-    k = int(values[freq == freq.max()].max())
-    use = counts == k
-    table = data[:, use].T[present[:, use].T].reshape(-1, k)
-    return table, use, k
-
-
-def _rater_design(data, raters):
-    """``"same"``, ``"rotating"`` (no two complete units, but units with two or more
-    ratings) or ``"slots"``."""
-    if raters == "slots":
-        return "slots"
-    present = np.isfinite(data)
-    if int(present.all(0).sum()) < 2 and int((present.sum(0) >= 2).sum()) >= 2:
-        return "rotating"
-    return "same"
 
 
 @accepts_frames(human="columns")

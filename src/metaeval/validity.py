@@ -61,6 +61,8 @@ from .stats.coefficients import check_method_levels
 from .stats import cfa as _cfa
 from .stats import exact as _exact
 from .stats import polychoric as _poly
+from ._agreement_registry import RATER_DESIGNS
+from .stats.agreement import rater_design
 from .stats.alpha import alpha_batch, listwise_complete
 from .stats.coefficients import VALIDITY_METHOD, pow2_exponent
 from .stats.inference import analytic_pvalue
@@ -135,6 +137,70 @@ def _rated_columns(dataset):
     return [c for c in dataset.human if dataset.ratings(c).shape[0] >= 2]
 
 
+# The domain rules of MTMM and CFA on raters (the command line only passes them on): each
+# rater of a human column is one method (an MTMM method, a CFA indicator), so the raters must be
+# the same people in every cell.
+
+
+def _check_raters(raters):
+    """``raters`` of :func:`mtmm` and :func:`cfa`: only ``"same"`` is a design they can take."""
+    check_choice(raters, "raters", RATER_DESIGNS, option="--rater-slots")
+    if raters == "slots":
+        raise ParameterError(
+            "raters='slots' (--rater-slots): MTMM and CFA treat each rater as one method, the same "
+            "person in every cell; rater slots are not, so their MTMM blocks and factor loadings would "
+            "mix raters; run `metaeval reliability --rater-slots` (agreement(raters='slots')) for the "
+            "agreement forms that apply"
+        )
+
+
+def _rated_traits(dataset, columns):
+    """The human columns whose raters are methods: ``columns``, or every human column with 2+
+    raters when None; each with 2+ raters, the same raters in every cell."""
+    if columns is None:
+        columns = _rated_columns(dataset)
+        if not columns:
+            raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
+                            "(long files: --rater-col; raters in columns: --rater-cols)")
+    columns = as_list(columns, "design")
+    for c in columns:
+        if c not in dataset.columns:
+            dataset.ratings(c)  # raises the dataset's DataError listing the columns
+    single = [c for c in columns if dataset.ratings(c).shape[0] < 2]
+    if single:
+        raise DataError(
+            f"{', '.join(map(repr, single))}: one rating per cell (a single rater); MTMM and CFA take "
+            "human columns with 2+ raters as traits and their raters as methods (--human; long files: "
+            "--rater-col), or a {method: {trait: column}} design"
+        )
+    _check_same_raters(dataset, columns)
+    return columns
+
+
+def _check_same_raters(dataset, columns):
+    """A DataError when the raters of a column rotate over cells (no two cells rated by all)."""
+    for c in dict.fromkeys(columns):
+        r = np.asarray(dataset.ratings(c), dtype=float)
+        if r.shape[0] >= 2 and rater_design(r.reshape(r.shape[0], -1)) == "rotating":
+            raise DataError(
+                f"the raters of {c!r} rotate over cells (fewer than two cells rated by all "
+                f"{r.shape[0]}): MTMM and CFA treat each rater as one method and need the same "
+                "raters in every cell; run `metaeval reliability` for the one-way ICC(1)/ICC(1,k) "
+                "and Krippendorff's alpha, which apply"
+            )
+
+
+def _rater_sources(dataset, refs):
+    """The columns named by ``"column@rater"`` references among ``refs``."""
+    out = []
+    for ref in refs:
+        if isinstance(ref, str) and ref not in dataset.columns and _SEP in ref:
+            col = ref.rsplit(_SEP, 1)[0]
+            if col in dataset.columns:
+                out.append(col)
+    return out
+
+
 # =============================================================================
 # CFA model specification
 
@@ -146,6 +212,7 @@ def _default_model(dataset):
             "no model given and no human column of the dataset has two or more raters; pass "
             "model={'factor': ['indicator', ...], ...} or lavaan syntax 'F =~ a + b + c'"
         )
+    cols = _rated_traits(dataset, cols)
     return CFAModel(
         tuple(cols),
         tuple((c, tuple(f"{c}{_SEP}{r}" for r in dataset.rater_labels(c))) for c in cols),
@@ -528,6 +595,7 @@ def cfa(
     ordered="auto",
     orthogonal=False,
     scores="ebm",
+    raters="same",
 ) -> FactorAnalysis:
     """Confirmatory factor analysis (seed paper 002, sec. 3.2.2 and Appendix A.4).
 
@@ -589,6 +657,13 @@ def cfa(
         model).
     scores : {"ebm", "none"}
         Factor scores (see :data:`SCORE_METHODS`).
+    raters : {"same", "slots"}
+        The rating design of the human columns, as in
+        :func:`metaeval.reliability.agreement`.  A rater indicator
+        (``"column@rater"``) is one person in every cell, so ``"slots"`` is
+        refused, and so are raters that rotate over cells (fewer than two
+        cells rated by all of them): ``metaeval reliability`` gives the
+        agreement forms that apply there.
 
     Returns
     -------
@@ -604,7 +679,8 @@ def cfa(
     DataError
         Unknown columns; an indicator declared ordinal with non-integer values
         or more than :data:`MAX_CATEGORIES` categories (the message names
-        it); a constant indicator; fewer complete cells than indicators.
+        it); a constant indicator; fewer complete cells than indicators;
+        rater indicators of a column whose raters rotate over cells.
 
     Examples
     --------
@@ -626,9 +702,11 @@ def cfa(
     check_choice(scores, "scores", SCORE_METHODS)
     if not isinstance(orthogonal, bool):
         raise ParameterError(f"orthogonal={orthogonal!r} must be True or False")
+    _check_raters(raters)
     model = _default_model(dataset) if model is None else parse_model(model)
     spec = _spec(model, orthogonal)
     names = spec.indicators
+    _check_same_raters(dataset, _rater_sources(dataset, names))
     mats = np.stack([_source_matrix(dataset, i) for i in names])  # (p, N, M)
     p, N, M = mats.shape
     X = mats.reshape(p, -1).T
@@ -1126,6 +1204,8 @@ def concurrent_validity(
 
 def _design(dataset, design):
     """{method: {trait: source}} and ordered traits, methods."""
+    if design is None:
+        design = _rated_traits(dataset, None)
     if isinstance(design, dict):
         if not design:
             raise ParameterError("design is empty")
@@ -1141,16 +1221,9 @@ def _design(dataset, design):
             out[str(meth)] = {str(t): v for t, v in tr.items()}
             traits += [str(t) for t in tr if str(t) not in traits]
         methods = [str(m) for m in methods]
+        _check_same_raters(dataset, _rater_sources(dataset, [v for tr in out.values() for v in tr.values()]))
     else:
-        cols = as_list(design, "design")
-        for c in cols:
-            if c not in dataset.columns:
-                dataset.ratings(c)
-            if dataset.ratings(c).shape[0] < 2:
-                raise DataError(
-                    f"column {c!r} has a single rater; a list design uses the raters of each "
-                    "column as methods; pass design={method: {trait: column}} instead"
-                )
+        cols = _rated_traits(dataset, design)
         labels = dataset.rater_labels(cols[0])
         for c in cols[1:]:
             if dataset.rater_labels(c) != labels:
@@ -1163,7 +1236,8 @@ def _design(dataset, design):
     if len(traits) < 2 or len(methods) < 2:
         raise ParameterError(
             f"an MTMM table needs at least 2 traits and 2 methods; got traits {traits} and "
-            f"methods {methods}"
+            f"methods {methods}" + ("" if isinstance(design, dict) else
+                                    " (--human: 2+ human columns with 2+ raters each)")
         )
     return out, traits, methods
 
@@ -1349,12 +1423,13 @@ def mtmm_table(result: MTMM, *, order: str = "method", digits: int = 2):
 @accepts_frames(human="design")
 def mtmm(
     dataset,
-    design,
+    design=None,
     *,
     level="system",
     method=VALIDITY_METHOD,
     average="macro",
     reliability="alpha",
+    raters="same",
 ) -> MTMM:
     """Multitrait-multimethod table (Campbell and Fiske 1959; seed paper 002 sec. 3.2.2).
 
@@ -1384,20 +1459,28 @@ def mtmm(
     Parameters
     ----------
     dataset : Dataset
-    design : dict or list of str
+    design : dict or list of str, optional
         ``{method: {trait: source}}`` where a source is a column, a
         ``"column@rater"`` or an (N, M) array (e.g. factor scores,
         :meth:`FactorAnalysis.score_matrix`).  Or a list of human columns
         with raters: traits are the columns and methods their raters
         (``["coherence", "consistency", "fluency", "relevance"]`` on
         SummEval gives the paper's Table 1 design).  Every method must
-        measure every trait (a missing one is NaN in the table).
+        measure every trait (a missing one is NaN in the table).  Default:
+        every human column with two or more raters (``metaeval validity``
+        without ``--human``).
     level, method, average : str
         As in :func:`metaeval.correlate`, but ``method`` defaults to
         ``"kendall_b"`` (:data:`metaeval.stats.coefficients.VALIDITY_METHOD`),
         Kendall's tau-b as paper 002 prescribes (Sec. 4.1, Tables 1-2), not
         correlate's Pearson.
     reliability : {"alpha", "none"}
+    raters : {"same", "slots"}
+        The rating design of the human columns, as in
+        :func:`metaeval.reliability.agreement`.  Each rater is one method,
+        the same person in every cell, so ``"slots"`` is refused, and so are
+        raters that rotate over cells (fewer than two cells rated by all of
+        them): ``metaeval reliability`` gives the agreement forms that apply.
 
     Returns
     -------
@@ -1423,6 +1506,7 @@ def mtmm(
     check_dataset(dataset)
     level, _, average = _check_level_method(level, method, average)
     check_choice(reliability, "reliability", ("alpha", "none"))
+    _check_raters(raters)
     spec, traits, methods = _design(dataset, design)
     variables = [(m, t) for m in methods for t in traits]
     mats, sources = [], []

@@ -26,21 +26,20 @@ import pandas as pd
 from ._results import _ARR, _Collection, _Result
 from ._signature import make_signature
 from .data import sysscores as _sys
+from .data import accepts_frames
 from ._vocab import check_choice, check_int, check_probability, human_column, metric_columns
 from .errors import (
     DataError,
-    InputTypeError,
     MissingCellsWarning,
     MtmeWarning,
     ParameterError,
-    UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
 from .stats.clusters import adjust_better, mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
-from .stats.coefficients import pow2_scaled
 from .stats.sequential import besag_clifford
-from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa
+from .stats.pairacc import pair_agreement, pooled_swap_accuracy
+from .stats.spa import PRECISIONS, pairwise_pvalues, sign_draws, spa_from_pvalues, swapped_spa, zscore_flat
 
 SPA_CI = ("none", "boot-inputs")
 
@@ -54,7 +53,7 @@ def _complete_inputs(dataset, columns):
         raise DataError(
             f"no input has scores of every system for {', '.join(map(repr, columns))}: soft "
             "pairwise accuracy needs the same inputs for all systems (a paired test); drop "
-            "the systems with missing scores (Dataset.subset)"
+            "the systems with missing scores (Dataset.subset; --exclude-systems)"
         )
     dropped = int((~ok).sum())
     if dropped:
@@ -112,6 +111,7 @@ class SoftPairwiseAccuracies(_Collection):
         return {r.metric: r.statistic for r in self.results}
 
 
+@accepts_frames(human="human")
 def soft_pairwise_accuracy(
     dataset,
     human: str,
@@ -128,8 +128,10 @@ def soft_pairwise_accuracy(
 
     Parameters
     ----------
-    dataset : Dataset
-        Segment-level scores (systems x inputs).
+    dataset : Dataset or DataFrame
+        Segment-level scores (systems x inputs): any dataset, e.g. a file
+        read with :func:`metaeval.read_dataset` (a long DataFrame is read as
+        :func:`metaeval.correlate` reads it).
     human : str
         The human score column.
     metrics : str or list of str, optional
@@ -269,15 +271,7 @@ class SPAComparison(_Result):
     null_distribution: np.ndarray = field(**_ARR)
 
 
-def _zscore_flat(a):
-    """Global z-score over all cells (population sd), as scipy.stats.zscore
-    on the flattened vector (mt-metrics-eval ``PermutationSigDiff``)."""
-    a = pow2_scaled(a)  # beyond ~1e154 the sum of squares overflowed: std inf, z all 0
-    v = a.ravel()
-    sd = v.std()
-    return (a - v.mean()) / sd if sd > 0 else a - v.mean()
-
-
+@accepts_frames(human="human")
 def compare_spa(
     dataset,
     human: str,
@@ -302,6 +296,8 @@ def compare_spa(
     Parameters
     ----------
     dataset, human, metric_a, metric_b
+        As in :func:`soft_pairwise_accuracy` (any dataset, or a long
+        DataFrame).
     n_resamples : int
         Perm-Both draws.
     n_permutations : int
@@ -331,8 +327,8 @@ def compare_spa(
         check_int(sequential, "sequential")
     ok = _complete_inputs(dataset, [human, *ms])
     H = dataset.scores(human)[:, ok]
-    za = _zscore_flat(dataset.scores(ms[0])[:, ok])
-    zb = _zscore_flat(dataset.scores(ms[1])[:, ok])
+    za = zscore_flat(dataset.scores(ms[0])[:, ok])
+    zb = zscore_flat(dataset.scores(ms[1])[:, ok])
     N, M = H.shape
     ss, tag = _rs.seed_sequence(rng)
     signs = sign_draws(np.random.default_rng(ss), n_permutations, M)
@@ -430,6 +426,12 @@ class Task:
     @property
     def name(self) -> str:
         return " ".join(f"{a}={self.attr(a)}" for a in TASK_ATTRS)
+
+    @property
+    def label(self) -> str:
+        """A short name, ``lp:level:method`` (e.g. ``en-de:system:spa``): the task's column in
+        :meth:`TaskSetResults.table_frame` (made unique there by the other attributes)."""
+        return f"{self.attr('lp')}:{self.level}:{self.method}"
 
     @property
     def range(self) -> tuple[float, float]:
@@ -547,6 +549,7 @@ def run_tasks(
     alpha: float = 0.05,
     clusters: str = "holm",
     rng=None,
+    exclude_systems=None,
 ) -> TaskSetResults:
     """Run a WMT-style task set: each task's statistics and cluster ranks.
 
@@ -580,6 +583,12 @@ def run_tasks(
     rng : seed
         Each task draws from a stream named after the task, so a task's
         numbers do not depend on the other tasks.
+    exclude_systems : sequence of str or mapping of str to sequence, optional
+        Systems left out before any statistic (e.g. outlier systems, as
+        mt-metrics-eval's ``GetCorrelations`` leaves them out of the systems
+        it correlates): a list is dropped from every dataset that has them, a
+        mapping names them per dataset key.  A name that is a system of no
+        dataset (of no dataset of its key) is an error.
 
     Returns
     -------
@@ -598,6 +607,8 @@ def run_tasks(
                              f"available: {', '.join(map(repr, datasets))}")
     check_int(n_resamples, "n_resamples", 0)
     check_choice(clusters, "clusters", CLUSTER_RULES)
+    used = {t.data: datasets[t.data] for t in tasks}
+    datasets = {**used, **_drop_systems(used, exclude_systems)}
     ss, _ = _rs.seed_sequence(rng)
     out = []
     for t in tasks:
@@ -605,6 +616,49 @@ def run_tasks(
         out.append(_run_task(t, datasets[t.data], metrics, int(n_resamples), child, alpha, clusters,
                              n_permutations))
     return TaskSetResults(tuple(out))
+
+
+def _exclusions(keys, exclude_systems):
+    """``{key: set of systems}`` from a sequence (every key) or a mapping (per key)."""
+    if exclude_systems is None:
+        return {}
+    if isinstance(exclude_systems, str):
+        exclude_systems = [exclude_systems]
+    if isinstance(exclude_systems, dict):
+        unknown = [k for k in exclude_systems if k not in keys]
+        if unknown:
+            raise ParameterError(f"exclude_systems names unknown dataset(s) {', '.join(map(repr, unknown))}; "
+                                 f"the datasets: {', '.join(map(repr, keys))}")
+        return {k: {str(v)} if isinstance(v, str) else {str(x) for x in v}
+                for k, v in exclude_systems.items()}
+    names = {str(x) for x in exclude_systems}
+    return {k: names for k in keys} if names else {}
+
+
+def _drop_systems(datasets, exclude_systems):
+    """The datasets of ``datasets`` that lose systems under ``exclude_systems`` (the others are
+    not returned), each a :meth:`Dataset.subset`; a name no dataset of its key has is an error."""
+    excl = _exclusions(list(datasets), exclude_systems)
+    if not excl:
+        return {}
+    per_key = isinstance(exclude_systems, dict)
+    have = {k: set(map(str, datasets[k].systems)) for k in excl}
+    unknown = sorted({s for k, names in excl.items() for s in names
+                      if (s not in have[k] if per_key else not any(s in h for h in have.values()))})
+    if unknown:
+        raise DataError(f"exclude_systems: unknown system(s) {', '.join(map(repr, unknown))} (option "
+                        "--exclude-systems); the systems: "
+                        + "; ".join(f"{k}: {', '.join(sorted(h))}" for k, h in have.items()))
+    out = {}
+    for k, names in excl.items():
+        keep = [s for s in datasets[k].systems if str(s) not in names]
+        if len(keep) == len(datasets[k].systems):
+            continue
+        if len(keep) < 2:
+            raise DataError(f"exclude_systems leaves {len(keep)} system(s) in {k!r}: a task ranks 2 or more "
+                            "(option --exclude-systems)")
+        out[k] = datasets[k].subset(systems=keep)
+    return out
 
 
 @dataclass(frozen=True)
@@ -683,20 +737,36 @@ class TaskSetResults(_Collection):
             out[m] = tot
         return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
+    def labels(self) -> list:
+        """One unique column name per task, in order: :attr:`Task.label`
+        (``lp:level:method``), with ``:human``, then ``:refs``, then ``:data``
+        appended to the labels two tasks share."""
+        labels = [r.task.label for r in self.results]
+        for extra in ("human", "refs", "data"):
+            dup = {x for x in labels if labels.count(x) > 1}
+            labels = [f"{x}:{r.task.attr(extra)}" if x in dup else x for x, r in zip(labels, self.results)]
+        if len(set(labels)) < len(labels):  # pragma: no cover  (run_tasks refuses duplicate tasks)
+            labels = [r.task.name for r in self.results]
+        return labels
+
     def table_frame(self, weights=None) -> pd.DataFrame:
         """One row per metric present in every task: ``metric, avg_corr,
-        avg_rank``, then ``task<k>`` statistic and ``task<k>_rank`` per task;
-        sorted by decreasing average correlation (WMT23/24 tables)."""
+        avg_rank``, then per task its statistic and rank in the columns
+        ``<label>`` and ``<label>_rank`` (:meth:`labels`, e.g.
+        ``en-de:system:spa``, ``en-de:system:spa_rank``); sorted by
+        decreasing average correlation (WMT23/24 tables)."""
         ac = self.average_corrs(weights)
         ar = self.average_ranks(weights)
+        labels = self.labels()
         rows = []
         for m in ac:
             row = {"metric": m, "avg_corr": ac[m], "avg_rank": ar[m]}
-            for k, r in enumerate(self.results, 1):
-                row[f"task{k}"] = r.stat(m)
-                row[f"task{k}_rank"] = r.rank(m)
+            for lab, r in zip(labels, self.results):
+                row[lab] = r.stat(m)
+                row[f"{lab}_rank"] = r.rank(m)
             rows.append(row)
-        return pd.DataFrame(rows)
+        return pd.DataFrame(rows, columns=["metric", "avg_corr", "avg_rank"]
+                            + [c for lab in labels for c in (lab, f"{lab}_rank")])
 
     def table(self, weights=None, *, fmt: str = "text", digits: int = 3) -> str:
         """The WMT-style table as text, CSV or LaTeX (booktabs).
@@ -723,16 +793,6 @@ def _sys_vector(ds, column, human):
     return x[0, 0]
 
 
-def _agreement(h, m):
-    """(agreements, pairs) over system pairs (i < j) with both human scores:
-    ``sign(h_i - h_j) == sign(m_i - m_j)`` (mt-metrics-eval stats.py ``Agreement``)."""
-    iu = np.triu_indices(h.shape[-1], 1)
-    hs = np.sign(h[..., iu[0]] - h[..., iu[1]])
-    ms = np.sign(m[..., iu[0]] - m[..., iu[1]])
-    ok = np.isfinite(hs)
-    return ((hs == ms) & ok).sum(-1), ok.sum(-1)
-
-
 @dataclass(frozen=True)
 class GlobalAccuracy(_Result):
     """WMT22's pooled system-level pairwise accuracy (:func:`global_pairwise_accuracy`).
@@ -754,22 +814,6 @@ class GlobalAccuracy(_Result):
     def to_frame(self) -> pd.DataFrame:
         return pd.DataFrame({"metric": list(self.metrics), "statistic": self.statistics,
                              "rank": self.ranks, "n_pairs": self.n_pairs, "signature": self.signature})
-
-
-def _pooled_null(za, zb, hs, bounds, masks):
-    """Pooled accuracy of both Perm-Both halves for (D, n) swap masks of the
-    merged system vectors."""
-    a = np.where(masks, zb, za)
-    b = np.where(masks, za, zb)
-    acc = np.zeros((masks.shape[0], 2))
-    pairs = 0
-    for s, e in bounds:
-        ga, p = _agreement(hs[s:e], a[:, s:e])
-        gb, _ = _agreement(hs[s:e], b[:, s:e])
-        acc[:, 0] += ga
-        acc[:, 1] += gb
-        pairs += int(np.max(p)) if np.size(p) else 0
-    return acc / pairs
 
 
 def global_pairwise_accuracy(
@@ -849,7 +893,7 @@ def global_pairwise_accuracy(
     for m in sorted(common):
         agree, pairs = 0, 0
         for s, e in bounds:
-            a, p = _agreement(H[s:e], X[m][s:e])
+            a, p = pair_agreement(H[s:e], X[m][s:e])
             agree += int(a)
             pairs += int(p)
         acc[m] = agree / pairs if pairs else np.nan
@@ -863,9 +907,9 @@ def global_pairwise_accuracy(
 
         for i in range(K):
             for j in range(i + 1, K):
-                za, zb = _zscore_flat(X[order[i]]), _zscore_flat(X[order[j]])
+                za, zb = zscore_flat(X[order[i]]), zscore_flat(X[order[j]])
                 masks = _rs.named_generator(ss, order[i], order[j]).random((n_resamples, H.size)) < 0.5
-                halves = _pooled_null(za, zb, H, bounds, masks)
+                halves = pooled_swap_accuracy(za, zb, H, bounds, masks)
                 null = halves[:, 0] - halves[:, 1]
                 d = acc[order[i]] - acc[order[j]]
                 better[i, j] = mtme_pvalue(null, d) if clusters == "mtme" else resampling_pvalue(null, d, "greater")
@@ -886,12 +930,16 @@ def global_pairwise_accuracy(
 # --------------------------------------------------------------------------
 # WMT presets: from an mt-metrics-eval folder to the table
 
-PRESETS = ("wmt23", "wmt24")
+PRESETS = ("wmt20", "wmt23", "wmt24")
+
+#: The standard human score of each preset (mt-metrics-eval ``meta_info.py``: ``mqm`` for the
+#: WMT22-25 MQM pairs; ``wmt-z``, WMT20's system-level DA z-scores).
+PRESET_HUMAN = {"wmt20": "wmt-z", "wmt23": "mqm", "wmt24": "mqm"}
 
 
-def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
+def wmt_tasks(preset: str, lps, *, human: str | None = None):
     """The tasks and weights of a WMT metrics-task preset (mt-metrics-eval
-    tasks.py ``WMT23`` / ``WMT24``).
+    tasks.py ``WMT23`` / ``WMT24``; ``meta_info.py`` ``WMT20``).
 
     ``wmt24`` (also WMT25): per language pair, system-level SPA and segment
     ``acc_eq`` grouped by segment (metaeval ``input``), uniform weights.
@@ -899,6 +947,16 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
     of pairs, a task on the key ``"*:sys"``), then per pair system Pearson,
     segment Pearson without grouping (``global``) and segment ``acc_eq`` by
     segment, weight 1 each; normalised.
+    ``wmt20``: per language pair, system-level Pearson against the DA
+    z-scores (``wmt-z``, mt-metrics-eval's standard WMT20 system-level
+    human score), uniform weights: the WMT20 metrics task's system-level
+    evaluation (Mathur et al. 2020), which mt-metrics-eval runs as
+    ``Task(test_set="wmt20", level="sys", corr_fcn="pearson")`` (its
+    tasks.py has no WMT20 task set).  WMT20's segment-level DARR
+    Kendall-like statistic (``stats.KendallLike``) is not a metaeval
+    coefficient, so it is not in the preset.
+
+    ``human`` defaults to the preset's standard score (:data:`PRESET_HUMAN`).
 
     Returns
     -------
@@ -906,9 +964,12 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
         Datasets are named ``"<lp>:sys"`` and ``"<lp>:seg"``.
     """
     check_choice(preset, "preset", PRESETS)
+    human = PRESET_HUMAN[preset] if human is None else human
     lps = sorted(lps)
     if not lps:
         raise ParameterError("lps is empty: give at least one language pair")
+    if preset == "wmt20":
+        return [Task(f"{lp}:sys", human, level="system", method="pearson") for lp in lps], [1 / len(lps)] * len(lps)
     tasks, w = [], []
     if preset == "wmt23":
         tasks.append(Task("*:sys", human, level="system", method="pairwise_accuracy", lp=",".join(lps)))
@@ -927,29 +988,28 @@ def wmt_tasks(preset: str, lps, *, human: str = "mqm"):
     return tasks, [x / tot for x in w]
 
 
-def _without_partial_metrics(lp, seg, sys_, human):
-    """``seg`` and ``sys_`` without the metrics that lack every score of a system the human
-    column rated (at either level), with one MtmeWarning per metric: such a metric cannot
-    enter the language pair's tasks (SPA, pairwise accuracy and the system-level tasks compare
-    every system), so it is left out of them, as mt-metrics-eval leaves out a metric that did
-    not score every system, instead of stopping the whole table."""
+def _without_partial_metrics(lp, sets, human):
+    """The datasets ``sets`` of one language pair (one per level) without the metrics that lack
+    every score of a system the human column rated (at any level), with one MtmeWarning per
+    metric: such a metric cannot enter the language pair's tasks (SPA, pairwise accuracy and
+    the system-level tasks compare every system), so it is left out of them, as mt-metrics-eval
+    leaves out a metric that did not score every system, instead of stopping the whole table."""
     partial: dict[str, set] = {}
-    for ds in (seg, sys_):
+    for ds in sets:
         rated = np.isfinite(ds.scores(human)).any(axis=1)
         for m in ds.metrics:
             gap = rated & ~np.isfinite(ds.scores(m)).any(axis=1)
             if gap.any():
                 partial.setdefault(m, set()).update(np.asarray(ds.systems, dtype=object)[gap])
     if not partial:
-        return seg, sys_
+        return sets
     for m, systems in partial.items():
         shown = ", ".join(map(repr, sorted(map(str, systems))))
         warnings.warn(
             f"{lp}: metric {m!r} has no scores for system(s) {shown}, which the human column "
             f"{human!r} rated: it is left out of the {lp} tasks (and so of the average over "
             "tasks)", MtmeWarning, stacklevel=3)
-    keep = [m for m in seg.metrics if m not in partial]
-    return seg.subset(metrics=keep), sys_.subset(metrics=[m for m in sys_.metrics if m not in partial])
+    return [ds.subset(metrics=[m for m in ds.metrics if m not in partial]) for ds in sets]
 
 
 def run_wmt(
@@ -958,11 +1018,13 @@ def run_wmt(
     lps,
     *,
     preset: str = "wmt24",
-    human: str = "mqm",
+    human: str | None = None,
     refs=None,
     primary=None,
     primary_only: bool = False,
     include_human: bool = False,
+    include_outliers: bool = False,
+    exclude_systems=None,
     n_resamples: int = 1000,
     n_permutations: int = 1000,
     alpha: float = 0.05,
@@ -976,12 +1038,24 @@ def run_wmt(
     root, testset : path, str
         As for :func:`metaeval.read_mtme`.
     lps : sequence of str
+    human : str, optional
+        The human score (default: the preset's, :data:`PRESET_HUMAN`).
     refs : str or mapping of lp to str, optional
         The standard reference of each language pair (mt-metrics-eval's
         ``std_ref``); metrics are named by mt-metrics-eval's display names
         so that they match across pairs.
     primary, primary_only, include_human
         As for :func:`metaeval.read_mtme`.
+    include_outliers : bool
+        Keep the systems mt-metrics-eval marks as outliers for the test set
+        and language pair (``meta_info.py``,
+        :data:`metaeval.data.mtme_meta.OUTLIER_SYSTEMS`; e.g. ``MSLC`` in
+        WMT24 en-de).  Default False: they are left out, as mt-metrics-eval's
+        task sets leave them out (``Task(use_outliers=False)``).
+    exclude_systems : sequence of str or mapping of lp to sequence, optional
+        Further systems to leave out: a list from every language pair that
+        has them, a mapping per language pair.  A name that is a system of no
+        language pair (of none of its pair) is an error.
     n_resamples, n_permutations, alpha, clusters, rng
         As for :func:`run_tasks` (the pooled accuracy of ``wmt23`` uses
         :func:`global_pairwise_accuracy` with the same settings).
@@ -993,18 +1067,36 @@ def run_wmt(
         :meth:`TaskSetResults.table`).
     """
     from .data import read_mtme
+    from .data.mtme_meta import outlier_systems
 
+    lps = [lps] if isinstance(lps, str) else list(lps)
+
+    human = PRESET_HUMAN.get(preset, "mqm") if human is None else human
     tasks, weights = wmt_tasks(preset, lps, human=human)
+    if not isinstance(include_outliers, bool):
+        raise ParameterError(f"include_outliers={include_outliers!r} must be True or False")
+    levels = sorted({t.data.split(":")[1] for t in tasks if not t.data.startswith("*:")} |
+                    ({"sys"} if preset == "wmt23" else set()))
     datasets = {}
     for lp in sorted(lps):
         r = refs.get(lp) if isinstance(refs, dict) else refs
         kw = dict(human=human, refs=r, primary=primary, primary_only=primary_only,
-                  include_human=include_human, names="display")
+                  include_human=include_human, names="display",
+                  exclude_systems=() if include_outliers else sorted(outlier_systems(testset, lp)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingCellsWarning)
-            seg = read_mtme(root, testset, lp, level="seg", **kw)
-            sys_ = read_mtme(root, testset, lp, level="sys", **kw)
-        datasets[f"{lp}:seg"], datasets[f"{lp}:sys"] = _without_partial_metrics(lp, seg, sys_, human)
+            for lv in levels:
+                datasets[f"{lp}:{lv}"] = read_mtme(root, testset, lp, level=lv, **kw)
+    if isinstance(exclude_systems, dict):
+        unknown = [lp for lp in exclude_systems if lp not in lps]
+        if unknown:
+            raise ParameterError(f"exclude_systems names unknown language pair(s) "
+                                 f"{', '.join(map(repr, unknown))}; lps: {', '.join(map(repr, sorted(lps)))}")
+        exclude_systems = {f"{lp}:{lv}": v for lp, v in exclude_systems.items() for lv in levels}
+    datasets.update(_drop_systems(datasets, exclude_systems))
+    for lp in sorted(lps):
+        keys = [f"{lp}:{lv}" for lv in levels]
+        datasets.update(zip(keys, _without_partial_metrics(lp, [datasets[k] for k in keys], human)))
     rest = [t for t in tasks if t.data != "*:sys"]
     res = run_tasks(rest, datasets, n_resamples=n_resamples, n_permutations=n_permutations,
                     alpha=alpha, clusters=clusters, rng=rng)
@@ -1018,288 +1110,10 @@ def run_wmt(
     return res, weights
 
 
-# ---- rater agreement on error spans (issue 16.5) ---------------------------------
+# ---- rater agreement on error spans (issue 16.5): metaeval.spans, re-exported here
 
-SPAN_MATCHES = ("exact", "char")
-
-
-@dataclass(frozen=True)
-class SpanAgreementPair(_Result):
-    """Span-level agreement of two raters on the segments both rated.
-
-    Attributes
-    ----------
-    rater_a, rater_b : str
-        ``rater_a < rater_b`` (sorted as strings).
-    match : str
-        ``"exact"`` or ``"char"``.
-    severity : bool
-        Whether a match needs the same severity.
-    n_segments : int
-        Segments (system x input) rated by both raters.
-    n_a, n_b : int
-        Error spans (``exact``) or error characters (``char``) of each rater on
-        those segments.
-    n_match : int
-        Matched spans or characters.
-    precision, recall, f1 : float
-        ``n_match / n_b``, ``n_match / n_a`` (rater ``a`` taken as reference) and
-        ``2 n_match / (n_a + n_b)`` (symmetric); NaN when the denominator is 0.
-    signature : str
-    """
-
-    rater_a: str
-    rater_b: str
-    match: str
-    severity: bool
-    n_segments: int
-    n_a: int
-    n_b: int
-    n_match: int
-    precision: float
-    recall: float
-    f1: float
-    signature: str
-
-
-@dataclass(frozen=True)
-class SpanAgreement(_Collection):
-    """Pairwise span agreement (:func:`span_agreement`); ``to_frame()`` columns:
-    ``rater_a, rater_b, match, severity, n_segments, n_a, n_b, n_match,
-    precision, recall, f1, signature``.  ``get("r1", rater_b="r2")`` picks a pair."""
-
-    _item = SpanAgreementPair
-    _key = "rater_a"
-
-    @property
-    def mean_f1(self) -> float:
-        """Unweighted mean of ``f1`` over the rater pairs (NaN pairs left out;
-        NaN without pairs)."""
-        return _nanmean([r.f1 for r in self.results])
-
-    @property
-    def mean_precision(self) -> float:
-        """Mean ``precision`` over the pairs (depends on which rater is ``a``)."""
-        return _nanmean([r.precision for r in self.results])
-
-    @property
-    def mean_recall(self) -> float:
-        """Mean ``recall`` over the pairs (depends on which rater is ``a``)."""
-        return _nanmean([r.recall for r in self.results])
-
-
-def _nanmean(v) -> float:
-    v = np.asarray(v, dtype=float)
-    v = v[np.isfinite(v)]
-    return float(v.mean()) if v.size else float("nan")
-
-
-def _union(intervals):
-    """Sorted disjoint union of half-open intervals ``[start, end)`` (empty ones dropped)."""
-    out = []
-    for a, b in sorted(intervals):
-        if b <= a:
-            continue
-        if out and a <= out[-1][1]:
-            if b > out[-1][1]:
-                out[-1][1] = b
-        else:
-            out.append([a, b])
-    return out
-
-
-def _overlap(u, v) -> int:
-    """Length of the intersection of two sorted disjoint interval lists."""
-    i = j = total = 0
-    while i < len(u) and j < len(v):
-        lo, hi = max(u[i][0], v[j][0]), min(u[i][1], v[j][1])
-        if hi > lo:
-            total += hi - lo
-        if u[i][1] < v[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
-def _span_table(spans):
-    from .data import SPAN_COLUMNS, read_error_spans
-
-    if isinstance(spans, (str, bytes)) or hasattr(spans, "__fspath__"):
-        return read_error_spans(spans)
-    if not isinstance(spans, pd.DataFrame):
-        raise InputTypeError(
-            f"spans must be a DataFrame or the path of an error-span TSV, not {type(spans).__name__}"
-        )
-    missing = [c for c in SPAN_COLUMNS[:5] if c not in spans.columns]
-    if missing:
-        raise DataError(f"spans: missing column(s) {', '.join(missing)}; an error-span table has "
-                        f"columns {', '.join(SPAN_COLUMNS)} (severity, category, is_source_error optional)")
-    df = spans.copy()
-    for c in ("severity", "category"):
-        if c not in df.columns:
-            df[c] = None
-    if "is_source_error" not in df.columns:
-        df["is_source_error"] = False
-    st = pd.to_numeric(df["start"], errors="coerce").to_numpy(float)
-    en = pd.to_numeric(df["end"], errors="coerce").to_numpy(float)
-    raw_na = df["start"].isna().to_numpy() | df["end"].isna().to_numpy()
-    bad = (np.isnan(st) | np.isnan(en)) & ~raw_na
-    bad |= ~raw_na & ((st != np.floor(st)) | (en != np.floor(en)) | (st < 0) | (en < st))
-    bad |= df["start"].isna().to_numpy() != df["end"].isna().to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise DataError(f"spans row {i}: start={df['start'].iloc[i]}, end={df['end'].iloc[i]}: need "
-                        "integers 0 <= start <= end, or both missing (a segment rated without errors)")
-    df["start"], df["end"] = st, en
-    return df[list(SPAN_COLUMNS)]
-
-
-def span_agreement(spans, *, match: str = "char", severity: bool = False) -> SpanAgreement:
-    """Span-level agreement between every pair of raters who rated the same segments.
-
-    For raters ``a`` and ``b``, let ``S`` be the segments (system x input) both
-    rated (a segment rated without errors counts).  With ``A_s`` and ``B_s``
-    the error units of each rater on segment ``s``:
-
-    * ``match="exact"``: units are spans ``(side, start, end[, severity])``
-      (duplicates counted once); a span of ``b`` matches when ``a`` has the
-      same one;
-    * ``match="char"``: units are the characters ``(side, position[, severity])``
-      covered by at least one error span (the union of the rater's spans);
-      overlapping spans of one rater count each character once.
-
-    ``side`` is source or translation (``is_source_error``).  With
-    ``severity=True`` a unit matches only with the same severity label
-    (compared in lower case); a character marked by a rater with two severities
-    is two units.  Counts are micro-averaged over ``S``:
-    ``n_match = sum_s |A_s & B_s|``, ``precision = n_match / sum_s |B_s|``,
-    ``recall = n_match / sum_s |A_s|`` and
-    ``F1 = 2 n_match / (sum_s |A_s| + sum_s |B_s|)`` (symmetric in ``a`` and
-    ``b``); :attr:`SpanAgreement.mean_f1` averages F1 over the pairs with
-    common segments, unweighted.
-
-    This is span F1 as used for MQM and ESA inter-annotator agreement (Freitag
-    et al. 2021, "Experts, Errors, and Context", TACL, compare raters' error
-    annotations; word- and character-level F1 over tagged errors is the measure
-    of the WMT quality-estimation error-span tasks).  Those papers do not all
-    state one exact formula; this function implements the definition above and
-    nothing more, so compare numbers from other tools only after checking their
-    definition (micro vs macro averaging, span union, severity).
-
-    Parameters
-    ----------
-    spans : DataFrame or path
-        Long table with columns ``system, input, rater, start, end`` and optionally
-        ``severity, category, is_source_error`` (one row per error span; a row
-        with ``start`` and ``end`` missing marks a segment rated without errors),
-        as returned by :func:`metaeval.data._mtme.read_rating_spans` (an
-        mt-metrics-eval ``.rating`` file; concatenate the files of several raters)
-        or the path of a TSV read by :func:`read_error_spans`.
-    match : {"exact", "char"}
-    severity : bool
-        Severity-aware matching.
-
-    Returns
-    -------
-    SpanAgreement
-        One :class:`SpanAgreementPair` per pair of raters with at least one
-        common segment; F1 is NaN with an ``UndefinedStatisticWarning`` when
-        neither rater marked an error on their common segments.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"system": ["s"] * 3, "input": ["0"] * 3, "rater": ["r1", "r2", "r2"],
-    ...                   "start": [0, 0, 6], "end": [4, 2, 8], "severity": ["major"] * 3})
-    >>> res = span_agreement(t, match="char")
-    >>> p = res[0]
-    >>> (p.n_a, p.n_b, p.n_match, round(p.f1, 4))
-    (4, 4, 2, 0.5)
-    >>> span_agreement(t, match="exact")[0].f1
-    0.0
-    """
-    check_choice(match, "match", SPAN_MATCHES)
-    if not isinstance(severity, (bool, np.bool_)):
-        raise ParameterError(f"severity={severity!r} must be True or False")
-    severity = bool(severity)
-    df = _span_table(spans)
-    units: dict = {}  # rater -> {(system, input): exact set | {(side, sev): intervals}}
-    for row in df.itertuples(index=False):
-        seg = (str(row.system), str(row.input))
-        per = units.setdefault(str(row.rater), {})
-        cell = per.setdefault(seg, set() if match == "exact" else {})
-        if not np.isfinite(row.start):
-            continue
-        sev = str(row.severity).strip().lower() if severity and not pd.isna(row.severity) else ""
-        side = bool(row.is_source_error)
-        a, b = int(row.start), int(row.end)
-        if match == "exact":
-            cell.add((side, a, b, sev))
-        else:
-            cell.setdefault((side, sev), []).append((a, b))
-    if match == "char":
-        for per in units.values():
-            for seg, cell in per.items():
-                per[seg] = {k: _union(v) for k, v in cell.items()}
-    sig = make_signature(match=match, severity="yes" if severity else "no")
-    out = []
-    raters = sorted(units)
-    if len(raters) < 2:
-        who = f"one rater, {raters[0]!r}" if raters else "no rater"
-        raise DataError(
-            f"span agreement compares raters, and the spans have {who}; give the spans of 2+ "
-            "raters (one .rating file per rater, or a TSV whose rater column names several)")
-    for i, ra in enumerate(raters):
-        for rb in raters[i + 1:]:
-            common = sorted(set(units[ra]) & set(units[rb]))
-            if not common:
-                continue
-            na = nb = nm = 0
-            for seg in common:
-                ua, ub = units[ra][seg], units[rb][seg]
-                if match == "exact":
-                    na, nb, nm = na + len(ua), nb + len(ub), nm + len(ua & ub)
-                else:
-                    na += sum(e - s for v in ua.values() for s, e in v)
-                    nb += sum(e - s for v in ub.values() for s, e in v)
-                    nm += sum(_overlap(v, ub[k]) for k, v in ua.items() if k in ub)
-            if na + nb == 0:
-                warnings.warn(
-                    f"raters {ra!r} and {rb!r} marked no error on their {len(common)} common "
-                    "segment(s): span F1 is undefined (NaN)",
-                    UndefinedStatisticWarning,
-                    stacklevel=2,
-                )
-            out.append(SpanAgreementPair(
-                rater_a=ra, rater_b=rb, match=match, severity=severity, n_segments=len(common),
-                n_a=na, n_b=nb, n_match=nm,
-                precision=nm / nb if nb else float("nan"),
-                recall=nm / na if na else float("nan"),
-                f1=2 * nm / (na + nb) if na + nb else float("nan"),
-                signature=sig,
-            ))
-    if not out:
-        warnings.warn(
-            f"no two of the {len(raters)} raters rated a common segment: there is no pair "
-            "to compare (the result is empty)", UndefinedStatisticWarning, stacklevel=2)
-    return SpanAgreement(tuple(out))
-
-
-def read_error_spans(path) -> pd.DataFrame:
-    """Error spans of a TSV (``system, input|segment, rater, start, end, severity,
-    category[, is_source_error]``); see :func:`metaeval.data._mtme.read_error_spans`."""
-    from .data import read_error_spans as _read
-
-    return _read(path)
-
-
-def read_rating_spans(path, *, rater: str | None = None) -> pd.DataFrame:
-    """Error spans of an mt-metrics-eval ``.rating`` file; see
-    :func:`metaeval.data._mtme.read_rating_spans`."""
-    from .data import read_rating_spans as _read
-
-    return _read(path, rater=rater)
+from .data import read_error_spans, read_rating_spans  # noqa: E402,F401  (error-span readers)
+from .spans import SPAN_MATCHES, SpanAgreement, SpanAgreementPair, span_agreement  # noqa: E402,F401
 
 
 __all__ = [

@@ -634,10 +634,11 @@ def wmt_table(res, weights=None, *, fmt="text", digits=3):
         ["metric", "avg corr", "avg rank"] + [literal(r.task.method) for r in res.results],
     ]
     body = []
+    labels = res.labels()
     for _, row in fr.iterrows():
         cells = [literal(row["metric"]), f"{row['avg_corr']:.{digits}f}", f"{row['avg_rank']:.2f}"]
-        for k in range(1, len(res.results) + 1):
-            cells.append(f"{int(row[f'task{k}_rank'])} {row[f'task{k}']:.{digits}f}")
+        for lab in labels:
+            cells.append(f"{int(row[f'{lab}_rank'])} {row[lab]:.{digits}f}")
         body.append(cells)
     if fmt == "latex":
         def esc(x):

@@ -72,3 +72,18 @@ def listwise_complete(y):
 
 
 __all__ = ["BLOCK_CELLS", "alpha_batch", "listwise_complete"]
+
+
+def feldt_interval(alpha, n_systems, n_inputs, confidence_level):
+    """Feldt's (1965) F-distribution interval of Cronbach's alpha with N examinees (systems)
+    and M items (inputs): ``1 - (1 - alpha) F_{1-g/2}`` and ``1 - (1 - alpha) F_{g/2}`` with
+    ``F`` on (N - 1, (N - 1)(M - 1)) degrees of freedom, g = 1 - confidence_level (as
+    pingouin.cronbach_alpha and psych::alpha)."""
+    from scipy import stats as _st
+
+    g = 1.0 - confidence_level
+    df1, df2 = n_systems - 1, (n_systems - 1) * (n_inputs - 1)
+    lo = float(1.0 - (1.0 - alpha) * _st.f.isf(g / 2, df1, df2))
+    hi = float(1.0 - (1.0 - alpha) * _st.f.isf(1 - g / 2, df1, df2))
+    return lo, hi
+

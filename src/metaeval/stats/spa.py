@@ -32,6 +32,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .coefficients import pow2_scaled
+
 PRECISIONS = ("float64", "float32")
 
 
@@ -152,3 +154,13 @@ def swapped_spa(za, zb, p_human, signs, masks, *, precision="float64", chunk=32)
 
 
 __all__ = ["sign_draws", "pairwise_pvalues", "spa_from_pvalues", "swapped_spa", "PRECISIONS"]
+
+
+def zscore_flat(a):
+    """Global z-score over all cells (population sd), as scipy.stats.zscore
+    on the flattened vector (mt-metrics-eval ``PermutationSigDiff``): the
+    scores of two metrics made exchangeable before a Perm-Both swap."""
+    a = pow2_scaled(a)  # beyond ~1e154 the sum of squares overflowed: std inf, z all 0
+    v = a.ravel()
+    sd = v.std()
+    return (a - v.mean()) / sd if sd > 0 else a - v.mean()

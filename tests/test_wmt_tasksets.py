@@ -1,0 +1,135 @@
+"""WMT task sets: system and outlier exclusion, the WMT20 preset, columns named by task
+(issue 25 items 1 and 4: `wmt` had no --exclude-systems, no WMT20 preset, and task1..task7).
+
+Oracles: mt-metrics-eval (github.com/google-research/mt-metrics-eval, commit
+68a481aea1a787392d55af8f76ac8ef40c5f4664, see ../shared/anchors/README.md) ``meta_info.py``
+(``DATA[testset][lp].outlier_systems``, ``WMT20.std_gold``; imported from ../shared/anchors, the
+tests skip without it) and ``tasks.py`` (``Task.use_outliers = False``: outliers left out by default;
+no WMT20 task set, so the preset is system-level Pearson against ``std_gold['sys']``);
+scipy.stats.pearsonr on the system scores written to the folder by the test.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import metaeval
+from metaeval.errors import DataError, ParameterError
+from metaeval.wmt import Task, run_tasks, run_wmt, wmt_tasks
+
+from _mtme_anchor import mtme
+
+SYSTEMS = ["sysA", "sysB", "sysC", "sysD", "zlabs-nlp.1164", "Online-B.1"]  # an outlier of wmt20 ru-en
+
+
+def _write_wmt20(root, lp="ru-en", seed=0):
+    """A system-level mt-metrics-eval folder: wmt-z human scores, two metrics."""
+    rng = np.random.default_rng(seed)
+    d = root / "wmt20"
+    for sub in ("sources", "references", f"system-outputs/{lp}", "human-scores", f"metric-scores/{lp}"):
+        (d / sub).mkdir(parents=True, exist_ok=True)
+    (d / "sources" / f"{lp}.txt").write_text("a\nb\n")
+    (d / "references" / f"{lp}.ref.txt").write_text("ra\nrb\n")
+    for s in SYSTEMS:
+        (d / "system-outputs" / lp / f"{s}.txt").write_text(f"{s} a\n{s} b\n")
+    h = np.round(rng.normal(size=len(SYSTEMS)), 3)
+    h[SYSTEMS.index("zlabs-nlp.1164")] = -3.0  # the outlier: far below the rest
+    scores = {"BLEU-ref": np.round(20 + 5 * h + rng.normal(size=len(SYSTEMS)), 2),
+              "COMET-ref": np.round(0.5 + 0.1 * h + 0.2 * rng.normal(size=len(SYSTEMS)), 4)}
+    (d / "human-scores" / f"{lp}.wmt-z.sys.score").write_text(
+        "".join(f"{s}\t{float(v)!r}\n" for s, v in zip(SYSTEMS, h)))
+    for name, x in scores.items():
+        (d / "metric-scores" / lp / f"{name}.sys.score").write_text(
+            "".join(f"{s}\t{float(v)!r}\n" for s, v in zip(SYSTEMS, x)))
+    return h, scores
+
+
+def _pearson(h, x, drop=()):
+    keep = [k for k, s in enumerate(SYSTEMS) if s not in drop]
+    return stats.pearsonr(h[keep], x[keep]).statistic
+
+
+def test_outlier_systems_are_mt_metrics_eval_meta_info():
+    meta_info = mtme("meta_info")
+    from metaeval.data.mtme_meta import OUTLIER_SYSTEMS, WMT20_LPS, WMT20_STD_GOLD, WMT20_STD_REF
+
+    want = {(ts, lp): set(info.outlier_systems) for ts, d in meta_info.DATA.items()
+            for lp, info in d.items() if info.outlier_systems}
+    got = {(ts, lp): set(v) for ts, d in OUTLIER_SYSTEMS.items() for lp, v in d.items()}
+    assert got == want
+    assert WMT20_LPS == tuple(sorted(meta_info.DATA["wmt20"]))
+    assert {(i.std_ref, tuple(sorted(i.std_gold.items()))) for i in meta_info.DATA["wmt20"].values()} == \
+        {(WMT20_STD_REF, tuple(sorted(WMT20_STD_GOLD.items())))}
+
+
+def test_wmt20_preset_is_system_pearson_on_the_standard_gold():
+    meta_info = mtme("meta_info")
+    tasks, w = wmt_tasks("wmt20", ["ru-en", "cs-en"])
+    assert [(t.data, t.level, t.method, t.human) for t in tasks] == [
+        ("cs-en:sys", "system", "pearson", meta_info.WMT20.std_gold["sys"]),
+        ("ru-en:sys", "system", "pearson", meta_info.WMT20.std_gold["sys"])]
+    assert w == [0.5, 0.5]
+    assert metaeval.wmt.PRESETS == metaeval._choices.WMT_PRESETS
+
+
+def test_run_wmt20_leaves_outliers_out_as_mt_metrics_eval(tmp_path):
+    h, scores = _write_wmt20(tmp_path)
+    res, w = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0)
+    r = res[0]
+    assert w == [1.0] and r.task.human == "wmt-z" and len(res) == 1
+    for m, name in (("BLEU", "BLEU-ref"), ("COMET", "COMET-ref")):
+        assert r.stat(m) == pytest.approx(_pearson(h, scores[name], drop={"zlabs-nlp.1164"}), abs=1e-12)
+    full, _ = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, include_outliers=True)
+    assert full[0].stat("BLEU") == pytest.approx(_pearson(h, scores["BLEU-ref"]), abs=1e-12)
+    assert full[0].stat("BLEU") != pytest.approx(r.stat("BLEU"), abs=1e-6)
+    # further systems, as a list or per language pair
+    for ex in (["sysB"], {"ru-en": ["sysB"]}):
+        got, _ = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems=ex)
+        assert got[0].stat("COMET") == pytest.approx(
+            _pearson(h, scores["COMET-ref"], drop={"zlabs-nlp.1164", "sysB"}), abs=1e-12)
+    with pytest.raises(DataError, match=r"exclude_systems: unknown system\(s\) 'sysZ' \(option --exclude-systems\)"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems=["sysZ"])
+    with pytest.raises(ParameterError, match="exclude_systems names unknown language pair"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems={"de-en": ["x"]})
+    with pytest.raises(ParameterError, match="include_outliers=1 must be True or False"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", include_outliers=1)
+
+
+def _sets(seed=0):
+    rng = np.random.default_rng(seed)
+    h = rng.normal(size=(5, 8))
+    cols = {"mqm": h, "da": h + rng.normal(size=(5, 8)), "A": h + rng.normal(size=(5, 8)),
+            "B": rng.normal(size=(5, 8))}
+    return {"x": metaeval.Dataset.from_arrays(cols, human=["mqm", "da"])}, cols
+
+
+def test_run_tasks_exclude_systems_equals_scipy_on_the_rest():
+    sets, cols = _sets()
+    ds = sets["x"]
+    drop = str(ds.systems[1])
+    res = run_tasks([Task("x", "mqm", level="system", method="pearson")], sets, n_resamples=0,
+                    exclude_systems=[drop])
+    keep = [k for k in range(5) if k != 1]
+    for m in ("A", "B"):
+        want = stats.pearsonr(cols["mqm"][keep].mean(1), cols[m][keep].mean(1)).statistic
+        assert res[0].stat(m) == pytest.approx(want, abs=1e-12)
+    with pytest.raises(DataError, match="leaves 1 system"):
+        run_tasks([Task("x", "mqm")], sets, n_resamples=0, exclude_systems=[str(s) for s in ds.systems[1:]])
+
+
+def test_table_columns_are_named_by_task():
+    sets, _ = _sets()
+    tasks = [Task("x", "mqm", level="system", method="pearson", lp="en-de"),
+             Task("x", "mqm", level="input", method="kendall_b", lp="en-de"),
+             Task("x", "da", level="input", method="kendall_b", lp="en-de")]
+    res = run_tasks(tasks, sets, metrics=["B"], n_resamples=0)
+    assert res.labels() == ["en-de:system:pearson", "en-de:input:kendall_b:mqm", "en-de:input:kendall_b:da"]
+    fr = res.table_frame()
+    assert list(fr.columns) == ["metric", "avg_corr", "avg_rank",
+                                "en-de:system:pearson", "en-de:system:pearson_rank",
+                                "en-de:input:kendall_b:mqm", "en-de:input:kendall_b:mqm_rank",
+                                "en-de:input:kendall_b:da", "en-de:input:kendall_b:da_rank"]
+    assert fr["en-de:system:pearson"].iloc[0] == res[0].stat("B")
+    assert res.table(fmt="csv").splitlines()[0] == ",".join(fr.columns)
