@@ -100,8 +100,13 @@ def test_content_key_changes_with_every_input(monkeypatch, tmp_path):
         (fake / name).write_bytes((here / name).read_bytes())
     monkeypatch.setattr(_jit, "__file__", str(fake / "_jit.py"))
     assert _jit.content_key(None) == base
-    (fake / "_kernels.py").write_bytes((here / "_kernels.py").read_bytes() + b"\n")
-    assert _jit.content_key(None) != base
+    # every kernel family counts (the kernels live in one module per family)
+    assert {"_kendall.py", "_boot.py", "_columns.py"} <= set(_jit._SOURCES)
+    for name in _jit._SOURCES:
+        (fake / name).write_bytes((here / name).read_bytes() + b"\n")
+        assert _jit.content_key(None) != base, name
+        (fake / name).write_bytes((here / name).read_bytes())
+    assert _jit.content_key(None) == base
 
 
 def test_listed_signatures_name_existing_kernels_and_parse():
@@ -148,5 +153,5 @@ print(_jit.kernels_compiled())
     # a user cache of the kernels, newer than their source, counts too
     pool = next(user.glob("numba-threads-*"))
     for k in range(5):
-        (pool / f"_kernels.k{k}-1.py311.nbi").write_bytes(b"")
+        (pool / f"_kendall.k{k}-1.py311.nbi").write_bytes(b"")
     assert _run(code, env, str(tmp_path / "c"), "none") == "True"

@@ -10,7 +10,7 @@ used to fail.
 
 :func:`setup_cache` runs once, before the first kernel is decorated (the
 modules that define kernels call it, through :func:`begin_pool_cache` for
-``_kernels``): it asks numba to locate a cache for a
+the kernel families): it asks numba to locate a cache for a
 probe function in this folder, exactly as it will for the kernels, and when
 that fails it points numba's cache folder (``numba.config.CACHE_DIR``) at a
 private per-user folder in the temporary directory
@@ -20,21 +20,30 @@ directory owned by this user and closed to others is not used; a fresh
 private folder is made instead (no reuse between runs, but safe).  Nothing
 changes when numba's own locations work.
 
-The parallel kernels of :mod:`metaeval.stats._kernels` freeze the size of
-numba's thread pool (``NUMBA_NUM_THREADS``) into their compiled code, and
-numba's cache index does not record it: a cache written by a run with one
-thread made every later run split its work for one thread (one core busy,
-whatever the pool).  :func:`begin_pool_cache` therefore gives those kernels
-a cache folder per pool size, ``numba-threads-<n>`` inside the folder numba
-would use, while they are decorated (:func:`end_pool_cache` restores
-numba's setting, so other packages' caches are not moved).
+The kernels live in one module per family (:data:`KERNEL_MODULES`), each
+beside its NumPy twins.  A family declares its kernels with :func:`kernel`,
+which imports no numba, so the twins (used on small batches) stay importable
+without it; :func:`compile_family` turns a family's declarations into numba
+dispatchers the first time one of them is used (the families it calls
+first), and :mod:`metaeval.stats._kernels` gathers all of them.
+
+The parallel kernels freeze the size of numba's thread pool
+(``NUMBA_NUM_THREADS``) into their compiled code, and numba's cache index does
+not record it: a cache written by a run with one thread made every later run
+split its work for one thread (one core busy, whatever the pool).
+:func:`begin_pool_cache` therefore gives the kernels a cache folder per pool
+size, ``numba-threads-<n>`` inside the folder numba would use, while they are
+decorated (:func:`end_pool_cache` restores numba's setting, so other
+packages' caches are not moved).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import stat
 import tempfile
+import threading
 
 _state: dict = {}
 
@@ -156,7 +165,7 @@ def begin_pool_cache(pool: int) -> None:
 
 def end_pool_cache(namespace=None) -> None:
     """Restore numba's cache folder; first back the kernels of ``namespace``
-    (the kernel module's globals) by the shipped cache
+    (a kernel family's globals) by the shipped cache
     (:func:`use_shipped_cache`)."""
     from numba.core import config
 
@@ -184,9 +193,12 @@ BUILD_ENV = "METAEVAL_BUILD_NUMBA_CACHE"
 #: the baseline instruction set of the architecture, e.g. x86-64 with SSE2).
 PORTABLE_CPU = "generic"
 
-# Files whose content the compiled kernels depend on: the kernels' module and
-# the module-level constants it imports.
-_SOURCES = ("_kernels.py", "_columns.py")
+#: The modules of the kernel families (``metaeval.stats.<name>``), callees first.
+KERNEL_MODULES = ("_kbase", "_exactsum", "_kendall", "_pearson", "_tiecal", "_swap", "_boot")
+
+# Files whose content the compiled kernels depend on: the kernel families and
+# the module-level constants they import.
+_SOURCES = tuple(f"{m}.py" for m in KERNEL_MODULES) + ("_columns.py",)
 
 
 #: Set to skip the shipped cache (benchmarks of the host-compiled kernels).
@@ -240,21 +252,26 @@ def content_key(pool: int | None) -> str:
 
 def _pool_dependent(namespace) -> set:
     """Names of the dispatchers of ``namespace`` whose compiled code depends on
-    the pool size: the parallel ones and whatever calls ``_n_workers`` or
-    one of them (a fixpoint over the names each function's code mentions)."""
+    the pool size: the parallel ones and whatever reads ``_POOL`` or calls one
+    of them (followed through each function's own module's globals, so a
+    kernel calling another family's kernel is seen)."""
     from numba.core.registry import CPUDispatcher
 
-    disp = {k: v for k, v in namespace.items() if isinstance(v, CPUDispatcher)}
-    dep = {k for k, v in disp.items() if v.targetoptions.get("parallel")}
-    dep |= {"_n_workers"} & set(disp)
-    changed = True
-    while changed:
-        changed = False
-        for k, v in disp.items():
-            if k not in dep and (set(v.py_func.__code__.co_names) & (dep | {"_POOL"})):
-                dep.add(k)
-                changed = True
-    return dep
+    memo: dict = {}
+
+    def dep(disp) -> bool:
+        key = id(disp)
+        if key not in memo:
+            memo[key] = False  # a recursive kernel does not depend on itself
+            f = disp.py_func
+            names = f.__code__.co_names
+            memo[key] = bool(disp.targetoptions.get("parallel")) or "_POOL" in names or any(
+                isinstance(f.__globals__.get(n), CPUDispatcher) and dep(f.__globals__[n])
+                for n in names
+            )
+        return memo[key]
+
+    return {k for k, v in namespace.items() if isinstance(v, CPUDispatcher) and dep(v)}
 
 
 def _shipped_cache_class():
@@ -310,23 +327,137 @@ def _shipped_cache_class():
     return ShippedCache
 
 
-def use_shipped_cache(namespace) -> None:
-    """Back every cached dispatcher of ``namespace`` (a kernel module's
-    globals) by the shipped cache of its content key (runs while the pool's
-    cache folder is in force, so the user's part stays where it was)."""
+def use_shipped_cache(namespace, pool=None) -> None:
+    """Back every cached dispatcher that a kernel family defines (``namespace``:
+    its globals) by the shipped cache of its content key (runs while the
+    pool's cache folder is in force, so the user's part stays where it was).
+    ``pool``: numba's pool size (default: the namespace's ``_POOL``)."""
     from numba.core.caching import FunctionCache
     from numba.core.registry import CPUDispatcher
 
     cls = _shipped_cache_class()
     pool_dep = _pool_dependent(namespace)
-    pool = namespace.get("_POOL")
+    pool = namespace.get("_POOL") if pool is None else pool
     folders = {
         False: os.path.join(SHIPPED_DIR, content_key(None)),
         True: os.path.join(SHIPPED_DIR, content_key(pool)),
     }
+    home = namespace.get("__name__")
     for name, disp in namespace.items():
-        if isinstance(disp, CPUDispatcher) and type(disp._cache) is FunctionCache:
+        if (
+            isinstance(disp, CPUDispatcher)
+            and type(disp._cache) is FunctionCache
+            and (home is None or disp.py_func.__module__ == home)
+        ):
             disp._cache = cls(disp.py_func, folders[name in pool_dep])
+
+
+# --------------------------------------------------------------------------
+# Kernel families: numba kernels declared without importing numba
+
+_COMPILE_LOCK = threading.RLock()
+
+
+class Kernel:
+    """A numba kernel of a family module, not compiled yet (see :func:`kernel`).
+
+    Calling it, or reading an attribute of numba's dispatcher (``signatures``,
+    ``py_func``, ``compile``, ...), compiles its family first
+    (:func:`compile_family`); the family's globals then hold the dispatcher
+    itself, so kernels calling kernels see numba's objects only."""
+
+    def __init__(self, py_func, options):
+        self.py_func = py_func
+        self.options = dict(options)
+        self.dispatcher = None
+        self.__doc__ = py_func.__doc__
+        self.__name__ = py_func.__name__
+        self.__qualname__ = py_func.__qualname__
+        self.__module__ = py_func.__module__
+        self.__wrapped__ = py_func
+
+    def compiled(self):
+        """numba's dispatcher of this kernel (compiling its family's)."""
+        if self.dispatcher is None:
+            compile_family(self.py_func.__module__)
+        return self.dispatcher
+
+    def __call__(self, *args):
+        return self.compiled()(*args)
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self.compiled(), name)
+
+    def __repr__(self):
+        return f"<metaeval kernel {self.__module__}.{self.__qualname__} (not compiled yet)>"
+
+
+def kernel(func=None, *, parallel=False):
+    """Declare a numba kernel: ``@kernel`` or ``@kernel(parallel=True)``, as
+    ``numba.njit(cache=True)`` and ``numba.njit(parallel=True, cache=True)``
+    but without importing numba (a :class:`Kernel`).  A parallel kernel's
+    ``prange`` is a global of its module: the builtin ``range`` until the
+    family is compiled, ``numba.prange`` then."""
+    opts = {"parallel": True} if parallel else {}
+    if func is None:
+        return lambda f: Kernel(f, opts)
+    return Kernel(func, opts)
+
+
+def compile_family(module) -> dict:
+    """Turn the :func:`kernel` declarations of a family module (its dotted name,
+    or one of :data:`KERNEL_MODULES`) into numba dispatchers, once: first the
+    families whose kernels it imports, then its own, in the pool's cache folder
+    and backed by the shipped cache; its ``prange`` and ``_POOL`` are set
+    first.  Compilation itself stays lazy (numba compiles a signature on its
+    first call or loads it from a cache).  Returns the module's globals."""
+    if "." not in module:
+        module = f"{__package__}.{module}"
+    ns = vars(importlib.import_module(module))
+    if ns.get("_compiled"):
+        return ns
+    with _COMPILE_LOCK:
+        if ns.get("_compiled"):
+            return ns
+        setup_cache()
+        import numba
+
+        for name, value in list(ns.items()):
+            if isinstance(value, Kernel) and value.py_func.__module__ != module:
+                ns[name] = value.compiled()
+        pool = int(numba.config.NUMBA_NUM_THREADS)
+        if "prange" in ns:
+            ns["prange"] = numba.prange
+        if "_POOL" in ns:
+            ns["_POOL"] = pool
+        begin_pool_cache(pool)
+        try:
+            for name, value in list(ns.items()):
+                if isinstance(value, Kernel):
+                    value.dispatcher = numba.njit(cache=True, **value.options)(value.py_func)
+                    ns[name] = value.dispatcher
+            use_shipped_cache(ns, pool)
+        finally:
+            end_pool_cache()
+        ns["_compiled"] = True
+    return ns
+
+
+_PLUMBING = {"annotations", "np", "math", "kernel", "prange", "_compiled"}
+
+
+def compiled_kernels() -> dict:
+    """Every family compiled: ``{name: value}`` of their globals (dispatchers,
+    Python helpers, NumPy twins and constants; names are unique across
+    families), for :mod:`metaeval.stats._kernels`."""
+    out: dict = {}
+    for m in KERNEL_MODULES:
+        for name, value in compile_family(m).items():
+            if not name.startswith("__") and name not in _PLUMBING:
+                out.setdefault(name, value)
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -507,5 +638,9 @@ def kernels_compiled() -> bool:
         user = pool_cache_dir(pool)
     except RuntimeError:
         return False
-    found = glob.glob(os.path.join(user, "**", "_kernels.*.nbi"), recursive=True)
+    found = [
+        f
+        for m in KERNEL_MODULES
+        for f in glob.glob(os.path.join(user, "**", f"{m}.*.nbi"), recursive=True)
+    ]
     return len([f for f in found if os.path.getmtime(f) >= newest]) >= 5

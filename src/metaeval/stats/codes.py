@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._kernels import KNIGHT_MIN_N
+from ._kendall import KNIGHT_MIN_N
 from .coefficients import get_coefficient, kendall_from_stats
 from .levels import _aggregate, _weights, arrange, grouped_values, level_values
 

@@ -269,7 +269,7 @@ def kendall_stats(x, y, eps=0.0, *, fast=True):
     ResourceError
         When the kernel's result or working memory cannot be allocated.
     """
-    from ._kernels import RANKED_Y_MIN_N
+    from ._kendall import RANKED_Y_MIN_N
 
     x = _plain(x)
     y = _plain(y)
