@@ -130,8 +130,10 @@ print(sorted(m for m in {HEAVY!r} if m in sys.modules and m != "pandas"))
 def test_trivial_correlate_imports_no_scipy_stats_regression_26_2():
     """A one-level correlation without interval or p-value (the start-up
     benchmark of issue 26.2) computes its coefficient with no scipy.stats,
-    matplotlib or the other heavy libraries; the numbers are the ones the
-    test below checks against scipy in the same interpreter afterwards."""
+    numba (its small batches go to stats._small, the kernels' bits:
+    tests/test_small.py), matplotlib or the other heavy libraries; the
+    numbers are the ones the test below checks against scipy in the same
+    interpreter afterwards."""
     code = f"""
 import contextlib, io, json, sys
 from metaeval.cli import main
@@ -142,7 +144,7 @@ with contextlib.redirect_stdout(buf):
               "--level", "system", "--ci", "none", "--pvalue", "none", "--format", "json"])
     except SystemExit as e:
         assert e.code in (0, None), e.code
-heavy = sorted(m for m in {HEAVY!r} if m in sys.modules and m not in ("pandas", "numba"))
+heavy = sorted(m for m in {HEAVY!r} if m in sys.modules and m != "pandas")
 import metaeval, numpy as np, scipy.stats
 ds = metaeval.load_dataset("summeval")
 h = np.nanmean(ds.scores("coherence"), axis=1)

@@ -76,6 +76,22 @@ def kernels(fast: bool = True):
     return _numpy_kernels
 
 
+def kernel(name: str, fast: bool = True, size: int | None = None):
+    """The kernel ``name``: from :mod:`._small` (the same bits, no numba) for a
+    batch of ``size`` values small enough while numba is not loaded
+    (:func:`._small.suits`), else from :func:`kernels`.
+
+    So that a command whose whole work is a few small statistics (a
+    system-level correlation without resampling) never imports numba: its
+    import, CPU target and cached kernels cost more than 0.5 CPU-s (issue 26.2)."""
+    if fast and size is not None and os.environ.get("METAEVAL_DISABLE_NUMBA", "") in ("", "0"):
+        from . import _small
+
+        if name in _small.__all__ and _small.suits(size):
+            return getattr(_small, name)
+    return getattr(kernels(fast), name)
+
+
 def _st():
     """scipy.stats, imported when a p-value or a rank needs it (its import
     alone is about 0.6 CPU-s)."""
@@ -190,7 +206,7 @@ def pearson_batch(x, y, *, fast=True):
     if _kernel_shapes(x, y):
         if x.size == 0:
             return np.full(x.shape[:2], np.nan)
-        return kernels(fast).pearson_rows(x, y)
+        return kernel("pearson_rows", fast, x.size)(x, y)
     return pearson_numpy(x, y)
 
 

@@ -116,7 +116,7 @@ def means(a, valid=None, *, unit_ndim=2, fast=True):
     fast : bool
         The numba kernel (True) or its NumPy twin (the same numbers).
     """
-    from .coefficients import kernels
+    from .coefficients import kernel
 
     a = np.asarray(a, float)
     if valid is None:
@@ -130,7 +130,7 @@ def means(a, valid=None, *, unit_ndim=2, fast=True):
     # only finite values are averaged (a caller's mask may not say so)
     valid = np.ascontiguousarray(np.broadcast_to(np.asarray(valid, bool), a.shape)
                                  & np.isfinite(a)).reshape(-1, L)
-    out = kernels(fast).exact_means(np.ascontiguousarray(a).reshape(-1, L), valid,
+    out = kernel("exact_means", fast, a.size)(np.ascontiguousarray(a).reshape(-1, L), valid,
                                     rows_per_unit, float(GRID), _kmax(L), GRID_TOL)
     return out.reshape(shape)
 
@@ -147,10 +147,10 @@ def nanmean(a, axis=-1, *, fast=True):
     a = np.asarray(a, float)
     if a.ndim >= 1 and axis in (0, -a.ndim) and a.shape[0] and a[0].size:
         # over the first axis (raters or runs into cells): no transposed copy
-        from .coefficients import kernels
+        from .coefficients import kernel
 
         flat = np.ascontiguousarray(a).reshape(a.shape[0], -1)
-        out = kernels(fast).exact_col_means(flat, float(GRID), _kmax(a.shape[0]), GRID_TOL)
+        out = kernel("exact_col_means", fast, flat.size)(flat, float(GRID), _kmax(a.shape[0]), GRID_TOL)
         return out.reshape(a.shape[1:])
     a = np.moveaxis(a, axis, -1)
     return means(a, unit_ndim=a.ndim, fast=fast)
