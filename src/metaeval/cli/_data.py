@@ -1,0 +1,504 @@
+"""Loading DATA and the layout options every command that reads data shares."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import _choices
+from ..errors import DataError, ParameterError
+from ..report.tables import literal as _literal
+
+FORMATS = ("table", "json", "csv")
+
+
+def _split(v):
+    if v is None:
+        return None
+    out = [s.strip() for s in v.split(",") if s.strip()]
+    return out or None
+
+
+# `item` names different groupings in different tools: metaeval's (seed paper 000) correlates across
+# the inputs of each system, mt-metrics-eval's correlates across the systems of each item (our `input`).
+# On the command line only unambiguous spellings are taken, so nobody gets the other one by accident.
+# The names are one table with the API's (metaeval._choices: LEVEL_ALIASES, AMBIGUOUS_LEVELS).
+_CLI_LEVELS = {**{name: lv for lv, name in _choices.CLI_LEVEL_NAMES.items()}, **_choices.LEVEL_ALIASES}
+_LEVELS_HELP = ", ".join(f"{_choices.CLI_LEVEL_NAMES[lv]} (metaeval's item level)" if lv == "item"
+                         else _choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
+
+
+def _levels_option(ctx, param, value):
+    """Click callback of every --level option: comma-separated names -> canonical names (comma-joined)."""
+    if value is None:
+        return None
+    out = []
+    for t in _split(value) or []:
+        key = t.lower()
+        if key in _choices.CLI_AMBIGUOUS_LEVELS or key in ("sys", "seg", "segment"):
+            raise ParameterError(
+                f"--level {t!r} is ambiguous: metaeval's item level (seed paper 000: per system, across its inputs; "
+                "mt-metrics-eval's 'sys' grouping, WMT's group-by-system) is spelled 'group-by-system'; "
+                "mt-metrics-eval's 'item' grouping (per input, across systems) is 'input'; WMT's "
+                "'seg'/'none' (all cells) is 'global'")
+        if key in _choices.AMBIGUOUS_LEVELS:
+            raise ParameterError(f"--level {t!r} is ambiguous: {_choices.AMBIGUOUS_LEVELS[key]}; choose from "
+                                 f"{_choices.cli_levels()}")
+        if key not in _CLI_LEVELS:
+            raise ParameterError(f"--level {t!r} is not a level; choose from {_LEVELS_HELP}")
+        out.append(_CLI_LEVELS[key])
+    return ",".join(dict.fromkeys(out)) or None
+
+
+def _one_level_option(ctx, param, value):
+    """Click callback of a --level option that takes one level (compare, validity)."""
+    value = _levels_option(ctx, param, value)
+    if value is not None and "," in value:
+        raise ParameterError(
+            f"--level takes one level in `metaeval {ctx.info_name}` (got {len(value.split(','))}: "
+            f"{', '.join(_choices.CLI_LEVEL_NAMES[lv] for lv in value.split(','))}); run it once per level")
+    return value
+
+
+_ALL_LEVELS = ",".join(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
+
+def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False,
+          run=None, contexts=None, file_only=None):
+    """DATA as a Dataset: a bundled name, or a file (with ``texts``: a JSONL of its texts).
+
+    ``metrics=None`` takes the file's default metric columns, ``[]`` none; ``run`` and
+    ``contexts`` are passed to the reader; ``file_only`` maps option flags to their values:
+    any of them set with a bundled dataset is an error (they describe a file's columns).
+    """
+    from ..data import list_datasets, load_dataset, option_names, read_dataset
+
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
+    layout = _layout_values(ctx)
+    extra_rater, extra_run = _layout_axes(ctx)
+    rater, run = rater or extra_rater, run or extra_run
+    if extra_rater or extra_run:
+        file_only = {**(file_only or {}), "--rater-col": extra_rater, "--run-col": extra_run}
+    names = {d["name"] for d in list_datasets()}
+    if data in names:
+        scale = _scale_values(ctx)
+        file_only = {**(file_only or {}), "--where": layout["where"], "--rater-cols": layout["rater_cols"],
+                     "--text-cols": layout["text_cols"], "--scale-bounds": scale.get("bounds"),
+                     "--missing-values": scale.get("missing_values")}
+        given = [flag for flag, v in file_only.items() if v]
+        if given:
+            raise ParameterError(f"{', '.join(given)}: options for the columns of a data file, not the "
+                                 f"bundled dataset {data!r}")
+        ds = load_dataset(data, runs=runs)
+        return _attach_system_scores(_select_bundled(ds, layout), ctx, layout, "system")
+    if not os.path.isfile(data):
+        what = "a directory, not a file" if os.path.isdir(data) else "neither a file nor a bundled dataset"
+        raise DataError(f"DATA {data!r} is {what} (bundled datasets: {', '.join(sorted(names))})")
+    if texts is not None and layout["text_cols"]:
+        raise ParameterError("--texts/--text-cols: give --texts (a JSONL of texts) or --text-cols (text "
+                             "columns of DATA), not both")
+    if need_texts and texts is None and not layout["text_cols"]:
+        raise click.BadParameter("a data file needs --texts (JSONL with the texts) or --text-cols (text "
+                                 "columns of DATA, e.g. --text-cols hypothesis=output,reference=ref)",
+                                 param_hint="--texts")
+    kw = dict(system=system, input=input_, human=human)
+    for key, v in (("metrics", metrics), ("contexts", contexts)):
+        if v is not None:
+            kw[key] = v
+    for key, v in (("rater", rater), ("run", run)):
+        if v:
+            kw[key] = v
+    kw.update(_scale_values(ctx))
+    with option_names(_option_flags(ctx)):
+        if texts is not None:
+            kw["texts"] = _read_texts(texts, system, input_)
+        try:
+            if any(layout.values()):
+                ds = _read_selected(data, kw, layout)
+            else:
+                ds = read_dataset(data, **kw)
+        except DataError as exc:
+            # a data error names the file it is about (the sweep found many that did not)
+            base = os.path.basename(data)
+            if base in str(exc):
+                raise
+            raise DataError(f"{base}: {exc}") from None
+    if metrics is None:
+        # commands that score texts do not read the file's metric columns: flag them, refuse nothing
+        ds = _announce_metrics(ds, data, infer=not need_texts)
+    return _attach_system_scores(ds, ctx, layout, system)
+
+
+def _system_score_options(f):
+    """Decorator adding --system-scores FILE and --system-level given|mean to a subcommand whose
+    analyses use system-level scores (correlate, compare, diagnose's correlation design, report).
+    Their values are stashed in ``ctx.meta``: :func:`_load` attaches the table, and
+    :func:`_system_level` gives the analyses' ``system_scores=``."""
+    import functools
+
+    @functools.wraps(f)
+    def wrapper(*args, **kw):
+        ctx = click.get_current_context()
+        ctx.meta["metaeval.sysscores"] = {"path": kw.pop("sys_scores_path", None),
+                                          "mode": kw.pop("sys_level", None)}
+        return f(*args, **kw)
+
+    wrapper = click.option(
+        "--system-level", "sys_level", type=click.Choice(_choices.SYSTEM_SCORE_MODES), default=None,
+        help="At the system level: 'given' correlates the given system-level scores (--system-scores, "
+             "e.g. corpus BLEU) where a column has them, 'mean' the means of the cells. Default: given "
+             "when there are any (with a note when they differ from the means); the signature says "
+             "which (sys:given:... / sys:mean).")(wrapper)
+    wrapper = click.option(
+        "--system-scores", "sys_scores_path", default=None, type=click.Path(exists=True, dir_okay=False),
+        metavar="FILE",
+        help="Given system-level scores that are not means of the cells (corpus BLEU, WMT .sys.score): "
+             "a CSV/TSV/JSONL/Parquet table with a system column (--system-col) and one column per "
+             "score column, or the long 'system, metric, score' table of textmetrics.corpus_scores, "
+             "or the <out>.sys.csv that read-mtme writes. Only the system level uses them.")(wrapper)
+    return wrapper
+
+
+def _system_level():
+    """The running command's --system-level (None: given when the data has given scores)."""
+    ctx = click.get_current_context(silent=True)
+    return ((ctx.meta.get("metaeval.sysscores") if ctx is not None else None) or {}).get("mode")
+
+
+def _attach_system_scores(ds, ctx, layout, system):
+    """The dataset with the --system-scores table attached (as it is without the option)."""
+    opts = (ctx.meta.get("metaeval.sysscores") if ctx is not None else None) or {}
+    path = opts.get("path")
+    if path is None:
+        if opts.get("mode") == "given" and not ds.system_score_columns:
+            raise ParameterError("--system-level given: the data has no given system-level scores; "
+                                 "give them with --system-scores FILE (or use --system-level mean)")
+        return ds
+    from ..data.sysscores import read_system_scores
+
+    # rows of systems that --systems/--exclude-systems dropped are skipped, not unknown
+    table = read_system_scores(path, ds.systems, ds.columns, system=system or "system",
+                               ignore=_Dropped(layout["systems"], layout["exclude"]))
+    try:
+        return ds.with_system_scores(table)
+    except DataError as exc:
+        raise DataError(f"--system-scores {os.path.basename(path)}: {exc}") from None
+
+
+class _Dropped:
+    """``label in _Dropped(keep, exclude)``: the system was dropped by --systems/--exclude-systems."""
+
+    def __init__(self, keep, exclude):
+        self._keep, self._exclude = (None if not keep else set(keep)), set(exclude or ())
+
+    def __contains__(self, label):
+        return label in self._exclude or (self._keep is not None and label not in self._keep)
+
+
+#: Click parameter names of the layout options (see :func:`_layout_options`); their values
+#: reach :func:`_load` through the click context, so subcommands need no extra arguments.
+_LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text_cols", "layout_rater",
+                  "layout_run", "scale_bounds", "missing_values")
+
+#: Text columns --text-cols can name, as the text metrics read them.
+_TEXT_KINDS = ("hypothesis", "reference", "source")
+
+
+def _layout_options(texts=False, rater_col=False, run_col=False):
+    """Decorator adding the shared data-layout options to a subcommand: --systems,
+    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``; --rater-col
+    and --run-col for subcommands that lack them).  Their values are stashed in ``ctx.meta``
+    for :func:`_load`."""
+    import functools
+
+    opts = [
+        click.option("--systems", "sel_systems", default=None,
+                     help="Comma-separated systems to keep (files and bundled datasets)."),
+        click.option("--exclude-systems", "sel_exclude", default=None,
+                     help="Comma-separated systems to drop, e.g. the human reference: Human,refA."),
+        click.option("--where", "sel_where", multiple=True, metavar="COL=VALUE[,VALUE]",
+                     help="Keep rows whose COL equals one of the values (plain equality, no "
+                          "expressions); repeat for several columns (all must match)."),
+        click.option("--rater-cols", "rater_cols", multiple=True, metavar="HUMAN=COL,COL|PATTERN",
+                     help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
+                          "makes HUMAN a human column with one rater per column; repeatable."),
+        click.option("--scale-bounds", "scale_bounds", multiple=True, metavar="COL=LOW:HIGH",
+                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
+                          "error (undeclared scales are checked for failure codes); repeatable."),
+        click.option("--missing-values", "missing_values", multiple=True, metavar="COL=V[,V]",
+                     help="Codes that mean 'no score' in a column, made missing, e.g. judge=-1,0; "
+                          "repeatable."),
+    ]
+    if rater_col:
+        opts.append(click.option("--rater-col", "layout_rater", default=None,
+                                 help="Rater column (long files with several raters per cell: human "
+                                      "scores are averaged over them)."))
+    if run_col:
+        opts.append(click.option("--run-col", "layout_run", default=None,
+                                 help="Run column (long files where a metric was scored several times: "
+                                      "its score is the mean over the runs)."))
+    if texts:
+        opts.append(click.option(
+            "--text-cols", "text_cols", default=None, metavar="KIND=COL,...",
+            help="Texts from columns of DATA instead of a --texts JSONL: comma-separated "
+                 f"KIND=COLUMN with KIND in {', '.join(_TEXT_KINDS)}, e.g. "
+                 "hypothesis=output,reference=ref,source=src; several references: "
+                 "reference=ref1,reference=ref2."))
+
+    def deco(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kw):
+            ctx = click.get_current_context()
+            ctx.meta["metaeval.layout"] = {k: kw.pop(k, None) for k in _LAYOUT_PARAMS}
+            return f(*args, **kw)
+
+        for o in reversed(opts):
+            wrapper = o(wrapper)
+        return wrapper
+
+    return deco
+
+
+def _pairs(values, flag, *, several=True):
+    """``("a=x,y", "b=z")`` -> ``{"a": ["x", "y"], "b": ["z"]}``; a one-line error naming ``flag``."""
+    out = {}
+    for item in values:
+        key, sep, rest = item.partition("=")
+        key = key.strip()
+        vals = [v.strip() for v in rest.split(",")] if several else [rest.strip()]
+        if not sep or not key or not all(vals) or any(op in item for op in ("==", "!=", "<", ">")):
+            raise ParameterError(f"{flag} {item!r}: expected COLUMN=VALUE[,VALUE], plain equality "
+                                 "(no expression such as dataset == 'x'; write dataset=x)")
+        if key in out:
+            raise ParameterError(f"{flag}: {key!r} is given twice")
+        out[key] = vals
+    return out
+
+
+def _layout_values(ctx):
+    """The layout options of the running command, parsed: systems, exclude, where, rater_cols, text_cols."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    where = _pairs(raw.get("sel_where") or (), "--where")
+    raters = {}
+    for key, vals in _pairs(raw.get("rater_cols") or (), "--rater-cols").items():
+        if len(vals) == 1 and set("*?[") & set(vals[0]):
+            raters[key] = vals[0]  # a pattern, expanded by the reader
+        elif len(vals) < 2:
+            raise ParameterError(f"--rater-cols {key}={vals[0]}: give two or more rater columns or a "
+                                 "pattern such as 'coherence_r*'")
+        else:
+            raters[key] = vals
+    text_items = _split(raw.get("text_cols")) or []
+    refs = [t for t in text_items if t.partition("=")[0].strip() == "reference"]
+    texts = {}
+    for kind, vals in _pairs([t for t in text_items if t not in refs] + refs[:1], "--text-cols",
+                             several=False).items():
+        if kind not in _TEXT_KINDS:
+            raise ParameterError(f"--text-cols: {kind!r} is not a text kind; choose from "
+                                 f"{', '.join(_TEXT_KINDS)} (e.g. hypothesis=output)")
+        texts[kind] = vals[0]
+    if len(refs) > 1:  # several references: reference=ref1,reference=ref2
+        texts["reference"] = [_pairs([t], "--text-cols", several=False)["reference"][0] for t in refs]
+    return {"systems": _split(raw.get("sel_systems")), "exclude": _split(raw.get("sel_exclude")),
+            "where": where, "rater_cols": raters, "text_cols": texts}
+
+
+def _scale_values(ctx):
+    """--scale-bounds / --missing-values as the ``bounds`` / ``missing_values`` keywords of the reader."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    out = {}
+    bounds = {}
+    for key, vals in _pairs(raw.get("scale_bounds") or (), "--scale-bounds", several=False).items():
+        lo, sep, hi = vals[0].partition(":")
+        try:
+            bounds[key] = (float(lo), float(hi))
+        except ValueError:
+            raise ParameterError(f"--scale-bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5") from None
+        if not sep:
+            raise ParameterError(f"--scale-bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5")
+    if bounds:
+        out["bounds"] = bounds
+    codes = {}
+    for key, vals in _pairs(raw.get("missing_values") or (), "--missing-values").items():
+        try:
+            codes[key] = [float(v) for v in vals]
+        except ValueError:
+            raise ParameterError(f"--missing-values {key}={','.join(vals)}: the codes must be numbers, "
+                                 "e.g. judge=-1,0") from None
+    if codes:
+        out["missing_values"] = codes
+    return out
+
+
+def _layout_axes(ctx):
+    """--rater-col/--run-col added by :func:`_layout_options` (None where the command has its own)."""
+    raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
+    return raw.get("layout_rater"), raw.get("layout_run")
+
+
+def _select_bundled(ds, layout):
+    """--systems/--exclude-systems on a bundled dataset."""
+    if not (layout["systems"] or layout["exclude"]):
+        return ds
+    for flag, chosen in (("--systems", layout["systems"]), ("--exclude-systems", layout["exclude"])):
+        unknown = [s for s in chosen or [] if s not in ds.systems]
+        if unknown:
+            raise DataError(f"{flag}: unknown system(s) {', '.join(map(repr, unknown))}; the systems of "
+                            f"{ds.name!r} are {', '.join(map(repr, ds.systems))}")
+    keep = [s for s in ds.systems if (not layout["systems"] or s in layout["systems"])
+            and s not in (layout["exclude"] or [])]
+    if not keep:
+        raise DataError("no system is left after --systems/--exclude-systems")
+    return ds.subset(systems=keep)
+
+
+def _read_selected(data, kw, layout):
+    """A data file read as a table, filtered (--systems, --exclude-systems, --where), with raters
+    in columns (--rater-cols) and texts from columns (--text-cols), then built as a Dataset."""
+    from pathlib import Path
+
+    import pandas as pd
+
+    from ..data import READERS, Dataset, infer_format, select_rows
+
+    path = Path(data)
+    fmt, suffix = infer_format(path)
+    labels = [c for c in (kw.get("system"), kw.get("input"), kw.get("rater"), kw.get("run"))
+              if isinstance(c, str)]
+    frame = READERS[fmt].reader(path, labels)
+    frame = select_rows(frame, system=kw.get("system", "system"), systems=layout["systems"],
+                        exclude_systems=layout["exclude"], where=layout["where"])
+    kw = dict(kw)
+    # a --where column has done its job: it is not a score (else a numeric one, `year`, would
+    # become a default metric) unless the command names it
+    named = {c for v in kw.values() for c in (v if isinstance(v, list) else [v]) if isinstance(c, str)}
+    frame = frame.drop(columns=[c for c in layout["where"] if c not in named])
+    if layout["rater_cols"]:
+        kw["raters"] = layout["rater_cols"]
+    if layout["text_cols"]:
+        cols = list(frame.columns)
+        spec = dict(layout["text_cols"])
+        several = spec.pop("reference") if isinstance(spec.get("reference"), list) else None
+        if several:
+            missing = [c for c in several if c not in cols]
+            if missing:
+                raise DataError(f"--text-cols: unknown reference column(s) {', '.join(map(repr, missing))}; "
+                                f"available columns: {', '.join(map(repr, cols[:40]))}")
+            if "references" in cols:
+                raise DataError("--text-cols: DATA already has a column named 'references'; rename it")
+            # one tuple of the non-missing references per row, as the text metrics read them
+            frame = frame.assign(references=[tuple(str(v) for v in row if isinstance(v, str) or pd.notna(v))
+                                             for row in frame[several].itertuples(index=False)])
+            cols = list(frame.columns)
+        missing = [c for c in spec.values() if c not in cols]
+        if missing:
+            raise DataError(f"--text-cols: unknown column(s) {', '.join(map(repr, missing))}; available "
+                            f"columns: {', '.join(map(repr, cols[:40]))}")
+        clash = [k for k, c in spec.items() if k in cols and k != c]
+        if clash:
+            raise DataError(f"--text-cols: DATA already has a column named {clash[0]!r} that is not the "
+                            f"one given for it; name it in --text-cols ({clash[0]}={clash[0]}) or rename it")
+        frame = frame.rename(columns={c: k for k, c in spec.items()})
+        kw["texts"] = list(spec) + (["references"] if several else [])
+    kw.setdefault("name", path.name[: len(path.name) - len(suffix)] or path.name)
+    return Dataset.from_frame(frame, **kw)
+
+
+def _announce_metrics(ds, data, infer=True):
+    """Say which columns of a file became metrics (no --metrics given) and flag the ones that
+    look like ids, counts or ratings (metaeval.data._columns.column_notes); the notes are
+    printed when the command has succeeded (an error stays one line)."""
+    from ..data import column_notes, human_dimensions
+
+    mets = list(ds.metrics)
+    ctx = click.get_current_context(silent=True)
+    if not mets or ctx is None:
+        return ds
+    # human dimensions are not metrics; a column that cannot be told apart stops the command
+    mets, humans, unclear = human_dimensions(ds, mets) if infer else (mets, {}, {})
+    if unclear:
+        raise click.BadParameter(
+            f"cannot tell whether {', '.join(_literal(c) for c in unclear)} "
+            f"{'is a metric or a human column' if len(unclear) == 1 else 'are metrics or human columns'} "
+            f"({'; '.join(f'{_literal(c)}: {why}' for c, why in unclear.items())}); name the metrics with "
+            f"--metrics (or declare human columns with --human)", param_hint="--metrics")
+    if humans and not mets:
+        raise click.BadParameter(
+            f"every numeric column of {_literal(os.path.basename(data))} looks like a human dimension "
+            f"({', '.join(_literal(c) for c in humans)}); name the metrics with --metrics", param_hint="--metrics")
+    notes = ctx.meta.setdefault("metaeval.notes", [])
+    if humans:
+        ds = ds.subset(metrics=mets)
+        notes.append("not taken as metrics, they look like human dimensions: "
+                     + "; ".join(f"{_literal(c)}: {why}" for c, why in humans.items())
+                     + " (declare them with --human to use them, or list every metric with --metrics)")
+    shown = ", ".join(_literal(m) for m in mets[:12]) + (f" and {len(mets) - 12} more" if len(mets) > 12 else "")
+    notes.append(f"{len(mets)} metric column(s) taken from {_literal(os.path.basename(data))}: every numeric "
+                 f"column not named as human, label, rater or run column (choose with --metrics): {shown}")
+    odd = column_notes(ds, mets)
+    if odd:
+        notes.append("check these metric columns, they do not look like metric scores: "
+                     + "; ".join(f"{_literal(c)}: {why}" for c, why in odd.items())
+                     + " (leave them out with --metrics, or declare human ones with --human)")
+    return ds
+
+
+#: Keywords of ``Dataset.from_frame`` -> the name of the click parameter that
+#: sets them (its flag is looked up on the running command).
+_API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics": "metrics",
+               "rater": "rater", "run": "run", "contexts": "context_cols", "texts": "texts_path",
+               "systems": "sel_systems", "exclude_systems": "sel_exclude", "where": "sel_where",
+               "raters": "rater_cols", "bounds": "scale_bounds", "missing_values": "missing_values"}
+
+
+#: --rater-col/--run-col when :func:`_layout_options` adds them (subcommands without their own).
+_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
+
+
+def _long_option(p):
+    """The first long spelling (``--x``) of a click parameter; None for arguments and
+    parameters without one."""
+    longs = [o for o in getattr(p, "opts", []) if o.startswith("--")] if isinstance(p, click.Option) else []
+    return longs[0] if longs else None
+
+
+def _option_flags(ctx):
+    """``{"rater": "--rater-col", ...}`` for the running command: data-layer messages name
+    these flags instead of the Python keywords (None: the command has no such option)."""
+    params = {p.name: p for p in (ctx.command.params if ctx is not None else [])}
+    return {key: _long_option(params.get(name) or params.get(_LAYOUT_AXES.get(key)))
+            for key, name in _API_PARAMS.items()}
+
+
+def _read_texts(path, system, input_):
+    """The --texts JSONL as a frame, read like a data file (named errors, exact values);
+    system and input labels as text."""
+    from pathlib import Path
+
+    from ..data import read_jsonl
+
+    frame = read_jsonl(Path(path), [])
+    for c in (system, input_):
+        if c in frame.columns:
+            frame[c] = [v if v is None or isinstance(v, str) else str(v) for v in frame[c]]
+    return frame
+
+_data_options = [
+    click.argument("data"),
+    click.option("--human", required=True, help="Human score column."),
+    click.option("--metrics", default=None, help="Comma-separated metric columns (default: all)."),
+    click.option("--system-col", "system", default="system", show_default=True, help="System column (files)."),
+    click.option("--input-col", "input_", default="input", show_default=True, help="Input column (files)."),
+    click.option("--rater-col", "rater", default=None, help="Rater column for long files with several raters."),
+]
+
+def _with(options):
+    def deco(f):
+        for o in reversed(options):
+            f = o(f)
+        return f
+
+    return deco
+

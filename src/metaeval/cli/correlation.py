@@ -1,0 +1,247 @@
+"""`metaeval correlate`, `compare` and `measures`."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import _choices
+from ..report import tables as _tables
+from ._data import (
+    _ALL_LEVELS,
+    _LEVELS_HELP,
+    FORMATS,
+    _data_options,
+    _layout_options,
+    _levels_option,
+    _load,
+    _one_level_option,
+    _split,
+    _system_level,
+    _system_score_options,
+    _with,
+)
+from ._output import (
+    _clean,
+    _emit_csv,
+    _emit_json,
+    _progress,
+    _run_seed,
+    _save_figure,
+    _show,
+    _write_csv,
+    _write_json,
+)
+
+
+@click.command()
+@_layout_options(texts=False, run_col=True)
+@_system_score_options
+@_with(_data_options)
+@click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
+              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS)
+                   + " (the default is the one of every correlation table).")
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
+@click.option("--ci", default="boot-both", show_default=True, help="|".join(_choices.CI_METHODS))
+@click.option("--confidence-level", type=float, default=0.95, show_default=True)
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--pvalue", default="auto", show_default=True, help="|".join(_choices.PVALUE_METHODS))
+@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Worker processes (1: in-process; the kernels use all cores anyway; -1: one per "
+                   "core). The metric x level x method intervals are the tasks, split into blocks "
+                   "of resamples when there are fewer than two per worker; same numbers.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def correlate(data, human, metrics, system, input_, rater, level, method, average, ci,
+              confidence_level, n_resamples, pvalue, alternative, seed, jobs, fmt):
+    """Correlate every metric with a human column at the given levels."""
+    from ..correlation import correlate as _correlate
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    levels, methods = _split(level), _split(method)
+    mets = _split(metrics)
+    total = len(mets or ds.metrics) * len(levels or [1]) * len(methods or [1])
+    with _progress(total, "correlating") as prog:
+        res = _correlate(ds, human, metrics=mets, level=levels, method=methods, average=average,
+                         ci=ci, confidence_level=confidence_level, n_resamples=n_resamples,
+                         pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog,
+                         system_scores=_system_level())
+    if fmt == "json":  # every field of the CSV and of results.json, the counts the warnings name included
+        _emit_json(_clean([r.to_dict() for r in res]))
+    elif fmt == "csv":
+        _emit_csv(res.to_frame())
+    else:
+        _show(_tables.correlations_table(res, human))
+
+
+@click.command()
+@_layout_options(texts=False, run_col=True)
+@_system_score_options
+@_with(_data_options)
+@click.option("--level", default="system", show_default=True, callback=_one_level_option,
+              help="One of " + _LEVELS_HELP + ".")
+@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
+              help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation table).")
+@click.option("--test", default="perm-both", show_default=True,
+              help="|".join(_choices.TESTS))
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
+@click.option("--correction", default="holm", show_default=True,
+              help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)")
+@click.option("--cluster-correction", default=None,
+              help="|".join(_choices.CORRECTIONS) + ": correction of the one-sided p-values that form the "
+                   "clusters (default: holm; none with --clusters mtme, mt-metrics-eval's exact rule)")
+@click.option("--clusters", "cluster_rule", type=click.Choice(_choices.CLUSTER_RULES), default="metaeval",
+              show_default=True,
+              help="p-values of the clusters: (count+1)/(n+1), or count/n as mt-metrics-eval (mtme).")
+@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--seed", type=int, default=None)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--sequential", type=int, default=None,
+              help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
+                   "h >= alpha*(n_resamples+1) keeps every decision at alpha. Default: off.")
+def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
+            alternative, correction, cluster_correction, cluster_rule, alpha, seed, jobs, fmt, sequential):
+    """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
+    from ..compare import compare as _compare
+    from ..compare import compare_all as _compare_all
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    mets = _split(metrics) or list(ds.metrics)
+    if len(mets) < 2:
+        raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
+                                 f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
+    common = dict(level=level, method=method, test=test, average=average,
+                  n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential,
+                  system_scores=_system_level())
+    if len(mets) == 2:
+        # one pair: the all-pairs options (matrix and cluster corrections, alpha,
+        # workers) do not apply, but a bad value is still an error
+        from .._parallel import check_n_jobs
+        from .._vocab import check_choice, check_number
+
+        check_choice(correction, "correction", _choices.CORRECTIONS)
+        if cluster_correction is not None:
+            check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
+        check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
+        check_n_jobs(jobs)
+        c = _compare(ds, human, mets[0], mets[1], **common)
+        if fmt == "json":  # every field of the CSV, the counts the warnings name included
+            _emit_json(_clean([c.to_dict()])[0])
+        elif fmt == "csv":
+            import pandas as pd
+
+            _emit_csv(pd.DataFrame([c.to_dict()]))
+        else:
+            _show(_tables.comparison_table(c, human))
+        return
+    k = len(mets)
+    with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
+        res = _compare_all(ds, human, metrics=mets, correction=correction,
+                           cluster_correction=cluster_correction, clusters=cluster_rule, alpha=alpha,
+                           n_jobs=jobs, progress=prog, **common)
+    if fmt == "json":
+        out = _clean(res.to_frame().to_dict(orient="records"))  # every column of the CSV
+        _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
+                    "signature": res.signature})
+    elif fmt == "csv":
+        _emit_csv(res.to_frame())
+    else:
+        _show(_tables.clusters_table(res, human, level=level, method=method, test=test,
+                                     cluster_correction=res.cluster_correction))
+
+@click.command()
+@_layout_options(texts=False, run_col=True)
+@_with(_data_options)
+@click.option("--measures", "measures_", default=None,
+              help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
+                   "(default: the 12 of --level x --method).")
+@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
+              help="Comma-separated coefficients.")
+@click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
+@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@click.option("--splits", type=int, default=1000, show_default=True,
+              help="Random half-splits for ranking consistency (0: skip it).")
+@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--jobs", type=int, default=1, show_default=True,
+              help="Worker processes (1: in-process; the kernels use all cores anyway).")
+@click.option("--dask", default=None, help="Dask scheduler address: run the units on that cluster.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: tables, JSON, figures and checkpoints (a restarted run resumes).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, test,
+             n_resamples, splits, average, seed, jobs, dask, out, fmt):
+    """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
+    from ..measures import discriminative_power, measure_table, ranking_consistency
+
+    ds = _load(data, system, input_, human, _split(metrics), rater)
+    mets = _split(metrics) or list(ds.metrics)
+    seed = _run_seed(seed, out)
+    if measures_:
+        picked = []
+        for t in _split(measures_):
+            lv, sep, m = t.partition(":")
+            if not sep:
+                raise click.BadParameter(f"{t!r}: write level:method, e.g. system:kendall_b",
+                                         param_hint="--measures")
+            picked.append(f"{_levels_option(None, None, lv)}:{m}")
+        sel = dict(measures=picked)
+    else:
+        sel = dict(levels=_split(levels), methods=_split(methods))
+    if splits < 0:
+        raise click.BadParameter("--splits must be >= 0")
+    ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
+    k = len(mets)
+    if k < 2:
+        raise click.BadParameter(f"discriminative power compares metric pairs: it needs at least 2 metrics; "
+                                 f"{os.path.basename(data)} gives {k}: {', '.join(map(repr, mets)) or 'none'}",
+                                 param_hint="--metrics")
+    if splits and k < 3:
+        raise click.BadParameter(f"ranking consistency needs at least 3 metrics (got {k}); "
+                                 "add metrics or pass --splits 0", param_hint="--splits")
+    if splits and len(ds.inputs) < 4:
+        raise click.BadParameter(f"ranking consistency splits the inputs in halves; the data has "
+                                 f"{len(ds.inputs)} input(s), at least 4 are needed (or --splits 0)",
+                                 param_hint="--splits")
+    with _progress(k * (k - 1) // 2, "discriminative power (pairs)") as prog:
+        dp = discriminative_power(ds, human, metrics=mets, test=test, n_resamples=n_resamples,
+                                  average=average, rng=seed, n_jobs=jobs, dask=dask,
+                                  checkpoint=ck("dp"), progress=prog, **sel)
+    rc = None
+    if splits:
+        with _progress(k, "ranking consistency (metrics)") as prog:
+            rc = ranking_consistency(ds, human, metrics=mets, n_splits=splits, average=average,
+                                     rng=seed, n_jobs=jobs, dask=dask, checkpoint=ck("rc"),
+                                     progress=prog, **sel)
+    table = measure_table(dp, rc)
+    if out:
+        from ..report.figures import pvalue_curves
+
+        os.makedirs(out, exist_ok=True)
+        _write_csv(table, os.path.join(out, "measures.csv"))
+        _write_csv(dp.to_frame(), os.path.join(out, "dp.csv"))
+        _write_csv(dp.pvalue_frame(), os.path.join(out, "dp_pvalues.csv"))
+        _write_csv(dp.curve_frame(), os.path.join(out, "dp_curves.csv"))
+        doc = {"discriminative_power": dp.to_dict()}
+        if rc is not None:
+            _write_csv(rc.to_frame(), os.path.join(out, "rc.csv"))
+            doc["ranking_consistency"] = rc.to_dict()
+        _write_json(doc, os.path.join(out, "measures.json"))
+        _save_figure(lambda: pvalue_curves(dp), os.path.join(out, "pvalue_curves.png"))
+    if fmt == "json":
+        _emit_json({"table": _clean(table.to_dict(orient="records")),
+                    "dp_signature": dp.signature, "rc_signature": rc.signature if rc else None})
+    elif fmt == "csv":
+        _emit_csv(table)
+    else:
+        _show(_tables.measures_table(table, dp, rc, human, len(mets)))
+

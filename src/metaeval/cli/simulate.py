@@ -1,0 +1,189 @@
+"""`metaeval simulate`: the statistical simulation of seed paper 000."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import _choices
+from ..errors import DataError
+from ..report import tables as _tables
+from ._data import _ALL_LEVELS, _LEVELS_HELP, FORMATS, _levels_option, _load, _split
+from ._output import (
+    _clean,
+    _emit_csv,
+    _emit_json,
+    _progress,
+    _run_seed,
+    _save_figure,
+    _show,
+    _write_csv,
+    _write_json,
+)
+
+
+def _floats(v, name):
+    if v is None:
+        return None
+    out = []
+    for t in _split(v):
+        if t.lower() in ("none", "continuous"):
+            out.append(None)
+            continue
+        try:
+            out.append(float(t) if name not in ("c_m", "c_h") else int(t))
+        except ValueError:
+            raise click.BadParameter(f"{t!r} is not a number", param_hint=f"--{name.replace('_', '-')}")
+    # one value is a scalar, except 'none' (continuous), kept as a one-point axis so that it
+    # overrides a --grid preset instead of being read as "not given"
+    return out[0] if len(out) == 1 and out[0] is not None else out
+
+
+def _sizes(v):
+    if v is None:
+        return None
+    out = []
+    for t in _split(v):
+        try:
+            n, m = t.lower().split("x")
+            out.append((int(n), int(m)))
+        except ValueError:
+            raise click.BadParameter(f"{t!r}: write sizes as NxM, e.g. 15x200,5x100",
+                                     param_hint="--sizes")
+    return out
+
+
+def _bounds(v):
+    """--bounds LOW:HIGH or COL=LOW:HIGH[,...] as (low, high) or {col: (low, high)}."""
+    if v is None:
+        return None
+
+    def pair(t):
+        try:
+            lo, hi = t.split(":")
+            return float(lo), float(hi)
+        except ValueError:
+            raise click.BadParameter(f"{t!r}: write LOW:HIGH, e.g. 1:5", param_hint="--bounds") from None
+
+    items = _split(v) or []
+    if len(items) == 1 and "=" not in items[0]:
+        return pair(items[0])
+    out = {}
+    for t in items:
+        if "=" not in t:
+            raise click.BadParameter(f"{t!r}: with several columns write COL=LOW:HIGH", param_hint="--bounds")
+        col, rng = t.rsplit("=", 1)
+        out[col.strip()] = pair(rng)
+    return out
+
+
+def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=None):
+    estimates = None
+    if from_data:
+        if not human:
+            raise click.BadParameter("--from-data needs --human", param_hint="--human")
+        ds = _load(from_data, "system", "input", [human], _split(metrics), None)
+        mets = _split(metrics) or list(ds.metrics)
+        try:
+            estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
+            overrides = {k: v for k, v in given.items()
+                         if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
+            if "sizes" in overrides:
+                raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
+            kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
+            res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds),
+                                       **kw, **common)
+        except DataError as exc:
+            # name the file and the options that choose its columns
+            raise DataError(f"--from-data {os.path.basename(from_data)}: {exc} (choose the columns with "
+                            "--human and --metrics)") from None
+    elif grid:
+        res = sim.simulate_paper_grid(grid, **given, **common)
+    else:
+        res = sim.simulate(**given, **common)
+    return res, estimates
+
+
+@click.command()
+@click.option("--grid", default=None, help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (options override it).")
+@click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
+@click.option("--mu-rho-item", default=None)
+@click.option("--sigma-rho-item", default=None)
+@click.option("--c-m", default=None, help="Metric scale sizes (comma-separated; 'none' = continuous).")
+@click.option("--c-h", default=None, help="Human scale sizes (comma-separated; 'none' = continuous).")
+@click.option("--scale", type=click.Choice(_choices.SCALE_RESTRICTIONS), default=None,
+              help="Which (c_m, c_h) combinations to run.")
+@click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
+@click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
+@click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
+@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+              help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
+              help="Comma-separated coefficients.")
+@click.option("--from-data", "from_data", default=None,
+              help="Simulate at the parameters estimated from this dataset (file or bundled name).")
+@click.option("--human", default=None, help="With --from-data: the human column.")
+@click.option("--metrics", default=None, help="With --from-data: comma-separated metrics (default: all).")
+@click.option("--bounds", default=None,
+              help="With --from-data: the rating scale's bounds for the 0-1 normalization, LOW:HIGH for "
+                   "every column or COL=LOW:HIGH[,COL=LOW:HIGH] (default: each column's observed range).")
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores for large grids).")
+@click.option("--dask", default=None, help="Dask scheduler address.")
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes, n_iterations,
+             n_discretizations, levels, methods, from_data, human, metrics, bounds, seed, jobs, dask, out,
+             fmt):
+    """Statistical simulation of the correlation measures (seed paper 000, Algorithm 1)."""
+    from .. import simulation as sim
+
+    seed = _run_seed(seed, out)
+    opts = dict(rho_sys=_floats(rho_sys, "rho_sys"), mu_rho_item=_floats(mu_rho_item, "mu_rho_item"),
+                sigma_rho_item=_floats(sigma_rho_item, "sigma_rho_item"), c_m=_floats(c_m, "c_m"),
+                c_h=_floats(c_h, "c_h"), scale=scale, sizes=_sizes(sizes),
+                n_iterations=n_iterations, n_discretizations=n_discretizations)
+    given = {k: v for k, v in opts.items() if v is not None}
+    common = dict(level=_split(levels), method=_split(methods), rng=seed, n_jobs=jobs, dask=dask,
+                  checkpoint=os.path.join(out, "checkpoints", "sim") if out else None)
+    with _progress(None, "simulating (work units)") as prog:
+        common["progress"] = prog
+        if bounds and not from_data:
+            raise click.BadParameter("--bounds applies to --from-data only", param_hint="--bounds")
+        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds)
+    frame = res.to_frame()
+    if out:
+        os.makedirs(out, exist_ok=True)
+        _write_csv(frame, os.path.join(out, "simulation.csv"))
+        _write_json(res.to_dict(), os.path.join(out, "simulation.json"))
+        if estimates is not None:
+            _write_csv(estimates.to_frame(), os.path.join(out, "estimates.csv"))
+        swept = [c for c in ("c_m", "rho_sys", "mu_rho_item", "sigma_rho_item", "c_h")
+                 if frame[c].nunique(dropna=False) > 1]
+        if swept:
+            from ..report.figures import simulation_curves
+
+            x = swept[0]
+            facet = None
+            if frame["n_systems"].nunique() > 1:
+                facet = "n_systems"
+            elif len(swept) > 1 and frame[swept[1]].nunique() <= 6:
+                facet = swept[1]
+            plot = frame.dropna(subset=[x]) if x in ("c_m", "c_h") else frame
+            _save_figure(lambda: simulation_curves(plot.astype({x: float}), x, facet=facet),
+                         os.path.join(out, "simulation.png"))
+    if fmt == "json":
+        _emit_json(_clean(frame.drop(columns=["signature"]).to_dict(orient="records")))
+        return
+    if fmt == "csv":
+        _emit_csv(frame)
+        return
+    if estimates is not None:
+        _show(_tables.estimates_table(estimates, human))
+    _show(_tables.simulation_table(frame, res.signature, from_data=estimates is not None))
+
+
+
+# ----------------------------------------------------------------------------- judge (LLM judges)

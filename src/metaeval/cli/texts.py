@@ -1,0 +1,465 @@
+"""`metaeval diagnose`, `score`, `perturb` and `local`: text-level diagnostics."""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+from .. import _choices
+from ..errors import ParameterError
+from ..report import tables as _tables
+from ._data import (
+    FORMATS,
+    _data_options,
+    _layout_options,
+    _load,
+    _split,
+    _system_level,
+    _system_score_options,
+    _with,
+)
+from ._output import (
+    _clean,
+    _emit_csv,
+    _emit_csv_by_analysis,
+    _emit_json,
+    _figures,
+    _progress,
+    _run_seed,
+    _save_figure,
+    _show,
+    _write_csv,
+    _write_json,
+)
+
+
+def _local_average(ctx, param, value):
+    """Click callback of ``local --average``: macro|micro, or their earlier names input|pair."""
+    value = _choices.LOCAL_AVERAGE_ALIASES.get(value, value)
+    if value not in _choices.AVERAGES:
+        raise click.BadParameter(f"{value!r} is not one of {', '.join(map(repr, _choices.AVERAGES))} "
+                                 "(or input, pair: their earlier names)", param_hint="--average")
+    return value
+
+def _sample_size(dg, ds, humans, **kw):
+    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes."""
+    try:
+        return dg.sample_size(ds, humans, **kw)
+    except ParameterError as exc:
+        if str(exc).startswith("sizes"):
+            raise click.BadParameter(str(exc), param_hint="--sizes") from None
+        raise
+
+
+@click.command()
+@_layout_options(texts=True, run_col=True)
+@_system_score_options
+@_with(_data_options)
+@click.option("--ks-low", "--low", "low", type=float, default=None,
+              help="KS: low-quality group is human < this (default: paper 001 Table 3).")
+@click.option("--ks-high", "--high", "high", type=float, default=None, help="KS: high-quality group is human >= this.")
+@click.option("--method", type=click.Choice(_choices.DIAGNOSTIC_METHODS), default=_choices.DIAGNOSTIC_METHOD,
+              show_default=True, help="Coefficient of the sample-level correlations (default Spearman, as seed "
+                                      "paper 001, Fig. 4 and Table 2).")
+@click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
+@click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
+@click.option("--n-resamples", type=int, default=100, show_default=True)
+@click.option("--reference-metrics", default=None,
+              help="Text metrics for the reference-sensitivity study (seed paper 001, App. B): each is scored "
+                   "against every reference, and one reference per input is drawn --reference-draws times.")
+@click.option("--reference-draws", type=int, default=1000, show_default=True)
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
+@click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore.")
+@click.option("--seed", type=int, default=None)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
+                   "correlation-design heatmaps, reference-sensitivity histogram).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def diagnose(data, human, metrics, system, input_, rater, low, high, method, sizes, threshold,
+             n_resamples, reference_metrics, reference_draws, texts_path, cache, model, seed, out, fmt):
+    """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design,
+    reference sensitivity (papers 001, 003)."""
+    from .. import diagnostics as dg
+
+    ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
+    humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
+    ds = _load(data, system, input_, humans, _split(metrics), rater, texts=texts_path,
+               need_texts=ref_adapters is not None)
+    scored = None
+    if ref_adapters is not None:
+        from .. import textmetrics as tm
+
+        with _progress(None, "scoring against each reference") as bar:
+            scored = tm.score(ds, ref_adapters, cache_dir=cache,
+                              progress=bar.update if bar is not None else None)
+        no_refs = [c for c in scored.columns if scored.reference_scores[c] is None]
+        if no_refs:
+            raise click.BadParameter(f"{', '.join(no_refs)} do(es) not score against references",
+                                     param_hint="--reference-metrics")
+        if not _split(metrics) and not ds.metrics:
+            ds = scored.attach(ds)  # the text metrics (best reference) are the metrics studied
+    mets = _split(metrics) or list(ds.metrics)
+    try:
+        size_list = [int(v) for v in _split(sizes)]
+    except ValueError:
+        raise click.BadParameter(f"{sizes!r}: give comma-separated integers", param_hint="--sizes") from None
+    if len(ds.systems) < 3:
+        raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
+                                 "correlates across systems and needs at least 3", param_hint="DATA")
+    results = {
+        "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
+        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
+        "sample_size": _sample_size(dg, ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
+                                    method=method, threshold=threshold, rng=seed),
+        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method,
+                                                    system_scores=_system_level()),
+    }
+    if scored is not None:
+        per_ref = {c: scored.reference_scores[c] for c in scored.columns}
+        results["reference_sensitivity"] = dg.reference_sensitivity(
+            ds, humans, scores=per_ref, method=method, n_resamples=reference_draws, rng=seed)
+    if out:
+        os.makedirs(out, exist_ok=True)
+        for name, res in results.items():
+            _write_csv(res.to_frame(), os.path.join(out, f"{name}.csv"))
+        _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "diagnostics.json"))
+        _save_figure(lambda: _figures().plot_ks(results["ks"]), os.path.join(out, "ks.png"))
+        _save_figure(lambda: _figures().plot_meta_correlation(results["meta_correlation"]),
+                     os.path.join(out, "meta_correlation.png"))
+        _save_figure(lambda: _figures().plot_correlation_design(results["correlation_design"]),
+                     os.path.join(out, "correlation_design.png"))
+        if "reference_sensitivity" in results:
+            _save_figure(lambda: _figures().plot_reference_sensitivity(results["reference_sensitivity"]),
+                         os.path.join(out, "reference_sensitivity.png"))
+    if fmt == "json":
+        _emit_json({k: _clean(v.to_frame().drop(columns=["signature"], errors="ignore").to_dict(orient="records"))
+                    for k, v in results.items()})
+        return
+    if fmt == "csv":
+        _emit_csv_by_analysis(results)
+        return
+    _show(*(_tables.frame_table(name, res) for name, res in results.items()))
+
+
+_MODEL_METRICS = _choices.MODEL_METRICS
+
+
+def _text_adapters(metrics, model):
+    """The text-metric adapters named in --metrics (model-based ones need --model)."""
+    from .. import textmetrics as tm
+
+    adapters = []
+    for n in _split(metrics) or []:
+        if n in _MODEL_METRICS:
+            if model is None:
+                what = "a local COMET model or a model name" if n in ("comet", "bleurt") else "a local model folder"
+                raise click.BadParameter(f"{n} needs --model ({what})", param_hint="--model")
+            adapters.append(tm.get_metric(n, model=model))
+        else:
+            adapters.append(tm.get_metric(n))
+    if not adapters:
+        raise click.BadParameter("give at least one text metric", param_hint="--metrics")
+    return adapters
+
+
+@click.command()
+@_layout_options(texts=True, rater_col=True)
+@click.argument("data")
+@click.option("--metrics", required=True,
+              help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
+                   "configured by `metaeval judge`).")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
+@click.option("--model", default=None,
+              help="Model of bertscore / gptscore / bartscore (a local folder; nothing is downloaded), "
+                   "comet (a local COMET model or a name such as Unbabel/wmt22-comet-da) or bleurt.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False),
+              help="Score cache folder: finished scores are never recomputed.")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file: JSONL with system, input, hypothesis and references/reference/source.")
+@click.option("--human", default=None, help="Human columns (files).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--out", default=None, type=click.Path(dir_okay=False),
+              help="Write the scores (one row per metric x system x input) to CSV or Parquet.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def score(data, metrics, multi_ref, model, cache, texts_path, human, system, input_, jobs, out, fmt):
+    """Score a dataset's texts with text metrics (sacreBLEU, rouge-score, METEOR, local models)."""
+    from .. import textmetrics as tm
+
+    adapters = _text_adapters(metrics, model)
+    ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
+    with _progress(None, "scoring texts") as bar:
+        res = tm.score(ds, adapters, multi_ref=multi_ref, cache_dir=cache, n_jobs=jobs,
+                       progress=bar.update if bar is not None else None)
+    frame = res.to_frame()
+    if out:
+        if out.endswith((".parquet", ".pq")):
+            frame.to_parquet(out, index=False)
+        else:
+            _write_csv(frame, out)
+    if fmt == "json":
+        _emit_json(_clean(frame.to_dict(orient="records")))
+    elif fmt == "csv":
+        _emit_csv(frame)
+    else:
+        _show(_tables.score_table(res, frame))
+
+
+def _perturbation_options(pairs, names):
+    """--option KEY=VALUE (repeatable) -> {perturbation: {key: value}}, typed like the default."""
+    from ..perturb import get_perturbation
+
+    perts = {n: get_perturbation(n) for n in names}
+    out = {n: {} for n in names}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise click.BadParameter(f"{pair!r}: write KEY=VALUE, e.g. fraction=0.3", param_hint="--option")
+        takers = [n for n, p in perts.items() if key in p.defaults]
+        if not takers:
+            known = sorted({k for p in perts.values() for k in p.defaults})
+            raise click.BadParameter(
+                f"no chosen perturbation has an option {key!r}; their options: {', '.join(known) or 'none'}",
+                param_hint="--option")
+        for n in takers:
+            default = perts[n].defaults[key]
+            try:
+                if isinstance(default, bool):
+                    if raw.lower() not in ("true", "false", "yes", "no", "1", "0"):
+                        raise ValueError
+                    value = raw.lower() in ("true", "yes", "1")
+                elif isinstance(default, int):
+                    value = int(raw)
+                elif isinstance(default, float):
+                    value = float(raw)
+                else:
+                    value = None if raw.lower() == "none" else raw
+            except ValueError:
+                raise click.BadParameter(
+                    f"{pair!r}: {key} of {n} takes a {type(default).__name__}", param_hint="--option"
+                ) from None
+            out[n][key] = value
+    return out
+
+
+@click.command()
+@_layout_options(texts=True, rater_col=True)
+@click.argument("data")
+@click.option("--perturbation", "perturbations", required=True,
+              help="Comma-separated perturbations (" + ", ".join(_choices.PERTURBATIONS) + ").")
+@click.option("--metrics", required=True, help="Comma-separated text metrics (as for `metaeval score`).")
+@click.option("--option", "options", multiple=True,
+              help="KEY=VALUE option of the perturbations that have it (repeatable), e.g. fraction=0.3.")
+@click.option("--human", default=None, help="Human column of the originals (with --min-human; and for files).")
+@click.option("--min-human", type=float, default=None,
+              help="Keep only originals whose human score is >= this (seed paper 001 uses 3).")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
+@click.option("--model", default=None, type=click.Path(exists=True),
+              help="Local model folder for bertscore / gptscore / bartscore.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False),
+              help="Score cache folder: a re-run computes nothing it has already scored.")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file: JSONL with system, input, hypothesis and references/source.")
+@click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
+@click.option("--seed", type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: detection.csv/json, perturbed texts (JSONL) and detection.png.")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, model, cache, texts_path,
+            ci, seed, system, input_, jobs, out, fmt):
+    """Perturbation detection: does each metric score outputs above their degraded versions?
+
+    Seed paper 001, section 2.3.2: every hypothesis is perturbed (seeded), the original and the
+    perturbed text are scored by the same text metrics, and a metric's accuracy is the share of
+    pairs where it prefers the original (ties reported apart, binomial interval, sign test).
+    """
+    import pandas as pd
+
+    from ..perturb import score_perturbed
+
+    names = _split(perturbations) or []
+    opts = _perturbation_options(options, names)
+    adapters = _text_adapters(metrics, model)
+    if min_human is not None and not human:
+        raise click.BadParameter("--min-human needs --human (the column of the originals)", param_hint="--human")
+    ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
+    seed = _run_seed(seed, out)
+    results, scored = {}, {}
+    for name in names:
+        with _progress(None, f"{name}: scoring originals and perturbed texts") as bar:
+            ps = score_perturbed(ds, name, adapters, rng=seed, options=opts[name], multi_ref=multi_ref,
+                                 cache_dir=cache, n_jobs=jobs,
+                                 progress=bar.update if bar is not None else None)
+        scored[name] = ps
+        results[name] = ps.detection(human=human if min_human is not None else None,
+                                     min_human=min_human, ci=ci)
+    frame = pd.concat([r.to_frame().assign(perturbation=n, n_skipped=scored[n].perturbation.n_skipped)
+                       for n, r in results.items()], ignore_index=True)
+    frame = frame[["perturbation", *[c for c in frame.columns if c != "perturbation"]]]
+    if out:
+        os.makedirs(out, exist_ok=True)
+        _write_csv(frame, os.path.join(out, "detection.csv"))
+        _write_json({n: {"detection": r.to_dict(), "scoring": scored[n].to_dict()} for n, r in results.items()},
+                    os.path.join(out, "detection.json"))
+        for n, ps in scored.items():
+            # ASCII JSON, as all JSON of --out: a text or name holding U+202E is written \u202e
+            ps.perturbation.to_frame().to_json(os.path.join(out, f"perturbed_{n}.jsonl"), orient="records",
+                                               lines=True)
+        _save_figure(lambda: _figures().plot_detection(results), os.path.join(out, "detection.png"))
+    if fmt == "json":
+        _emit_json(_clean(frame.to_dict(orient="records")))
+        return
+    if fmt == "csv":
+        _emit_csv(frame)
+        return
+    _show(*(_tables.detection_table(n, det, scored[n].perturbation) for n, det in results.items()))
+
+
+@click.command()
+@_layout_options(texts=True, rater_col=True)
+@click.argument("data")
+@click.option("--context", required=True,
+              help="The context category: system, input, or a context column (--contexts).")
+@click.option("--perturbation", default=None,
+              help="Perturbation pairs (paper 004): degrade every output with this perturbation "
+                   "(" + ", ".join(_choices.PERTURBATIONS) + ") and score both with the --metrics text metrics.")
+@click.option("--human", default=None,
+              help="Human-ordered pairs: order the outputs of each input by this human column "
+                   "(without --perturbation); also the human column(s) of a data file.")
+@click.option("--metrics", default=None,
+              help="Text metrics (with --perturbation) or metric columns (human pairs; default: all).")
+@click.option("--option", "options", multiple=True, help="KEY=VALUE option of the perturbation (repeatable).")
+@click.option("--contexts", "context_cols", default=None,
+              help="For a data file: comma-separated label columns to use as contexts (e.g. speaker,domain).")
+@click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="For a data file with --perturbation: JSONL with the texts.")
+@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
+@click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
+@click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
+@click.option("--pair-context", type=click.Choice(_choices.PAIR_CONTEXTS), default=None,
+              help="Human pairs whose outputs have different contexts: whose label counts.")
+@click.option("--lower-is-better", "lower", default=None,
+              help="Human pairs: comma-separated metric columns where lower is better (WER, TER); "
+                   "default: the columns named like a lower-is-better text metric (" + ", ".join(
+                       _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
+                   "metaeval.direction); 'none' for no column.")
+@click.option("--average", default="macro", show_default=True, callback=_local_average,
+              help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input "
+                   "accuracy (each input weighs the same); micro pools the pairs (each input weighs by its "
+                   "pairs), as --average in correlate. The earlier names input and pair are accepted.")
+@click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
+@click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
+              show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
+@click.option("--chi2-resamples", type=int, default=9999, show_default=True)
+@click.option("--tau-resamples", type=int, default=999, show_default=True,
+              help="H2: permutations of the weighted-tau test.")
+@click.option("--tau-variant", type=click.Choice(_choices.WTAU_VARIANTS), default="vigna", show_default=True)
+@click.option("--correction", default="holm", show_default=True,
+              help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
+@click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
+              help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
+@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--system-col", "system", default="system", show_default=True)
+@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--out", default=None, type=click.Path(file_okay=False),
+              help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
+          cache, pair_context, lower, average, ties, chi2_test, chi2_resamples, tau_resamples, tau_variant, correction,
+          cluster_threshold, seed, system, input_, jobs, out, fmt):
+    """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
+    from .. import local as lc
+
+    if perturbation is None and human is None:
+        raise click.BadParameter("give --perturbation (perturbation pairs) or --human (human-ordered pairs)",
+                                 param_hint="--perturbation")
+    if perturbation is not None and (pair_context is not None or lower is not None):
+        raise click.BadParameter("--pair-context and --lower-is-better apply to human pairs (perturbation "
+                                 "pairs take each text metric's own direction)", param_hint="--perturbation")
+    seed = _run_seed(seed, out)
+    if perturbation is not None:
+        met_cols = []  # the text metrics are scored below
+    else:
+        met_cols = _split(metrics)
+    ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
+               need_texts=perturbation is not None, contexts=_split(context_cols),
+               file_only={"--contexts": context_cols})
+    if context not in ds.context_names:
+        raise click.BadParameter(f"{context!r} is not a context of the data; available: "
+                                 f"{', '.join(ds.context_names)}", param_hint="--context")
+    labels = {v for v in ds.context(context).ravel() if v is not None}
+    if len(labels) < 2:
+        raise click.BadParameter(f"context {context!r} has {len(labels)} label(s); local accuracy across "
+                                 "contexts needs at least 2", param_hint="--context")
+    scoring = None
+    if perturbation is not None:
+        from ..perturb import score_perturbed
+
+        opts = _perturbation_options(options, [perturbation])[perturbation]
+        adapters = _text_adapters(metrics, model)
+        if sum(len(a.columns) for a in adapters) < 2:
+            raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
+                                     param_hint="--metrics")
+        with _progress(None, f"{perturbation}: scoring originals and perturbed texts") as bar:
+            scoring = score_perturbed(ds, perturbation, adapters, rng=seed, options=opts, multi_ref=multi_ref,
+                                      cache_dir=cache, n_jobs=jobs,
+                                      progress=bar.update if bar is not None else None)
+        pairs = lc.local_pairs(scoring, context=context)
+    else:
+        if options:
+            raise click.BadParameter("--option needs --perturbation", param_hint="--option")
+        hum = _split(human)
+        if len(hum) != 1:
+            raise click.BadParameter("human-ordered pairs take one human column", param_hint="--human")
+        mets = _split(metrics) or list(ds.metrics)
+        if len(mets) < 2:
+            raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
+                                     param_hint="--metrics")
+        # one rule with the API (metaeval.direction): None -> columns named like a lower-is-better text
+        # metric, announced with an AssumedDirectionWarning (printed on stderr)
+        lower_list = None if lower is None else (() if lower.strip().lower() == "none" else tuple(_split(lower)))
+        pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
+                               pair_context=pair_context, lower_is_better=lower_list)
+    acc = lc.local_accuracy(pairs, average=average, ties=ties)
+    chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
+                          correction=correction)
+    tau = lc.context_tau(pairs, average=average, ties=ties, variant=tau_variant, n_resamples=tau_resamples,
+                         rng=seed, correction=correction, cluster_threshold=cluster_threshold, n_jobs=jobs)
+    results = {"accuracy": acc, "chi2": chi, "tau": tau}
+    if out:
+        os.makedirs(out, exist_ok=True)
+        import pandas as pd
+
+        _write_csv(pd.concat([acc.to_frame(), acc.overall_frame()], ignore_index=True),
+                   os.path.join(out, "local_accuracy.csv"))
+        _write_csv(chi.to_frame(), os.path.join(out, "chi2.csv"))
+        _write_csv(tau.to_frame(), os.path.join(out, "tau.csv"))
+        _write_csv(tau.clusters_frame(), os.path.join(out, "clusters.csv"))
+        doc = {k: v.to_dict() for k, v in results.items()}
+        if scoring is not None:
+            doc["scoring"] = scoring.to_dict()
+        _write_json(doc, os.path.join(out, "local.json"))
+        _save_figure(lambda: _figures().plot_local_accuracy(acc), os.path.join(out, "accuracy.png"))
+        _save_figure(lambda: _figures().plot_context_tau(tau), os.path.join(out, "tau.png"))
+    if fmt == "json":
+        _emit_json({"accuracy": _clean(acc.to_frame().to_dict(orient="records")),
+                    "overall": _clean(acc.overall_frame().to_dict(orient="records")),
+                    "chi2": _clean(chi.to_frame().to_dict(orient="records")),
+                    "tau": _clean(tau.to_frame().to_dict(orient="records")),
+                    "clusters": _clean(tau.clusters_frame().to_dict(orient="records"))})
+        return
+    if fmt == "csv":
+        _emit_csv_by_analysis({"accuracy": acc, "chi2": chi, "tau": tau})
+        return
+    _show(*_tables.local_tables(acc, chi, tau, context=context, source=pairs.source, average=acc.average,
+                                ties=ties))
+
