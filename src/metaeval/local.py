@@ -1978,7 +1978,7 @@ def context_tau(
         def work(unit):
             s, e = unit
             gen = _rs.named_generator(ss, "local-tau", str(s // chunk))
-            labels = np.stack([gen.permutation(lab0) for _ in range(e - s)])
+            labels = _rs.permuted_copies(gen, e - s, lab0)
             sums = (
                 _wtau.label_sums
                 if use_kernels((e - s) * nb * values.shape[1])

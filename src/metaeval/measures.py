@@ -579,7 +579,7 @@ def half_splits(gen, n_splits, n_inputs):
     """Algorithm 3's splits: D1 = floor(M/2) inputs drawn without replacement,
     D2 = the rest; returns two sorted index arrays (T, M1) and (T, M2)."""
     m1 = n_inputs // 2
-    perm = np.argsort(gen.random((n_splits, n_inputs)), axis=1)
+    perm = _rs.random_orders(gen, n_splits, n_inputs)
     return np.sort(perm[:, :m1], axis=1), np.sort(perm[:, m1:], axis=1)
 
 

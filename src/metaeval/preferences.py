@@ -129,13 +129,6 @@ def _check_epsilon(eps):
     return check_number(eps, "epsilon", lo=0, note="or None to calibrate it", option="--epsilon")
 
 
-def _boot_weights(gen, B, M):
-    """(B, M) counts of each input in B bootstrap resamples of M inputs."""
-    idx = gen.integers(0, M, size=(B, M))
-    flat = (idx + (np.arange(B) * M)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * M).reshape(B, M).astype(float)
-
-
 def _block_size(*sizes):
     return int(max(1, min(_BLOCK, _BLOCK_CELLS // max(1, *sizes))))
 
@@ -147,7 +140,7 @@ def _weight_blocks(ss, B, M, P):
     gen = _rs.named_generator(ss, "bootstrap")
     step = _block_size(M, P)
     for s in range(0, B, step):
-        yield _boot_weights(gen, min(step, B - s), M)
+        yield _rs.bootstrap_counts(gen, min(step, B - s), M)
 
 
 # --------------------------------------------------------------------------
@@ -533,7 +526,7 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
     null = []
     step = _block_size(Sa.shape[0])
     for s in range(0, B, step):
-        mask = genp.random((min(step, B - s), Sa.shape[0])) < 0.5
+        mask = _rs.coin_masks(genp, (min(step, B - s), Sa.shape[0]))
         shift = mask.astype(float) @ diff
         null.append(stat_of(base_a + shift) - stat_of(base_b - shift))
     null = np.concatenate(null)
