@@ -507,3 +507,11 @@ def permuted_copies(gen, n_draws, values):
     """(D, n) random permutations of ``values`` (n,), one ``gen.permutation`` per row: the
     relabellings of a label-permutation test."""
     return np.stack([gen.permutation(values) for _ in range(n_draws)])
+
+
+def half_splits(gen, n_splits, n_inputs):
+    """Algorithm 3's splits: D1 = floor(M/2) inputs drawn without replacement,
+    D2 = the rest; returns two sorted index arrays (T, M1) and (T, M2)."""
+    m1 = n_inputs // 2
+    perm = random_orders(gen, n_splits, n_inputs)
+    return np.sort(perm[:, :m1], axis=1), np.sort(perm[:, m1:], axis=1)
