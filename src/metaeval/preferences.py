@@ -107,6 +107,7 @@ _BLOCK_CELLS = 2**21
 # by MM (stats.bradley_terry)
 
 from .stats.bradley_terry import bt_mm  # noqa: E402  (public here)
+from .stats.bradley_terry import win_matrix as _win_matrix  # noqa: E402
 from .stats.logistic import logistic_fit  # noqa: E402  (public here)
 from .stats.prefagree import (  # noqa: E402
     acc_eq_sweep as _acc_eq_sweep,
@@ -115,6 +116,7 @@ from .stats.prefagree import (  # noqa: E402
     majority_others as _majority_others,
     measures as _measures,
     pair_stats as _pair_stats,
+    per_input as _per_input,
     percentile_ci as _percentile_ci,
 )
 
@@ -247,12 +249,6 @@ def _judge_list(data, judges):
     for j in judges:
         data.margin(j)  # raises for unknown
     return judges
-
-
-def _per_input(S, codes, M):
-    out = np.zeros((M, S.shape[1]))
-    np.add.at(out, codes, S)
-    return out
 
 
 def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = None, *,
@@ -782,17 +778,6 @@ class BradleyTerry(_Collection):
         f = pd.DataFrame(cols)
         f.index.name = "system"
         return f.sort_values(self.results[0].judge, ascending=False)
-
-
-def _win_matrix(sa, sb, pref, systems):
-    idx = {s: k for k, s in enumerate(systems)}
-    K = len(systems)
-    w = np.zeros((K, K))
-    ia = np.array([idx[s] for s in sa], dtype=np.intp)
-    ib = np.array([idx[s] for s in sb], dtype=np.intp)
-    np.add.at(w, (ia, ib), pref)
-    np.add.at(w, (ib, ia), 1.0 - pref)
-    return w
 
 
 def bradley_terry(data: PreferenceData, judges: Sequence[str] | None = None, *,
