@@ -631,7 +631,9 @@ def test_bradley_terry_without_mle_is_nan_with_warning():
 def test_weighted_acc_eq_sweep_equals_slow_sweep_on_replicated_pairs(seed):
     """The bootstrap fast path (pair weights) against the slow sweep on the resampled data
     (each pair repeated as often as its input is drawn), with ties in |d| and a zero margin."""
-    from metaeval.preferences import _acc_eq_sweep, _boot_weights, _human_counts
+    from metaeval.stats.prefagree import acc_eq_sweep as _acc_eq_sweep  # moved from preferences (issue 25)
+    from metaeval.stats.prefagree import human_counts as _human_counts
+    from metaeval.stats.resampling import bootstrap_counts as _boot_weights
 
     data = _random_data(seed, n_inputs=6)
     d = np.array(data.margin("disc"))

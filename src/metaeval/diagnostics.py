@@ -1002,7 +1002,7 @@ def sample_size(
             means, stds, nans, dists = [], [], [], []
             for n in sizes:
                 gen = _rs.named_generator(ss, "sample_size", hname, m, str(n))
-                idx = np.argsort(gen.random((n_resamples, V)), axis=1)[:, :n]
+                idx = _rs.subsets(gen, n_resamples, V, n)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", RuntimeWarning)
                     r = coef.batch(
@@ -1256,8 +1256,7 @@ def reference_sensitivity(
             count = avail.sum(axis=1)
             order = np.argsort(~avail, axis=1, kind="stable")  # available indices first
             gen = _rs.named_generator(ss, "reference_sensitivity", hname, m)
-            u = gen.random((n_resamples, M))
-            pick = np.minimum((u * count).astype(int), np.maximum(count - 1, 0))
+            pick = _rs.uniform_choices(gen, n_resamples, count)
             ref = order[np.arange(M), pick]  # (B, M) reference index per input
             dist = np.empty(n_resamples)
             block = max(1, 2_000_000 // max(N * M, 1))

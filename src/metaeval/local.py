@@ -72,7 +72,7 @@ from .errors import (
 from .stats import wtau as _wtau
 from .stats.wtau import WTAU_VARIANTS, check_variant, rank_weights, tau_batch, weighted_tau
 from .stats import resampling as _rs
-from .stats.inference import binomial_interval, resampling_pvalue, use_kernels
+from .stats.inference import resampling_pvalue, use_kernels
 from .stats.multitest import adjust_pvalues
 
 #: How a pair of outputs that both belong to an input is assigned a context
@@ -90,23 +90,28 @@ TIES = ("incorrect", "exclude")
 CHI2_TESTS = ("auto", "asymptotic", "permutation")
 
 
-# outcome codes of a pair for one metric
-CORRECT, TIE, INCORRECT, MISSING = 1, 0, -1, -2
-_OUTCOME_NAMES = {
-    CORRECT: "correct",
-    TIE: "tie",
-    INCORRECT: "incorrect",
-    MISSING: "missing",
-}
-
 #: Expected count below which the asymptotic chi-square is considered
 #: unreliable (Cochran's rule).
 MIN_EXPECTED = 5.0
 
-#: Accuracies closer than this are tied when metrics are ranked (rank
-#: column, weighted tau): Eq. 2 sums fractions in floating point, so two
-#: equal accuracies (1/3 and 2/6) can differ in the last bits.
-ACCURACY_TIE_TOL = 1e-9
+# the arrays-only parts (outcome codes, the accuracy interval, tolerance-tied ranks, the
+# chi-square statistic, the context clustering) live in metaeval.stats.localacc
+from .stats.localacc import (  # noqa: E402
+    ACCURACY_TIE_TOL,  # noqa: F401  (public here)
+    CORRECT,
+    INCORRECT,  # noqa: F401  (public here)
+    MISSING,
+    OUTCOME_NAMES as _OUTCOME_NAMES,
+    TIE,
+    accuracies as _accuracies,
+    accuracy_interval as _interval,
+    chi2_stat as _chi2_stat,
+    cluster_contexts as _cluster,
+    mean_tau as _mean_tau,
+    outcome as _outcome,
+    snap_ties as _snap,
+    tied_ranks as _ranks,
+)
 
 
 # --------------------------------------------------------------------------
@@ -214,15 +219,6 @@ def _factorize_used(
     remap[keep] = np.arange(int(keep.sum()))
     out = np.where(codes >= 0, remap[np.maximum(codes, 0)], -1)
     return tuple(str(v) for v in np.asarray(uniques, dtype=object)[keep]), out
-
-
-def _outcome(d, atol):
-    code = np.full(d.shape, MISSING, np.int8)
-    ok = np.isfinite(d)
-    code[ok & (d > atol)] = CORRECT
-    code[ok & (d < -atol)] = INCORRECT
-    code[ok & (np.abs(np.where(ok, d, 0.0)) <= atol)] = TIE
-    return code
 
 
 # --------------------------------------------------------------------------
@@ -1018,64 +1014,6 @@ class LocalAccuracy(_Table):
         return d
 
 
-def _interval(k, n, cl, method, sumsq=None, n_pairs=None):
-    """Binomial interval of the accuracy k / n.
-
-    Pooled pairs (``sumsq`` None): k correct of n pairs.  Eq. 2 (``sumsq``
-    given): k is the sum of the n per-input accuracies and ``sumsq`` the sum
-    of their squares; the interval is that of a proportion p = k / n with
-    Kish's effective sample size n_eff = n p (1 - p) / s^2 (s^2 the sample
-    variance of the per-input accuracies, ddof 1), clipped to
-    [n, n_pairs]: n inputs is the conservative bound (a mean of values in
-    [0, 1] has variance at most p (1 - p) / n), n_pairs the case of
-    independent pairs.  With one input or s^2 = 0 (every input has the same
-    accuracy) the bound that applies is used: n for one input, n_pairs
-    otherwise.
-    """
-    if n <= 0:
-        return math.nan, math.nan
-    if sumsq is None:
-        return binomial_interval(k, n, confidence_level=cl, method=method)
-    p = k / n
-    if n < 2:
-        n_eff = float(n)
-    else:
-        s2 = max(0.0, (sumsq - k * k / n) / (n - 1))
-        n_eff = n * p * (1.0 - p) / s2 if s2 > 0 else float(n_pairs)
-        n_eff = min(max(n_eff, float(n)), float(n_pairs))
-    return binomial_interval(p * n_eff, n_eff, confidence_level=cl, method=method)
-
-
-def _snap(A: np.ndarray, tol: float = ACCURACY_TIE_TOL) -> np.ndarray:
-    """Tie the values of each row (last axis) that are within ``tol`` of their
-    neighbour in sorted order: each run of such values takes the value of its
-    smallest member.  NaN stays NaN."""
-    A = np.asarray(A, float)
-    order = np.argsort(A, axis=-1, kind="stable")  # NaN last
-    s = np.take_along_axis(A, order, -1)
-    brk = np.ones(s.shape, bool)
-    with np.errstate(invalid="ignore"):
-        brk[..., 1:] = ~(s[..., 1:] - s[..., :-1] <= tol)
-    pos = np.broadcast_to(np.arange(s.shape[-1]), s.shape)
-    first = np.maximum.accumulate(np.where(brk, pos, 0), axis=-1)
-    rep = np.take_along_axis(s, first, -1)
-    out = np.empty_like(A)
-    np.put_along_axis(out, order, rep, -1)
-    return out
-
-
-def _ranks(stat: np.ndarray) -> np.ndarray:
-    """Average ranks (1 = highest) over the finite entries of each column
-    (accuracies within ``ACCURACY_TIE_TOL`` tied)."""
-    stat = _snap(stat.T).T
-    out = np.full(stat.shape, np.nan)
-    for c in range(stat.shape[1]):
-        ok = np.isfinite(stat[:, c])
-        if ok.any():
-            out[ok, c] = _st.rankdata(-stat[ok, c], method="average")
-    return out
-
-
 def local_accuracy(
     pairs: LocalPairs,
     *,
@@ -1278,16 +1216,6 @@ def _overall(b: _Blocks, pairs: LocalPairs, average, ties, cl, ci) -> dict:
 
 # --------------------------------------------------------------------------
 # H1: chi-square test of independence (section 4.3)
-
-
-def _chi2_stat(k, n):
-    """Pearson's X^2 of the r x 2 table [[k_c, n_c - k_c]] (batched over a
-    leading axis of k), with the margins of the observed table."""
-    N = n.sum()
-    p = k.sum(-1, keepdims=True) / N
-    e = n * p  # expected correct
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return (((k - e) ** 2) / (e * (1.0 - p))).sum(-1)
 
 
 @dataclass(frozen=True)
@@ -1749,40 +1677,6 @@ class ContextTau(_Table):
         return d
 
 
-def _accuracies(sums, K):
-    num, den = sums[..., :K], sums[..., K:]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1), np.nan)
-
-
-def _mean_tau(t):
-    """Mean of the finite entries along the last axis (NaN if none)."""
-    from .stats.exact import nanmean
-
-    return nanmean(t, axis=-1)  # correctly rounded: equal exact means tie
-
-
-def _cluster(tau, threshold, n_clusters):
-    from scipy.cluster.hierarchy import fcluster, leaves_list, linkage
-    from scipy.spatial.distance import squareform
-
-    sym = (tau + tau.T) / 2.0
-    D = 1.0 - np.where(np.isfinite(sym), sym, 0.0)
-    np.fill_diagonal(D, 0.0)
-    D = np.clip(D, 0.0, 2.0)
-    Z = linkage(squareform(D, checks=False), method="average")
-    if n_clusters is not None:
-        raw = fcluster(Z, t=n_clusters, criterion="maxclust")
-    else:
-        raw = fcluster(Z, t=1.0 - threshold, criterion="distance")
-    # number the clusters by first appearance of their contexts
-    mapping = {}
-    for r in raw:
-        mapping.setdefault(int(r), len(mapping) + 1)
-    labels = np.array([mapping[int(r)] for r in raw], np.int64)
-    return labels, leaves_list(Z).astype(np.int64), Z
-
-
 def context_tau(
     pairs: LocalPairs,
     *,
@@ -1978,7 +1872,7 @@ def context_tau(
         def work(unit):
             s, e = unit
             gen = _rs.named_generator(ss, "local-tau", str(s // chunk))
-            labels = np.stack([gen.permutation(lab0) for _ in range(e - s)])
+            labels = _rs.permuted_copies(gen, e - s, lab0)
             sums = (
                 _wtau.label_sums
                 if use_kernels((e - s) * nb * values.shape[1])

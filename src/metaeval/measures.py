@@ -45,7 +45,7 @@ from .stats import exact as _exact
 from .stats import resampling as _rs
 from .stats.coefficients import get_coefficient
 from .stats.inference import resampling_pvalue
-from .stats.levels import LEVELS, check_average, check_level, level_values
+from .stats.levels import LEVELS, check_average, check_level
 from .stats.pairtest import (
     TESTS,
     PairOptions,
@@ -153,15 +153,9 @@ def _checkpoint(checkpoint, analysis, dataset, human, metrics, measures, signatu
     return Checkpoint(checkpoint, key)
 
 
-def _rank_low_first(values, *, higher_is_better=False):
-    """1 = best; ties share the smallest rank; NaN stays NaN."""
-    v = np.asarray(values, float)
-    key = -v if higher_is_better else v
-    out = np.full(v.shape, np.nan)
-    ok = np.isfinite(key)
-    for i in np.flatnonzero(ok):
-        out[i] = 1 + int((key[ok] < key[i]).sum())
-    return out
+from .stats.metameasures import rank_low_first as _rank_low_first  # noqa: E402
+from .stats.metameasures import split_half_statistics as _rc_metric  # noqa: E402
+from .stats.resampling import half_splits  # noqa: E402,F401  (public here)
 
 
 def _measure_label(level, method):
@@ -573,31 +567,6 @@ class RankingConsistency(_Table):
                 v = getattr(self, name)
                 d[name] = None if v is None else np.asarray(v).tolist()
         return d
-
-
-def half_splits(gen, n_splits, n_inputs):
-    """Algorithm 3's splits: D1 = floor(M/2) inputs drawn without replacement,
-    D2 = the rest; returns two sorted index arrays (T, M1) and (T, M2)."""
-    m1 = n_inputs // 2
-    perm = np.argsort(gen.random((n_splits, n_inputs)), axis=1)
-    return np.sort(perm[:, :m1], axis=1), np.sort(perm[:, m1:], axis=1)
-
-
-def _rc_metric(x, z, d1, d2, measures, average, budget=None):
-    """(n_measures, 2, T) statistics of one metric on both halves of every split,
-    in chunks of splits whose cell arrays fit the memory budget."""
-    T = d1.shape[0]
-    out = np.empty((len(measures), 2, T))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        for sl in _rs.resample_chunks(T, x.size, budget):
-            for h, d in enumerate((d1[sl], d2[sl])):
-                xs = np.ascontiguousarray(np.transpose(x[:, d], (1, 0, 2)))  # (t, N, Mh)
-                zs = np.ascontiguousarray(np.transpose(z[:, d], (1, 0, 2)))
-                for k, (lv, m) in enumerate(measures):
-                    out[k, h, sl] = level_values(xs, zs, lv, m, average=average,
-                                                 detail=False).value
-    return out
 
 
 @accepts_frames(human="human")

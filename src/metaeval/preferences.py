@@ -107,6 +107,7 @@ _BLOCK_CELLS = 2**21
 # by MM (stats.bradley_terry)
 
 from .stats.bradley_terry import bt_mm  # noqa: E402  (public here)
+from .stats.bradley_terry import win_matrix as _win_matrix  # noqa: E402
 from .stats.logistic import logistic_fit  # noqa: E402  (public here)
 from .stats.prefagree import (  # noqa: E402
     acc_eq_sweep as _acc_eq_sweep,
@@ -115,6 +116,7 @@ from .stats.prefagree import (  # noqa: E402
     majority_others as _majority_others,
     measures as _measures,
     pair_stats as _pair_stats,
+    per_input as _per_input,
     percentile_ci as _percentile_ci,
 )
 
@@ -129,13 +131,6 @@ def _check_epsilon(eps):
     return check_number(eps, "epsilon", lo=0, note="or None to calibrate it", option="--epsilon")
 
 
-def _boot_weights(gen, B, M):
-    """(B, M) counts of each input in B bootstrap resamples of M inputs."""
-    idx = gen.integers(0, M, size=(B, M))
-    flat = (idx + (np.arange(B) * M)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * M).reshape(B, M).astype(float)
-
-
 def _block_size(*sizes):
     return int(max(1, min(_BLOCK, _BLOCK_CELLS // max(1, *sizes))))
 
@@ -147,7 +142,7 @@ def _weight_blocks(ss, B, M, P):
     gen = _rs.named_generator(ss, "bootstrap")
     step = _block_size(M, P)
     for s in range(0, B, step):
-        yield _boot_weights(gen, min(step, B - s), M)
+        yield _rs.bootstrap_counts(gen, min(step, B - s), M)
 
 
 # --------------------------------------------------------------------------
@@ -254,12 +249,6 @@ def _judge_list(data, judges):
     for j in judges:
         data.margin(j)  # raises for unknown
     return judges
-
-
-def _per_input(S, codes, M):
-    out = np.zeros((M, S.shape[1]))
-    np.add.at(out, codes, S)
-    return out
 
 
 def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = None, *,
@@ -533,7 +522,7 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
     null = []
     step = _block_size(Sa.shape[0])
     for s in range(0, B, step):
-        mask = genp.random((min(step, B - s), Sa.shape[0])) < 0.5
+        mask = _rs.coin_masks(genp, (min(step, B - s), Sa.shape[0]))
         shift = mask.astype(float) @ diff
         null.append(stat_of(base_a + shift) - stat_of(base_b - shift))
     null = np.concatenate(null)
@@ -789,17 +778,6 @@ class BradleyTerry(_Collection):
         f = pd.DataFrame(cols)
         f.index.name = "system"
         return f.sort_values(self.results[0].judge, ascending=False)
-
-
-def _win_matrix(sa, sb, pref, systems):
-    idx = {s: k for k, s in enumerate(systems)}
-    K = len(systems)
-    w = np.zeros((K, K))
-    ia = np.array([idx[s] for s in sa], dtype=np.intp)
-    ib = np.array([idx[s] for s in sb], dtype=np.intp)
-    np.add.at(w, (ia, ib), pref)
-    np.add.at(w, (ib, ia), 1.0 - pref)
-    return w
 
 
 def bradley_terry(data: PreferenceData, judges: Sequence[str] | None = None, *,

@@ -1028,7 +1028,7 @@ def consistency_curve(
         a = (1.0 - cl) / 2.0
         for m in grid:
             gen = _rs.named_generator(ss, "consistency_curve", c, str(int(m)))
-            pick = np.argsort(gen.random((n_subsets, M)), axis=1)[:, :m]
+            pick = _rs.subsets(gen, n_subsets, M, m)
             vals = alpha_batch(y[:, pick].transpose(1, 0, 2))
             fin = vals[np.isfinite(vals)]
             nn.append(int(n_subsets - fin.size))

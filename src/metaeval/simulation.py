@@ -77,7 +77,7 @@ from .stats.generative import (
     thresholds_from_uniforms,
     truncated_normal_ppf,
 )
-from .stats.levels import LEVELS, check_average, check_level, level_values
+from .stats.levels import LEVELS, check_average, check_level
 
 # --------------------------------------------------------------------------
 # vocabulary
@@ -1131,6 +1131,12 @@ def _EST_SIGNATURE(declared=False):
     )
 
 
+# the estimators of one column's and one pair's parameters are in stats.generative, beside
+# the model they estimate
+from .stats.generative import column_stats as _column_stats  # noqa: E402
+from .stats.generative import correlation_stats as _corr_stats  # noqa: E402
+
+
 def _check_bounds(bounds, columns):
     """``bounds`` as {column: (low, high) or None}: a pair applies to every column."""
     if bounds is None:
@@ -1155,77 +1161,6 @@ def _check_bounds(bounds, columns):
         if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
             raise ParameterError(f"bounds of {c!r}: need finite low < high, got ({lo}, {hi})")
         out[c] = (lo, hi)
-    return out
-
-
-def _column_stats(a, bounds=None, column=""):
-    """Normalized summary of one (N, M) score matrix; ``bounds`` = (low, high)
-    of the rating scale, or None for the observed range."""
-    ok = np.isfinite(a)
-    vals = a[ok]
-    n = int(vals.size)
-    if n < 2:
-        raise DataError(f"fewer than 2 finite cells ({n})")
-    omin, omax = float(vals.min()), float(vals.max())
-    if bounds is None:
-        lo, hi, source = omin, omax, "observed"
-    else:
-        lo, hi = bounds
-        source = "declared"
-        outside = vals[(vals < lo) | (vals > hi)]
-        if outside.size:
-            raise DataError(
-                f"{outside.size} value(s) outside the declared scale [{lo:g}, {hi:g}], e.g. "
-                f"{', '.join(f'{v:g}' for v in np.unique(outside)[:5])} (failure codes such as -1? "
-                "remove them, or fix the bounds)"
-            )
-    _, counts = np.unique(vals, return_counts=True)
-    tie = float((counts * (counts - 1) / 2.0).sum() / (n * (n - 1) / 2.0))
-    scale = dict(scale_low=lo, scale_high=hi, bounds=source)
-    if not hi > lo:
-        return dict(
-            n_cells=n,
-            min=omin,
-            max=omax,
-            **scale,
-            mu=np.nan,
-            sigma=np.nan,
-            sigma_item=np.nan,
-            n_unique=int(counts.size),
-            tie_ratio=tie,
-        )
-    v = np.where(ok, (a - lo) / (hi - lo), np.nan)
-    cnt = ok.sum(1)
-    with np.errstate(all="ignore"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        sys_means = np.nanmean(v, axis=1)[cnt > 0]
-        sigma = float(np.std(sys_means, ddof=1)) if sys_means.size > 1 else np.nan
-        within = np.nanvar(v, axis=1, ddof=1)[cnt > 1]
-        sigma_item = float(np.sqrt(within.mean())) if within.size else np.nan
-    return dict(
-        n_cells=n,
-        min=omin,
-        max=omax,
-        **scale,
-        mu=float(v[ok].mean()),
-        sigma=sigma,
-        sigma_item=sigma_item,
-        n_unique=int(counts.size),
-        tie_ratio=tie,
-    )
-
-
-def _corr_stats(x, z):
-    with warnings.catch_warnings(), np.errstate(all="ignore"):
-        warnings.simplefilter("ignore", RuntimeWarning)
-        out = {}
-        for name, level in (("rho_sys", "system"), ("r_input", "input"), ("r_global", "global")):
-            out[name] = float(level_values(x, z, level, "pearson").value[0])
-        item = level_values(x, z, "item", "pearson").group[0]
-        ok = np.isfinite(item)
-        out["mu_rho_item"] = float(item[ok].mean()) if ok.any() else np.nan
-        out["sigma_rho_item"] = float(np.std(item[ok], ddof=1)) if ok.sum() > 1 else np.nan
-        out["n_item_dropped"] = int((~ok).sum())
     return out
 
 

@@ -206,7 +206,7 @@ def soft_pairwise_accuracy(
     lo = hi = np.full(len(metrics), np.nan)
     if ci == "boot-inputs":
         bgen = _rs.named_generator(ss, "spa-bootstrap")
-        idx = bgen.integers(0, M, size=(n_resamples, M))
+        idx = _rs.resample_indices(bgen, n_resamples, M)
         S = np.concatenate([H[None], X])
         boot = np.empty((n_resamples, len(metrics)))
         for b in range(n_resamples):
@@ -342,7 +342,7 @@ def compare_spa(
     def null_chunks():
         # one stream, drawn block by block (the same numbers as one big draw)
         for s in range(0, n_resamples, chunk):
-            masks = gen.random((min(chunk, n_resamples - s), N, M)) < 0.5
+            masks = _rs.coin_masks(gen, (min(chunk, n_resamples - s), N, M))
             halves = swapped_spa(za, zb, p[0], signs, masks, precision=precision)
             yield halves[:, 0] - halves[:, 1]
 
@@ -612,7 +612,7 @@ def run_tasks(
     ss, _ = _rs.seed_sequence(rng)
     out = []
     for t in tasks:
-        child = np.random.SeedSequence(_rs.named_generator(ss, t.name).integers(0, 2**32, size=4).tolist())
+        child = _rs.child_seed(ss, t.name)
         out.append(_run_task(t, datasets[t.data], metrics, int(n_resamples), child, alpha, clusters,
                              n_permutations))
     return TaskSetResults(tuple(out))
@@ -908,7 +908,7 @@ def global_pairwise_accuracy(
         for i in range(K):
             for j in range(i + 1, K):
                 za, zb = zscore_flat(X[order[i]]), zscore_flat(X[order[j]])
-                masks = _rs.named_generator(ss, order[i], order[j]).random((n_resamples, H.size)) < 0.5
+                masks = _rs.coin_masks(_rs.named_generator(ss, order[i], order[j]), (n_resamples, H.size))
                 halves = pooled_swap_accuracy(za, zb, H, bounds, masks)
                 null = halves[:, 0] - halves[:, 1]
                 d = acc[order[i]] - acc[order[j]]

@@ -52,3 +52,16 @@ def bt_mm(wins, *, max_iter: int = 10000, tol: float = 1e-10):
             return np.log(p), it, True
         p = new
     return np.log(p), max_iter, False
+
+
+def win_matrix(sa, sb, pref, systems):
+    """(K, K) wins of each system over each other from pairs (system ``sa``, system ``sb``,
+    preference for A in [0, 1]): ``pref`` to A over B and ``1 - pref`` to B over A."""
+    idx = {s: k for k, s in enumerate(systems)}
+    K = len(systems)
+    w = np.zeros((K, K))
+    ia = np.array([idx[s] for s in sa], dtype=np.intp)
+    ib = np.array([idx[s] for s in sb], dtype=np.intp)
+    np.add.at(w, (ia, ib), pref)
+    np.add.at(w, (ib, ia), 1.0 - pref)
+    return w

@@ -49,6 +49,7 @@ import numpy as np
 from . import exact
 from .coefficients import NVALID, TXY, get_coefficient, kendall_from_stats, kernels
 from .levels import DUP_VARIANTS, _aggregate, _weights, grouped_values
+from .resampling import multiplicities
 
 KENDALL_VARIANTS = {"kendall_b": "b", "kendall_c": "c", "kendall_23": "23", "acc_23": "acc23"}
 _LEVEL_CODE = {"input": 0, "item": 1, "global": 2}
@@ -59,12 +60,9 @@ _LEVEL_CODE = {"input": 0, "item": 1, "global": 2}
 SPEARMAN_EXACT_MAX = 2_000_000
 
 
-def counts(idx, n):
-    """(B, n) int64 multiplicities of 0..n-1 in each row of ``idx`` (B, k)."""
-    idx = np.asarray(idx)
-    B = idx.shape[0]
-    flat = (idx + n * np.arange(B)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.int64, copy=False)
+#: (B, n) int64 multiplicities of 0..n-1 in each row of ``idx`` (B, k); one function with
+#: the resampling module's (issue 25 item 5).
+counts = multiplicities
 
 
 # The sorted layouts of the last few (scores, level) seen in this process:

@@ -18,11 +18,13 @@ thresholds ~ U(mu - sigma, mu + sigma) per side (:func:`thresholds_from_uniforms
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy import special as _sp
 
-from ..errors import ParameterError
+from ..errors import DataError, ParameterError
+from .levels import level_values
 from .resampling import named_generator
 
 __all__ = [
@@ -159,3 +161,81 @@ def thresholds_from_uniforms(u, mu, sigma):
     """Discretization thresholds ~ U(mu - sigma, mu + sigma) from Uniform(0, 1) numbers
     (paper 000, section 4.1, centred on the side's mean)."""
     return mu + sigma * (2.0 * u - 1.0)
+
+
+# --------------------------------------------------------------------------
+# estimating the model's parameters from a score matrix (paper 000, appendix Tables 5-6;
+# metaeval.simulation.estimate_parameters)
+
+
+def column_stats(a, bounds=None, column=""):
+    """Normalized summary of one (N, M) score matrix; ``bounds`` = (low, high)
+    of the rating scale, or None for the observed range."""
+    ok = np.isfinite(a)
+    vals = a[ok]
+    n = int(vals.size)
+    if n < 2:
+        raise DataError(f"fewer than 2 finite cells ({n})")
+    omin, omax = float(vals.min()), float(vals.max())
+    if bounds is None:
+        lo, hi, source = omin, omax, "observed"
+    else:
+        lo, hi = bounds
+        source = "declared"
+        outside = vals[(vals < lo) | (vals > hi)]
+        if outside.size:
+            raise DataError(
+                f"{outside.size} value(s) outside the declared scale [{lo:g}, {hi:g}], e.g. "
+                f"{', '.join(f'{v:g}' for v in np.unique(outside)[:5])} (failure codes such as -1? "
+                "remove them, or fix the bounds)"
+            )
+    _, counts = np.unique(vals, return_counts=True)
+    tie = float((counts * (counts - 1) / 2.0).sum() / (n * (n - 1) / 2.0))
+    scale = dict(scale_low=lo, scale_high=hi, bounds=source)
+    if not hi > lo:
+        return dict(
+            n_cells=n,
+            min=omin,
+            max=omax,
+            **scale,
+            mu=np.nan,
+            sigma=np.nan,
+            sigma_item=np.nan,
+            n_unique=int(counts.size),
+            tie_ratio=tie,
+        )
+    v = np.where(ok, (a - lo) / (hi - lo), np.nan)
+    cnt = ok.sum(1)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        sys_means = np.nanmean(v, axis=1)[cnt > 0]
+        sigma = float(np.std(sys_means, ddof=1)) if sys_means.size > 1 else np.nan
+        within = np.nanvar(v, axis=1, ddof=1)[cnt > 1]
+        sigma_item = float(np.sqrt(within.mean())) if within.size else np.nan
+    return dict(
+        n_cells=n,
+        min=omin,
+        max=omax,
+        **scale,
+        mu=float(v[ok].mean()),
+        sigma=sigma,
+        sigma_item=sigma_item,
+        n_unique=int(counts.size),
+        tie_ratio=tie,
+    )
+
+
+def correlation_stats(x, z):
+    """The correlation parameters of a metric (N, M) ``x`` against the human ``z``: Pearson at
+    the system, input and global levels, and the mean and sd of the per-system (item) ones."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore", RuntimeWarning)
+        out = {}
+        for name, level in (("rho_sys", "system"), ("r_input", "input"), ("r_global", "global")):
+            out[name] = float(level_values(x, z, level, "pearson").value[0])
+        item = level_values(x, z, "item", "pearson").group[0]
+        ok = np.isfinite(item)
+        out["mu_rho_item"] = float(item[ok].mean()) if ok.any() else np.nan
+        out["sigma_rho_item"] = float(np.std(item[ok], ddof=1)) if ok.sum() > 1 else np.nan
+        out["n_item_dropped"] = int((~ok).sum())
+    return out

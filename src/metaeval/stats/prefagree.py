@@ -198,3 +198,11 @@ def percentile_ci(reps, cl):
         return np.nan, np.nan
     lo, hi = np.quantile(ok, [(1 - cl) / 2, (1 + cl) / 2])
     return float(lo), float(hi)
+
+
+def per_input(S, codes, M):
+    """(M, k) sums of the per-pair statistics ``S`` (P, k) over the pairs of each input
+    (``codes`` the input of each pair)."""
+    out = np.zeros((M, S.shape[1]))
+    np.add.at(out, codes, S)
+    return out

@@ -438,7 +438,80 @@ def duplicate_pairs(rows, cols, valid, level):
 
 
 def _multiplicities(idx, n):
-    """(B, n) counts of each original in each row of ``idx`` (B, k)."""
+    """(B, n) counts of each original in each row of ``idx`` (B, k), as floats."""
+    return multiplicities(idx, n).astype(float)
+
+
+# --------------------------------------------------------------------------
+# The draws every analysis shares (issue 25 item 5): each kind written once, here.  Each
+# function makes exactly the generator calls its callers made before, so their numbers are
+# unchanged (tests/test_bit_identical.py).
+
+
+def child_seed(ss: np.random.SeedSequence, *names: str) -> np.random.SeedSequence:
+    """A SeedSequence for the work unit named ``names``, seeded by four 32-bit words of
+    :func:`named_generator` (``ss``, ``names``): a task of a task set (``wmt.run_tasks``) hands
+    it to an analysis as its ``rng``, so the task's numbers depend on its name only."""
+    return np.random.SeedSequence(named_generator(ss, *names).integers(0, 2**32, size=4).tolist())
+
+
+def resample_indices(gen, n_resamples, n):
+    """(B, n) indices drawn uniformly with replacement from 0..n-1: one bootstrap resample of
+    n units per row (``gen.integers(0, n, size=(B, n))``)."""
+    return gen.integers(0, n, size=(n_resamples, n))
+
+
+def multiplicities(idx, n):
+    """(B, n) int64 counts of 0..n-1 in each row of ``idx`` (B, k): how often each original
+    unit is drawn in each resample."""
+    idx = np.asarray(idx)
     B = idx.shape[0]
     flat = (idx + n * np.arange(B)[:, None]).ravel()
-    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(float)
+    return np.bincount(flat, minlength=B * n).reshape(B, n).astype(np.int64, copy=False)
+
+
+def bootstrap_counts(gen, n_resamples, n):
+    """(B, n) float counts of each unit in B bootstrap resamples of n units (the resample's
+    weights): :func:`multiplicities` of :func:`resample_indices`."""
+    return multiplicities(resample_indices(gen, n_resamples, n), n).astype(float)
+
+
+def random_orders(gen, n_draws, n):
+    """(D, n) uniformly random orders of 0..n-1: the ranks of D x n uniforms
+    (``argsort(gen.random((D, n)))``)."""
+    return np.argsort(gen.random((n_draws, n)), axis=1)
+
+
+def subsets(gen, n_draws, n, k):
+    """(D, k) subsets of k of 0..n-1 drawn without replacement, each in random order: the
+    first k of :func:`random_orders`."""
+    return random_orders(gen, n_draws, n)[:, :k]
+
+
+def coin_masks(gen, shape):
+    """Boolean masks of fair coins, one uniform per coin (``gen.random(shape) < 0.5``): the
+    swap masks of SPA's and the preference tests' Perm-Both (:func:`swap_masks` packs 8 coins
+    per random byte instead)."""
+    return gen.random(shape) < 0.5
+
+
+def uniform_choices(gen, n_draws, counts):
+    """(D, len(counts)) draws of one of ``counts[j]`` options for each j, uniformly (a
+    position below ``counts[j]``; 0 where ``counts[j]`` is 0), from one uniform each."""
+    counts = np.asarray(counts)
+    u = gen.random((n_draws, counts.size))
+    return np.minimum((u * counts).astype(int), np.maximum(counts - 1, 0))
+
+
+def permuted_copies(gen, n_draws, values):
+    """(D, n) random permutations of ``values`` (n,), one ``gen.permutation`` per row: the
+    relabellings of a label-permutation test."""
+    return np.stack([gen.permutation(values) for _ in range(n_draws)])
+
+
+def half_splits(gen, n_splits, n_inputs):
+    """Algorithm 3's splits: D1 = floor(M/2) inputs drawn without replacement,
+    D2 = the rest; returns two sorted index arrays (T, M1) and (T, M2)."""
+    m1 = n_inputs // 2
+    perm = random_orders(gen, n_splits, n_inputs)
+    return np.sort(perm[:, :m1], axis=1), np.sort(perm[:, m1:], axis=1)
