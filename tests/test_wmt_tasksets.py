@@ -133,3 +133,43 @@ def test_table_columns_are_named_by_task():
                                 "en-de:input:kendall_b:da", "en-de:input:kendall_b:da_rank"]
     assert fr["en-de:system:pearson"].iloc[0] == res[0].stat("B")
     assert res.table(fmt="csv").splitlines()[0] == ",".join(fr.columns)
+
+
+def test_exclude_systems_naming_an_outlier_said_unknown_system(tmp_path):
+    """Naming an outlier in exclude_systems raised "unknown system(s) 'zlabs-nlp.1164'": the
+    outliers were dropped when reading, before the names were checked.  Any system of the folder
+    can be named (an outlier: the same numbers as without naming it), and the list of systems an
+    unknown name gets is the folder's (the outlier in it)."""
+    h, scores = _write_wmt20(tmp_path)
+    for ex in (["zlabs-nlp.1164"], {"ru-en": ["zlabs-nlp.1164", "sysB"]}):
+        got, _ = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems=ex)
+        drop = {"zlabs-nlp.1164"} | (set(ex["ru-en"]) if isinstance(ex, dict) else set())
+        for m, name in (("BLEU", "BLEU-ref"), ("COMET", "COMET-ref")):
+            assert got[0].stat(m) == pytest.approx(_pearson(h, scores[name], drop=drop), abs=1e-12)
+    # with include_outliers=True, naming the outlier leaves it out as any other system
+    got, _ = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, include_outliers=True,
+                     exclude_systems=["zlabs-nlp.1164"])
+    assert got[0].stat("BLEU") == pytest.approx(_pearson(h, scores["BLEU-ref"], drop={"zlabs-nlp.1164"}),
+                                                abs=1e-12)
+    with pytest.raises(DataError, match=r"unknown system\(s\) 'sysZ' .*the systems: ru-en: Online-B\.1, sysA, "
+                                        r"sysB, sysC, sysD, zlabs-nlp\.1164$"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems=["sysZ"])
+    with pytest.raises(DataError, match=r"leaves 1 system\(s\) in 'ru-en'"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0,
+                exclude_systems=["sysA", "sysB", "sysC", "sysD"])
+
+
+@pytest.mark.parametrize("bad, shown", [(5, "exclude_systems: 5 is"), ({"x": 5}, r"exclude_systems\['x'\]: 5 is"),
+                                        (["sysA", 2.5], "exclude_systems: 2.5 is"), ({"x": None}, "None is")])
+def test_exclude_systems_not_names_gave_a_bare_typeerror(tmp_path, bad, shown):
+    """exclude_systems=5 or {'x': 5} raised TypeError ('int' object is not iterable): a one-line
+    ParameterError names exclude_systems and its option, in run_tasks and in run_wmt."""
+    sets, _ = _sets()
+    with pytest.raises(ParameterError, match=shown + r" not a system name; .*\(option --exclude-systems\)$"):
+        run_tasks([Task("x", "mqm")], sets, n_resamples=0, exclude_systems=bad)
+    _write_wmt20(tmp_path)
+    if isinstance(bad, dict):
+        bad = {"ru-en": bad["x"]}
+        shown = shown.replace("'x'", "'ru-en'")
+    with pytest.raises(ParameterError, match=shown + r" not a system name; .*\(option --exclude-systems\)$"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems=bad)

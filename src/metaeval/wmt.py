@@ -618,21 +618,50 @@ def run_tasks(
     return TaskSetResults(tuple(out))
 
 
-def _exclusions(keys, exclude_systems):
-    """``{key: set of systems}`` from a sequence (every key) or a mapping (per key)."""
+def _exclusions(keys, exclude_systems, what: str = "dataset"):
+    """``{key: set of systems}`` from ``exclude_systems``: None, a system name or a sequence of
+    them (every key) or a mapping of key to name(s) (per key, each key one of ``keys``, called
+    ``what`` in messages).  Anything else is a one-line ParameterError naming exclude_systems."""
     if exclude_systems is None:
         return {}
-    if isinstance(exclude_systems, str):
-        exclude_systems = [exclude_systems]
+
+    def names(v, where=""):
+        if isinstance(v, str):
+            return {v}
+        bad = isinstance(v, (bytes, dict)) or not hasattr(v, "__iter__")
+        items = [] if bad else list(v)
+        wrong = [x for x in items if isinstance(x, bool) or not isinstance(x, (str, int, np.integer))]
+        if bad or wrong:
+            raise ParameterError(
+                f"exclude_systems{where}: {(v if bad else wrong[0])!r} is not a system name; give a list "
+                f"of names or a mapping of {what} to lists of names (option --exclude-systems)")
+        return {str(x) for x in items}
+
     if isinstance(exclude_systems, dict):
         unknown = [k for k in exclude_systems if k not in keys]
         if unknown:
-            raise ParameterError(f"exclude_systems names unknown dataset(s) {', '.join(map(repr, unknown))}; "
-                                 f"the datasets: {', '.join(map(repr, keys))}")
-        return {k: {str(v)} if isinstance(v, str) else {str(x) for x in v}
-                for k, v in exclude_systems.items()}
-    names = {str(x) for x in exclude_systems}
-    return {k: names for k in keys} if names else {}
+            raise ParameterError(f"exclude_systems names unknown {what}(s) {', '.join(map(repr, unknown))}; "
+                                 f"the {what}s: {', '.join(map(repr, keys))}")
+        return {k: names(v, f"[{k!r}]") for k, v in exclude_systems.items()}
+    excl = names(exclude_systems)
+    return {k: excl for k in keys} if excl else {}
+
+
+def _unknown_systems(excl, have, per_key):
+    """DataError if a name of ``excl`` (``{key: names}``) is a system of no key of ``have``
+    (``{key: systems}``; of its own key when ``per_key``), listing the systems."""
+    unknown = sorted({s for k, names in excl.items() for s in names
+                      if (s not in have[k] if per_key else not any(s in h for h in have.values()))})
+    if unknown:
+        raise DataError(f"exclude_systems: unknown system(s) {', '.join(map(repr, unknown))} (option "
+                        "--exclude-systems); the systems: "
+                        + "; ".join(f"{k}: {', '.join(sorted(h))}" for k, h in have.items()))
+
+
+def _too_few_left(key, n):
+    if n < 2:
+        raise DataError(f"exclude_systems leaves {n} system(s) in {key!r}: a task ranks 2 or more "
+                        "(option --exclude-systems)")
 
 
 def _drop_systems(datasets, exclude_systems):
@@ -641,22 +670,14 @@ def _drop_systems(datasets, exclude_systems):
     excl = _exclusions(list(datasets), exclude_systems)
     if not excl:
         return {}
-    per_key = isinstance(exclude_systems, dict)
-    have = {k: set(map(str, datasets[k].systems)) for k in excl}
-    unknown = sorted({s for k, names in excl.items() for s in names
-                      if (s not in have[k] if per_key else not any(s in h for h in have.values()))})
-    if unknown:
-        raise DataError(f"exclude_systems: unknown system(s) {', '.join(map(repr, unknown))} (option "
-                        "--exclude-systems); the systems: "
-                        + "; ".join(f"{k}: {', '.join(sorted(h))}" for k, h in have.items()))
+    _unknown_systems(excl, {k: set(map(str, datasets[k].systems)) for k in excl},
+                     isinstance(exclude_systems, dict))
     out = {}
     for k, names in excl.items():
         keep = [s for s in datasets[k].systems if str(s) not in names]
         if len(keep) == len(datasets[k].systems):
             continue
-        if len(keep) < 2:
-            raise DataError(f"exclude_systems leaves {len(keep)} system(s) in {k!r}: a task ranks 2 or more "
-                            "(option --exclude-systems)")
+        _too_few_left(k, len(keep))
         out[k] = datasets[k].subset(systems=keep)
     return out
 
@@ -1012,6 +1033,22 @@ def _without_partial_metrics(lp, sets, human):
     return [ds.subset(metrics=[m for m in ds.metrics if m not in partial]) for ds in sets]
 
 
+def _folder_systems(root, testset, lp, level, human) -> set:
+    """The systems of an mt-metrics-eval (test set, language pair) folder: those with an output
+    file (human translations and outliers included), else (no system-outputs/ folder) those the
+    human score ``human`` rates at ``level``."""
+    from .data import mtme_info, read_mtme
+
+    info = mtme_info(root, testset, lp)
+    if info.systems:
+        return set(info.systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = read_mtme(root, testset, lp, human=human, level=level, include_human=True, texts=False,
+                       system_scores=False)
+    return set(map(str, ds.systems))
+
+
 def run_wmt(
     root,
     testset: str,
@@ -1054,8 +1091,10 @@ def run_wmt(
         task sets leave them out (``Task(use_outliers=False)``).
     exclude_systems : sequence of str or mapping of lp to sequence, optional
         Further systems to leave out: a list from every language pair that
-        has them, a mapping per language pair.  A name that is a system of no
-        language pair (of none of its pair) is an error.
+        has them, a mapping per language pair.  Any system of the folder can
+        be named (an outlier or a human translation too); a name that is a
+        system of no language pair's folder (of its pair's, for a mapping) is
+        an error that lists the folder's systems.
     n_resamples, n_permutations, alpha, clusters, rng
         As for :func:`run_tasks` (the pooled accuracy of ``wmt23`` uses
         :func:`global_pairwise_accuracy` with the same settings).
@@ -1077,23 +1116,23 @@ def run_wmt(
         raise ParameterError(f"include_outliers={include_outliers!r} must be True or False")
     levels = sorted({t.data.split(":")[1] for t in tasks if not t.data.startswith("*:")} |
                     ({"sys"} if preset == "wmt23" else set()))
+    user = _exclusions(sorted(lps), exclude_systems, "language pair")
+    if user:  # names checked against the folder's systems, outliers and human translations included
+        _unknown_systems(user, {lp: _folder_systems(root, testset, lp, levels[0], human) for lp in user},
+                         isinstance(exclude_systems, dict))
     datasets = {}
     for lp in sorted(lps):
         r = refs.get(lp) if isinstance(refs, dict) else refs
         kw = dict(human=human, refs=r, primary=primary, primary_only=primary_only,
-                  include_human=include_human, names="display",
-                  exclude_systems=() if include_outliers else sorted(outlier_systems(testset, lp)))
+                  include_human=include_human, names="display")
+        drop = set(user.get(lp, ())) | (set() if include_outliers else set(outlier_systems(testset, lp)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingCellsWarning)
             for lv in levels:
-                datasets[f"{lp}:{lv}"] = read_mtme(root, testset, lp, level=lv, **kw)
-    if isinstance(exclude_systems, dict):
-        unknown = [lp for lp in exclude_systems if lp not in lps]
-        if unknown:
-            raise ParameterError(f"exclude_systems names unknown language pair(s) "
-                                 f"{', '.join(map(repr, unknown))}; lps: {', '.join(map(repr, sorted(lps)))}")
-        exclude_systems = {f"{lp}:{lv}": v for lp, v in exclude_systems.items() for lv in levels}
-    datasets.update(_drop_systems(datasets, exclude_systems))
+                datasets[f"{lp}:{lv}"] = ds = read_mtme(root, testset, lp, level=lv, exclude_systems=sorted(drop),
+                                                        **kw)
+                if user.get(lp):
+                    _too_few_left(lp, len(ds.systems))
     for lp in sorted(lps):
         keys = [f"{lp}:{lv}" for lv in levels]
         datasets.update(zip(keys, _without_partial_metrics(lp, [datasets[k] for k in keys], human)))
