@@ -173,3 +173,99 @@ def test_exclude_systems_not_names_gave_a_bare_typeerror(tmp_path, bad, shown):
         shown = shown.replace("'x'", "'ru-en'")
     with pytest.raises(ParameterError, match=shown + r" not a system name; .*\(option --exclude-systems\)$"):
         run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, exclude_systems=bad)
+
+
+def _write_wmt20_two_refs(root, lp="ru-en", seed=1, n_seg=6):
+    """A WMT20-style folder as mt-metrics-eval ships it: the standard reference ``ref`` and a
+    second one ``refb`` whose human translation is also a system output (``refb.txt``), rated by
+    ``wmt-z`` like the MT systems; segment- and system-level metric files for both references
+    (a system's ``.sys.score`` is the mean of its segment scores, written here)."""
+    rng = np.random.default_rng(seed)
+    d = root / "wmt20"
+    for sub in ("sources", "references", f"system-outputs/{lp}", "human-scores", f"metric-scores/{lp}"):
+        (d / sub).mkdir(parents=True, exist_ok=True)
+    (d / "sources" / f"{lp}.txt").write_text("".join(f"s{i}\n" for i in range(n_seg)))
+    for r in ("ref", "refb"):
+        (d / "references" / f"{lp}.{r}.txt").write_text("".join(f"{r}{i}\n" for i in range(n_seg)))
+    systems = SYSTEMS + ["refb"]
+    for s in systems + ["ref"]:
+        (d / "system-outputs" / lp / f"{s}.txt").write_text("".join(f"{s} {i}\n" for i in range(n_seg)))
+    h = {s: round(float(v), 3) for s, v in zip(systems, rng.normal(size=len(systems)))}
+    h["refb"] = 1.5  # the human translation: rated best
+    (d / "human-scores" / f"{lp}.wmt-z.sys.score").write_text("".join(f"{s}\t{v!r}\n" for s, v in h.items()))
+    seg = {}
+    for name in ("BLEU-ref", "BLEU-refb", "COMET-ref", "COMET-refb"):
+        scored = [s for s in systems + ["ref"] if s != name.split("-")[1]]  # no score for its own ref
+        seg[name] = {s: np.round(h.get(s, 2.0) + rng.normal(size=n_seg), 3) for s in scored}
+        (d / "metric-scores" / lp / f"{name}.seg.score").write_text(
+            "".join(f"{s}\t{float(x)!r}\n" for s, v in seg[name].items() for x in v))
+        (d / "metric-scores" / lp / f"{name}.sys.score").write_text(
+            "".join(f"{s}\t{float(np.mean(v))!r}\n" for s, v in seg[name].items()))
+    return h, seg
+
+
+def test_wmt20_preset_failed_on_a_second_reference(tmp_path):
+    """The wmt20 preset read every metric variant, so a WMT20 folder with a second reference
+    (``refb``) stopped with 'metric variants ... both display as BLEU', and it left the human
+    translations out.  mt-metrics-eval's WMT20 system-level task, ``Task(test_set='wmt20',
+    level='sys')`` (tasks.py class ``Task``, lines 266-335 at commit 68a481a: ``human=True``,
+    ``refs={std_ref}``; data.py ``GetCorrelations`` lines 842-847 and 865-870: systems minus the
+    standard reference, human translations kept, metrics on the standard reference only, outliers
+    left out) correlates, per metric on ``ref``, the system scores of the MT systems and of
+    ``refb``.  Oracle: scipy.stats.pearsonr on the system means of the segment scores written by
+    the test."""
+    meta_info = mtme("meta_info")
+    h, seg = _write_wmt20_two_refs(tmp_path)
+    assert meta_info.DATA["wmt20"]["ru-en"].std_ref == "ref"
+    res, w = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0)
+    r = res[0]
+    assert r.task.human == meta_info.WMT20.std_gold["sys"] and w == [1.0]
+    kept = [s for s in SYSTEMS + ["refb"] if s not in meta_info.DATA["wmt20"]["ru-en"].outlier_systems]
+    assert "refb" in kept and len(kept) == 6
+    assert sorted(r.metrics) == ["BLEU", "COMET"]
+    for m in ("BLEU", "COMET"):
+        want = stats.pearsonr([h[s] for s in kept], [np.mean(seg[f"{m}-ref"][s]) for s in kept]).statistic
+        assert r.stat(m) == pytest.approx(want, abs=1e-12)
+    # human translations left out on request: the MT systems only
+    mt, _ = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, include_human=False)
+    only = [s for s in kept if s != "refb"]
+    want = stats.pearsonr([h[s] for s in only], [np.mean(seg["BLEU-ref"][s]) for s in only]).statistic
+    assert mt[0].stat("BLEU") == pytest.approx(want, abs=1e-12)
+    # the other reference on request: refb's metrics; ref, a human translation then, has no
+    # wmt-z score, so the systems are the MT systems
+    alt, _ = run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", n_resamples=0, refs="refb")
+    want = stats.pearsonr([h[s] for s in only], [np.mean(seg["BLEU-refb"][s]) for s in only]).statistic
+    assert alt[0].stat("BLEU") == pytest.approx(want, abs=1e-12)
+    with pytest.raises(ParameterError, match="include_human=1 must be True or False"):
+        run_wmt(tmp_path, "wmt20", ["ru-en"], preset="wmt20", include_human=1)
+
+
+def test_preset_refs_and_human_translations_are_mt_metrics_eval_tasks():
+    """Each preset's defaults against mt-metrics-eval (commit 68a481a): the standard reference
+    (meta_info.py ``DATA[testset][lp].std_ref``), the WMT20 standard human score
+    (``WMT20.std_gold['sys']``) and the pairs whose human translations the WMT23/WMT24 task sets
+    keep (tasks.py ``WMT23``/``WMT24``: ``Task(human=lp in lps_with_multiple_refs)``, read from
+    the tasks it builds, tasks.py lines 805-935; tasks.py imports data.py, which needs
+    apache_beam, so the check reads the file's text when the import fails)."""
+    meta_info = mtme("meta_info")
+    from metaeval.data.mtme_meta import STD_REF
+    from metaeval.wmt import PRESET_HUMAN, PRESET_HUMAN_TRANSLATIONS
+
+    for ts, lps in STD_REF.items():
+        assert lps == {lp: info.std_ref for lp, info in meta_info.DATA[ts].items()}
+    assert PRESET_HUMAN["wmt20"] == meta_info.WMT20.std_gold["sys"]
+    assert {PRESET_HUMAN["wmt23"], PRESET_HUMAN["wmt24"]} == {
+        meta_info.DATA[ts][lp].std_gold["sys"] for ts, lps in (("wmt23", ("en-de", "he-en", "zh-en")),
+                                                               ("wmt24", ("en-de", "en-es", "ja-zh")))
+        for lp in lps}
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse((Path(meta_info.__file__).parent / "tasks.py").read_text())
+    multi = {}
+    for fn in tree.body:
+        if isinstance(fn, ast.FunctionDef) and fn.name in ("WMT23", "WMT24"):
+            for node in ast.walk(fn):
+                if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "lps_with_multiple_refs":
+                    multi[fn.name.lower()] = frozenset(ast.literal_eval(node.value))
+    assert multi == {"wmt23": PRESET_HUMAN_TRANSLATIONS["wmt23"], "wmt24": PRESET_HUMAN_TRANSLATIONS["wmt24"]}

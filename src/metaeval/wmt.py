@@ -34,6 +34,7 @@ from .errors import (
     MtmeWarning,
     ParameterError,
 )
+from .data.mtme_meta import WMT20_STD_GOLD, WMT20_STD_REF
 from .stats import resampling as _rs
 from .stats.clusters import adjust_better, mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
@@ -954,8 +955,15 @@ def global_pairwise_accuracy(
 PRESETS = ("wmt20", "wmt23", "wmt24")
 
 #: The standard human score of each preset (mt-metrics-eval ``meta_info.py``: ``mqm`` for the
-#: WMT22-25 MQM pairs; ``wmt-z``, WMT20's system-level DA z-scores).
-PRESET_HUMAN = {"wmt20": "wmt-z", "wmt23": "mqm", "wmt24": "mqm"}
+#: WMT23-24 MQM pairs; WMT20's ``std_gold['sys']``, the system-level DA z-scores ``wmt-z``).
+PRESET_HUMAN = {"wmt20": WMT20_STD_GOLD["sys"], "wmt23": "mqm", "wmt24": "mqm"}
+
+#: The language pairs whose human translations (systems named like a reference other than the
+#: standard one) each preset's tasks keep as systems: mt-metrics-eval tasks.py, ``WMT23``'s and
+#: ``WMT24``'s ``lps_with_multiple_refs`` (``Task(human=lp in lps_with_multiple_refs)``); None:
+#: every pair, as ``Task``'s default ``human=True``, which a WMT20 system-level task keeps.
+PRESET_HUMAN_TRANSLATIONS = {"wmt20": None, "wmt23": frozenset({"en-he", "he-en"}),
+                             "wmt24": frozenset({"en-de"})}
 
 
 def wmt_tasks(preset: str, lps, *, human: str | None = None):
@@ -973,7 +981,9 @@ def wmt_tasks(preset: str, lps, *, human: str | None = None):
     human score), uniform weights: the WMT20 metrics task's system-level
     evaluation (Mathur et al. 2020), which mt-metrics-eval runs as
     ``Task(test_set="wmt20", level="sys", corr_fcn="pearson")`` (its
-    tasks.py has no WMT20 task set).  WMT20's segment-level DARR
+    tasks.py has no WMT20 task set), whose defaults :func:`run_wmt`
+    follows: the standard reference ``ref`` (``refs={std_ref}``) and
+    human translations kept as systems (``human=True``).  WMT20's segment-level DARR
     Kendall-like statistic (``stats.KendallLike``) is not a metaeval
     coefficient, so it is not in the preset.
 
@@ -1059,7 +1069,7 @@ def run_wmt(
     refs=None,
     primary=None,
     primary_only: bool = False,
-    include_human: bool = False,
+    include_human: bool | None = None,
     include_outliers: bool = False,
     exclude_systems=None,
     n_resamples: int = 1000,
@@ -1079,10 +1089,24 @@ def run_wmt(
         The human score (default: the preset's, :data:`PRESET_HUMAN`).
     refs : str or mapping of lp to str, optional
         The standard reference of each language pair (mt-metrics-eval's
-        ``std_ref``); metrics are named by mt-metrics-eval's display names
-        so that they match across pairs.
-    primary, primary_only, include_human
+        ``std_ref``): metrics using another reference are left out, and the
+        standard reference is never a system.  Default (and for a pair a
+        mapping leaves out): mt-metrics-eval's ``meta_info.py`` standard
+        reference of the test set and pair
+        (:data:`metaeval.data.mtme_meta.STD_REF`: ``ref`` for every WMT20
+        pair, ``refB`` for WMT24 en-de and WMT23 he-en/en-he, else ``refA``),
+        as its tasks use (tasks.py ``Task._StdRefs``); ``ref`` for the
+        ``wmt20`` preset on another test set; every metric variant for other
+        test sets.  Metrics are named by mt-metrics-eval's display names so
+        that they match across pairs.
+    primary, primary_only
         As for :func:`metaeval.read_mtme`.
+    include_human : bool, optional
+        Keep human translations (systems named like a reference other than
+        the standard one) as systems.  Default: as the preset's tasks in
+        mt-metrics-eval (:data:`PRESET_HUMAN_TRANSLATIONS`): every pair for
+        ``wmt20`` (``Task(human=True)``), ``en-he``/``he-en`` for ``wmt23``
+        and ``en-de`` for ``wmt24`` (tasks.py ``lps_with_multiple_refs``).
     include_outliers : bool
         Keep the systems mt-metrics-eval marks as outliers for the test set
         and language pair (``meta_info.py``,
@@ -1106,14 +1130,15 @@ def run_wmt(
         :meth:`TaskSetResults.table`).
     """
     from .data import read_mtme
-    from .data.mtme_meta import outlier_systems
+    from .data.mtme_meta import outlier_systems, std_ref
 
     lps = [lps] if isinstance(lps, str) else list(lps)
 
     human = PRESET_HUMAN.get(preset, "mqm") if human is None else human
     tasks, weights = wmt_tasks(preset, lps, human=human)
-    if not isinstance(include_outliers, bool):
-        raise ParameterError(f"include_outliers={include_outliers!r} must be True or False")
+    for name, v in (("include_outliers", include_outliers), ("include_human", include_human)):
+        if not isinstance(v, bool) and not (name == "include_human" and v is None):
+            raise ParameterError(f"{name}={v!r} must be True or False")
     levels = sorted({t.data.split(":")[1] for t in tasks if not t.data.startswith("*:")} |
                     ({"sys"} if preset == "wmt23" else set()))
     user = _exclusions(sorted(lps), exclude_systems, "language pair")
@@ -1123,8 +1148,13 @@ def run_wmt(
     datasets = {}
     for lp in sorted(lps):
         r = refs.get(lp) if isinstance(refs, dict) else refs
+        if r is None:
+            r = std_ref(testset, lp) or (WMT20_STD_REF if preset == "wmt20" else None)
+        with_human = PRESET_HUMAN_TRANSLATIONS[preset] if include_human is None else include_human
+        if isinstance(with_human, frozenset):
+            with_human = lp in with_human
         kw = dict(human=human, refs=r, primary=primary, primary_only=primary_only,
-                  include_human=include_human, names="display")
+                  include_human=with_human is None or with_human, names="display")
         drop = set(user.get(lp, ())) | (set() if include_outliers else set(outlier_systems(testset, lp)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingCellsWarning)
@@ -1164,6 +1194,8 @@ __all__ = [
     "wmt_tasks",
     "run_wmt",
     "PRESETS",
+    "PRESET_HUMAN",
+    "PRESET_HUMAN_TRANSLATIONS",
     "Task",
     "TaskResult",
     "TaskSetResults",
