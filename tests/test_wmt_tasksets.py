@@ -269,3 +269,36 @@ def test_preset_refs_and_human_translations_are_mt_metrics_eval_tasks():
                 if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "lps_with_multiple_refs":
                     multi[fn.name.lower()] = frozenset(ast.literal_eval(node.value))
     assert multi == {"wmt23": PRESET_HUMAN_TRANSLATIONS["wmt23"], "wmt24": PRESET_HUMAN_TRANSLATIONS["wmt24"]}
+
+
+def test_wmt24_keeps_a_metric_whose_sys_file_lacks_a_system(tmp_path):
+    """run_wmt(preset='wmt24') reads only the level its tasks use (segments: SPA and acc_eq
+    are computed from segment scores, as mt-metrics-eval's pce task reads 'seg' only, tasks.py
+    ``Task.Run`` lines 368-376 at commit 68a481a).  A metric whose ``.sys.score`` file lacks a
+    system is therefore kept, with the numbers of a folder whose file is complete; before, the
+    system-level files were read too and such a metric was dropped with an MtmeWarning."""
+    import shutil
+    import warnings
+
+    from test_mtme import make_data, write_layout
+
+    from metaeval.errors import MtmeWarning
+
+    full = tmp_path / "full"
+    for k, lp in enumerate(("en-de", "zh-en")):
+        hm, m = make_data(k)
+        write_layout(full, hm, m, lp=lp)
+    gap = tmp_path / "gap"
+    shutil.copytree(full, gap)
+    f = gap / "wmt99" / "metric-scores" / "en-de" / "BLEU-refA.sys.score"
+    f.write_text("".join(ln for ln in f.read_text().splitlines(True) if not ln.startswith("sysB\t")))
+    kw = dict(preset="wmt24", refs="refA", n_resamples=20, n_permutations=50, rng=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", MtmeWarning)
+        got, w = run_wmt(gap, "wmt99", ["en-de", "zh-en"], **kw)
+    want, _ = run_wmt(full, "wmt99", ["en-de", "zh-en"], **kw)
+    assert "BLEU" in got.average_ranks(w)
+    assert [r.task.name for r in got] == [r.task.name for r in want]
+    for a, b in zip(got, want):
+        assert "BLEU" in a.metrics and a.metrics == b.metrics
+        np.testing.assert_array_equal(a.statistics, b.statistics)
