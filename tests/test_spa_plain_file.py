@@ -1,4 +1,4 @@
-"""Soft pairwise accuracy and its comparison on a plain file (issue 25 items 1 and 4).
+"""Soft pairwise accuracy and its comparison on a plain file (issue 25 item 1).
 
 SPA was reached only through `metaeval wmt --preset wmt24` on an mt-metrics-eval folder; the
 API functions must take any dataset: a CSV read with metaeval.read_dataset (rows in any order,

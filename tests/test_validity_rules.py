@@ -1,4 +1,4 @@
-"""The rules of what data MTMM and CFA accept live in the analyses (issue 25, item 1).
+"""The rules of what data MTMM and CFA accept live in the analyses (issue 25 item 1).
 
 `metaeval validity` refused rater slots, raters rotating over cells and human columns with one
 rating per cell before calling the analyses; `metaeval.mtmm` and `metaeval.cfa` accepted them (the

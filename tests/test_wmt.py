@@ -387,7 +387,7 @@ def test_average_keeps_metrics_in_all_tasks_and_tables():
     txt = res.table()
     assert "avg corr" in txt and "en-de" in txt and "pearson" in txt
     csv = res.table(fmt="csv")
-    # columns named by task (lp:level:method), not task1..taskK (issue 25 item 4)
+    # columns named by task (lp:level:method), not task1..taskK (issue 25 item 1)
     assert csv.splitlines()[0] == ("metric,avg_corr,avg_rank,en-de:system:pearson,en-de:system:pearson_rank,"
                                    "en-de:global:kendall_b,en-de:global:kendall_b_rank")
     tex = res.table(fmt="latex")

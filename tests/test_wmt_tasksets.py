@@ -1,5 +1,5 @@
 """WMT task sets: system and outlier exclusion, the WMT20 preset, columns named by task
-(issue 25 items 1 and 4: `wmt` had no --exclude-systems, no WMT20 preset, and task1..task7).
+(issue 25 item 1: `wmt` had no --exclude-systems, no WMT20 preset, and task1..task7).
 
 Oracles: mt-metrics-eval (github.com/google-research/mt-metrics-eval, commit
 68a481aea1a787392d55af8f76ac8ef40c5f4664, see ../shared/anchors/README.md) ``meta_info.py``
