@@ -206,3 +206,17 @@ def per_input(S, codes, M):
     out = np.zeros((M, S.shape[1]))
     np.add.at(out, codes, S)
     return out
+
+
+__all__ = [
+    "labels",
+    "human_counts",
+    "majority_others",
+    "pair_stats",
+    "kappa",
+    "measures",
+    "calibration_order",
+    "acc_eq_sweep",
+    "percentile_ci",
+    "per_input",
+]
