@@ -302,3 +302,61 @@ def test_wmt24_keeps_a_metric_whose_sys_file_lacks_a_system(tmp_path):
     for a, b in zip(got, want):
         assert "BLEU" in a.metrics and a.metrics == b.metrics
         np.testing.assert_array_equal(a.statistics, b.statistics)
+
+
+def _write_seg_folder(root, testset, lp, rated, outputs, metrics, n_seg=8, seed=2):
+    """A segment-level mt-metrics-eval folder: references refA and refB, ``outputs`` systems with
+    an output file, ``rated`` of them with MQM scores, one seg and sys file per metric variant
+    (every output but the variant's own reference scored)."""
+    rng = np.random.default_rng(seed)
+    d = root / testset
+    for sub in ("sources", "references", f"system-outputs/{lp}", "human-scores", f"metric-scores/{lp}"):
+        (d / sub).mkdir(parents=True, exist_ok=True)
+    (d / "sources" / f"{lp}.txt").write_text("".join(f"s{i}\n" for i in range(n_seg)))
+    for r in ("refA", "refB"):
+        (d / "references" / f"{lp}.{r}.txt").write_text("".join(f"{r} {i}\n" for i in range(n_seg)))
+    for s in outputs:
+        (d / "system-outputs" / lp / f"{s}.txt").write_text("".join(f"{s} {i}\n" for i in range(n_seg)))
+    quality = {s: rng.normal() for s in outputs}
+    h = {s: np.round(-np.abs(quality[s] + rng.normal(size=n_seg)), 2) for s in rated}
+    (d / "human-scores" / f"{lp}.mqm.seg.score").write_text(
+        "".join(f"{s}\t{float(x)!r}\n" for s, v in h.items() for x in v))
+    (d / "human-scores" / f"{lp}.mqm.sys.score").write_text(
+        "".join(f"{s}\t{float(np.mean(v))!r}\n" for s, v in h.items()))
+    for name in metrics:
+        own = name.rsplit("-", 1)[1]
+        seg = {s: np.round(quality[s] + rng.normal(size=n_seg), 3) for s in outputs if s != own}
+        (d / "metric-scores" / lp / f"{name}.seg.score").write_text(
+            "".join(f"{s}\t{float(x)!r}\n" for s, v in seg.items() for x in v))
+        (d / "metric-scores" / lp / f"{name}.sys.score").write_text(
+            "".join(f"{s}\t{float(np.mean(v))!r}\n" for s, v in seg.items()))
+
+
+def test_wmt24_preset_defaults_are_mt_metrics_eval_tasks(tmp_path):
+    """The wmt24 preset read every metric variant (two references: 'both display as BLEU') and
+    left human translations out.  Now its defaults are tasks.py WMT24's (commit 68a481a): WMT24
+    en-de's standard reference refB (meta_info.py) and its human translation refA kept as a
+    system (``lps_with_multiple_refs = {'en-de'}``); MSLC, an outlier of WMT24 en-de, left out.
+    The default run equals the run with those settings given explicitly."""
+    meta_info = mtme("meta_info")
+    info = meta_info.DATA["wmt24"]["en-de"]
+    assert info.std_ref == "refB" and "MSLC" in info.outlier_systems
+    outputs = ["sysA", "sysB", "sysC", "sysD", "MSLC", "refA", "refB"]
+    _write_seg_folder(tmp_path, "wmt24", "en-de", rated=["sysA", "sysB", "sysC", "sysD", "MSLC", "refA"],
+                      outputs=outputs, metrics=["BLEU-refA", "BLEU-refB", "KIWI-src"])
+    kw = dict(preset="wmt24", n_resamples=10, n_permutations=50, rng=2)
+    got, _ = run_wmt(tmp_path, "wmt24", ["en-de"], **kw)
+    explicit, _ = run_wmt(tmp_path, "wmt24", ["en-de"], refs="refB", include_human=True,
+                          include_outliers=False, **kw)
+    assert sorted(got[0].metrics) == ["BLEU", "KIWI[noref]"]
+    for a, b in zip(got, explicit):
+        assert a.metrics == b.metrics
+        np.testing.assert_array_equal(a.statistics, b.statistics)
+    mt_only, _ = run_wmt(tmp_path, "wmt24", ["en-de"], include_human=False, **kw)
+    assert not np.array_equal(mt_only[1].statistics, got[1].statistics)  # refA's segments count
+    # a test set meta_info.py does not list has no standard reference: every variant, as before
+    import shutil
+
+    shutil.copytree(tmp_path / "wmt24", tmp_path / "wmt99")
+    with pytest.raises(ParameterError, match="both display as 'BLEU'"):
+        run_wmt(tmp_path, "wmt99", ["en-de"], **kw)
