@@ -345,3 +345,27 @@ def test_vocabulary_sits_below_the_engine():
                 assert not mod.lstrip(".").startswith("stats"), f"{name} imports {mod}"
             elif isinstance(node, ast.Import):
                 assert not any(a.name.startswith("metaeval.stats") for a in node.names), name
+
+
+# The stats modules of issue 25 item 1's rooms, and those that gained a function there.
+ROOM_STATS = ("agreement", "icc", "prophecy", "ranknormal", "prefagree", "logistic", "bradley_terry",
+              "pairacc", "cfafit", "localacc", "metameasures", "spa", "alpha", "generative")
+
+
+@pytest.mark.parametrize("name", ROOM_STATS)
+def test_room_stats_modules_list_their_public_names(name):
+    """spa.zscore_flat and alpha.feldt_interval were left out of their module's __all__ and the
+    new stats modules had none: each lists every public top-level function, class and constant."""
+    tree = ast.parse((SRC / "stats" / f"{name}.py").read_text(encoding="utf-8"))
+    public, listed = set(), None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+            public.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in node.targets if isinstance(node, ast.Assign) else [node.target]:
+                if isinstance(t, ast.Name) and t.id == "__all__":
+                    listed = ast.literal_eval(node.value)
+                elif isinstance(t, ast.Name) and t.id.isupper() and not t.id.startswith("_"):
+                    public.add(t.id)
+    assert listed is not None, f"stats/{name}.py has no __all__"
+    assert public - set(listed) == set(), f"stats/{name}.py: public names missing from __all__"

@@ -731,3 +731,26 @@ def test_from_dataset_against_slow_loops_with_a_pairwise_judge_frame():
     bad = frame.assign(system_a="s9")
     with pytest.raises(DataError, match="not pairs of"):
         PreferenceData.from_dataset(ds, "coh", judges=bad)
+
+
+def test_one_percentile_interval_for_preferences_and_the_rest():
+    """stats.prefagree.percentile_ci (at least half the replicates finite) and
+    stats.inference.percentile_interval (at least 2) were two functions; now one, the
+    preferences' rule its min_finite_fraction=0.5.  Oracle: numpy.quantile at (1 -/+ cl) / 2 on
+    the finite replicates, the NaN rule written here."""
+    from metaeval.stats.inference import percentile_interval
+
+    rng = np.random.default_rng(5)
+    for n_finite in range(0, 11):
+        d = rng.normal(size=10)
+        d[n_finite:] = np.nan
+        rng.shuffle(d)
+        ok = d[np.isfinite(d)]
+        for frac, need in ((0.0, 2), (0.5, 5)):
+            for cl in (0.9, 0.95, 0.68):
+                got = percentile_interval(d, cl, min_finite_fraction=frac)
+                if ok.size < need:
+                    assert np.isnan(got).all()
+                else:
+                    want = np.quantile(ok, [(1 - cl) / 2, (1 + cl) / 2])
+                    assert got == pytest.approx(tuple(want), rel=1e-14, abs=1e-15)

@@ -1,4 +1,4 @@
-"""The shared draws of stats/resampling.py (issue 25 item 5): subsets without replacement,
+"""The shared draws of stats/resampling.py (issue 25 item 1): subsets without replacement,
 bootstrap counts, index matrices, coin masks, choices among a varying number of options,
 label permutations and the sub-seeds of named work units were each written by hand in the
 analyses.  Each shared function is checked here against a slow twin written in the test (the

@@ -1,10 +1,11 @@
-"""Soft pairwise accuracy and its comparison on a plain file (issue 25 items 1 and 4).
+"""Soft pairwise accuracy and its comparison on a plain file (issue 25 item 1).
 
 SPA was reached only through `metaeval wmt --preset wmt24` on an mt-metrics-eval folder; the
 API functions must take any dataset: a CSV read with metaeval.read_dataset (rows in any order,
 a missing cell), a long DataFrame as correlate takes it, with `precision`.  Oracle:
 mt-metrics-eval pce.py (compute_pairwise_p_values, compute_one_minus_pce; commit 68a481a,
-../shared/anchors), on the matrices the test writes to the file.
+../shared/anchors), on the matrices the test writes to the file; for precision="float64", also
+pce.py's computation in exact integer arithmetic, written in the test (the scores have 3 decimals).
 """
 
 from __future__ import annotations
@@ -57,6 +58,24 @@ def _pce_spa(pce, H, X):
     return out
 
 
+def _exact_p(X, n_permutations=1000, seed=4):
+    """pce.py's compute_pairwise_p_values in exact arithmetic: the same sign draws (a float32
+    uniform rounded to 0/1, as pce.py draws them), the scores (3 decimals) as integers."""
+    g = np.random.default_rng(seed)
+    s = g.random(size=(n_permutations, X.shape[1]), dtype=np.float32)
+    signs = 2 * np.rint(s).astype(np.int64) - 1
+    Xi = np.rint(X * 1000).astype(np.int64)
+    assert np.array_equal(Xi / 1000, X)  # the scores have 3 decimals: exact as integers
+    part, tot = signs @ Xi.T, Xi.sum(axis=1)
+    n = X.shape[0]
+    return {(i, j): np.mean(part[:, i] - part[:, j] >= tot[i] - tot[j]) for i in range(n) for j in range(i + 1, n)}
+
+
+def _exact_spa(H, X):
+    ph, pm = _exact_p(H), _exact_p(X)
+    return 1 - sum(abs(ph[k] - pm[k]) for k in ph) / len(ph)
+
+
 @pytest.mark.parametrize("precision", ["float32", "float64"])
 def test_spa_on_a_csv_file_and_a_frame_equals_pce(tmp_path, precision):
     pce = mtme("pce")
@@ -69,7 +88,11 @@ def test_spa_on_a_csv_file_and_a_frame_equals_pce(tmp_path, precision):
         got = res.get(m).statistic
         if precision == "float32":
             assert got in refs
-        assert min(abs(got - r) for r in refs) <= 1e-3
+        else:
+            # float64: the exact value (integer arithmetic on the file's 3-decimal scores, written
+            # below), and on this file pce.py's float32 sums decide every pair as exact arithmetic does
+            assert got == pytest.approx(_exact_spa(H, X), abs=1e-12)
+            assert min(abs(got - r) for r in refs) <= 1e-12
     assert f"precision:{precision}" in res[0].signature
     # a long DataFrame, as correlate takes it: the same numbers
     fr = soft_pairwise_accuracy(df, "human", rng=4, precision=precision)

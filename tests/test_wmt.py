@@ -387,7 +387,7 @@ def test_average_keeps_metrics_in_all_tasks_and_tables():
     txt = res.table()
     assert "avg corr" in txt and "en-de" in txt and "pearson" in txt
     csv = res.table(fmt="csv")
-    # columns named by task (lp:level:method), not task1..taskK (issue 25 item 4)
+    # columns named by task (lp:level:method), not task1..taskK (issue 25 item 1)
     assert csv.splitlines()[0] == ("metric,avg_corr,avg_rank,en-de:system:pearson,en-de:system:pearson_rank,"
                                    "en-de:global:kendall_b,en-de:global:kendall_b_rank")
     tex = res.table(fmt="latex")
@@ -622,8 +622,8 @@ def test_run_wmt_and_cli(tmp_path):
     np.testing.assert_array_equal(res[0].statistics, ga.statistics)
     assert set(res.average_ranks(w)) == {"BLEU", "COMET", "KIWI[noref]"}
     r = CliRunner().invoke(main, ["wmt", str(tmp_path), "wmt99", "--lps", "en-de,zh-en", "--refs", "refA",
-                                  "--n-resamples", "10", "--n-permutations", "100", "--seed", "1",
-                                  "--format", "csv"])
+                                  "--preset", "wmt23", "--n-resamples", "10", "--n-permutations", "100",
+                                  "--seed", "1", "--format", "csv"])
     assert r.exit_code == 0, r.output
     assert any(line.startswith('metric,avg_corr,avg_rank,"en-de,zh-en:system:pairwise_accuracy",'
                                '"en-de,zh-en:system:pairwise_accuracy_rank",en-de:system:pearson,')

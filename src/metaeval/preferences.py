@@ -91,7 +91,7 @@ from .errors import (
     UndefinedStatisticWarning,
 )
 from .stats import resampling as _rs
-from .stats.inference import resampling_pvalue, story_note
+from .stats.inference import percentile_interval, resampling_pvalue, story_note
 
 #: The statistics of :func:`preference_agreement` (``measure`` column).
 MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majority", "fleiss_kappa", "alpha")
@@ -117,7 +117,6 @@ from .stats.prefagree import (  # noqa: E402
     measures as _measures,
     pair_stats as _pair_stats,
     per_input as _per_input,
-    percentile_ci as _percentile_ci,
 )
 
 
@@ -378,7 +377,8 @@ def preference_agreement(data: PreferenceData, judges: Sequence[str] | None = No
         for k in MEASURES:
             stat = float(point[k])
             boot = np.concatenate(reps[k]) if reps[k] else None
-            lo, hi = _percentile_ci(boot, cl) if boot is not None else (np.nan, np.nan)
+            lo, hi = ((np.nan, np.nan) if boot is None
+                      else percentile_interval(boot, cl, min_finite_fraction=0.5))
             if math.isnan(stat):
                 n_undefined.append(f"{who}:{k}")
             eps_field = 0.0 if (who == HUMAN or k == "acc_23") else eps_used
@@ -513,7 +513,7 @@ def compare_judges(data: PreferenceData, judge_a: str, judge_b: str, *, measure:
         else:
             boot.append(stat_of(Wb @ Sa_in) - stat_of(Wb @ Sb_in))
     boot = np.concatenate(boot)
-    lo, hi = _percentile_ci(boot, cl)
+    lo, hi = percentile_interval(boot, cl, min_finite_fraction=0.5)
     # permutation: swap labels per pair
     genp = _rs.named_generator(ss, "permutation")
     Sa, Sb = Sp[judge_a][used], Sp[judge_b][used]
@@ -636,7 +636,7 @@ def position_consistency(data: PreferenceData, judges: Sequence[str] | None = No
         if B:
             with np.errstate(invalid="ignore", divide="ignore"):
                 boot = np.concatenate([(Wb @ cin) / (Wb @ cnt) for Wb in _weight_blocks(ss, B, M, M)])
-            lo, hi = _percentile_ci(boot, cl)
+            lo, hi = percentile_interval(boot, cl, min_finite_fraction=0.5)
         out.append(PositionConsistency(j, n, float(cons.mean()), lo, hi, float(first.mean()),
                                        float(second.mean()), sig, bootstrap=boot))
     if none:

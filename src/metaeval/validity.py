@@ -67,7 +67,6 @@ from .stats.cfamodel import CFAModel, parse_model
 from .stats.pca import residual_components
 from .stats.coefficients import check_method_levels
 from .stats import exact as _exact
-from ._agreement_registry import RATER_DESIGNS
 from .stats.agreement import rater_design
 from .stats.alpha import alpha_batch, listwise_complete
 from .stats.coefficients import VALIDITY_METHOD, pow2_exponent
@@ -143,19 +142,10 @@ def _rated_columns(dataset):
 
 # The domain rules of MTMM and CFA on raters (the command line only passes them on): each
 # rater of a human column is one method (an MTMM method, a CFA indicator), so the raters must be
-# the same people in every cell.
-
-
-def _check_raters(raters):
-    """``raters`` of :func:`mtmm` and :func:`cfa`: only ``"same"`` is a design they can take."""
-    check_choice(raters, "raters", RATER_DESIGNS, option="--rater-slots")
-    if raters == "slots":
-        raise ParameterError(
-            "raters='slots' (--rater-slots): MTMM and CFA treat each rater as one method, the same "
-            "person in every cell; rater slots are not, so their MTMM blocks and factor loadings would "
-            "mix raters; run `metaeval reliability --rater-slots` (agreement(raters='slots')) for the "
-            "agreement forms that apply"
-        )
+# the same people in every cell: raters rotating over cells are refused here (a DataError from the
+# ratings themselves).  Rater slots (different people in different cells under one rater name)
+# cannot be told from the data, so mtmm and cfa take no rating-design parameter: the refusal of
+# slots belongs where slots are declared, the command line's --rater-slots.
 
 
 def _rated_traits(dataset, columns):
@@ -499,7 +489,6 @@ def cfa(
     ordered="auto",
     orthogonal=False,
     scores="ebm",
-    raters="same",
 ) -> FactorAnalysis:
     """Confirmatory factor analysis (seed paper 002, sec. 3.2.2 and Appendix A.4).
 
@@ -561,13 +550,6 @@ def cfa(
         model).
     scores : {"ebm", "none"}
         Factor scores (see :data:`SCORE_METHODS`).
-    raters : {"same", "slots"}
-        The rating design of the human columns, as in
-        :func:`metaeval.reliability.agreement`.  A rater indicator
-        (``"column@rater"``) is one person in every cell, so ``"slots"`` is
-        refused, and so are raters that rotate over cells (fewer than two
-        cells rated by all of them): ``metaeval reliability`` gives the
-        agreement forms that apply there.
 
     Returns
     -------
@@ -606,7 +588,6 @@ def cfa(
     check_choice(scores, "scores", SCORE_METHODS)
     if not isinstance(orthogonal, bool):
         raise ParameterError(f"orthogonal={orthogonal!r} must be True or False")
-    _check_raters(raters)
     model = _default_model(dataset) if model is None else parse_model(model)
     spec = _spec(model, orthogonal)
     names = spec.indicators
@@ -1168,7 +1149,6 @@ def mtmm(
     method=VALIDITY_METHOD,
     average="macro",
     reliability="alpha",
-    raters="same",
 ) -> MTMM:
     """Multitrait-multimethod table (Campbell and Fiske 1959; seed paper 002 sec. 3.2.2).
 
@@ -1214,12 +1194,6 @@ def mtmm(
         Kendall's tau-b as paper 002 prescribes (Sec. 4.1, Tables 1-2), not
         correlate's Pearson.
     reliability : {"alpha", "none"}
-    raters : {"same", "slots"}
-        The rating design of the human columns, as in
-        :func:`metaeval.reliability.agreement`.  Each rater is one method,
-        the same person in every cell, so ``"slots"`` is refused, and so are
-        raters that rotate over cells (fewer than two cells rated by all of
-        them): ``metaeval reliability`` gives the agreement forms that apply.
 
     Returns
     -------
@@ -1245,7 +1219,6 @@ def mtmm(
     check_dataset(dataset)
     level, _, average = _check_level_method(level, method, average)
     check_choice(reliability, "reliability", ("alpha", "none"))
-    _check_raters(raters)
     spec, traits, methods = _design(dataset, design)
     variables = [(m, t) for m in methods for t in traits]
     mats, sources = [], []

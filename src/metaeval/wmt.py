@@ -34,6 +34,7 @@ from .errors import (
     MtmeWarning,
     ParameterError,
 )
+from .data.mtme_meta import WMT20_STD_GOLD, WMT20_STD_REF
 from .stats import resampling as _rs
 from .stats.clusters import adjust_better, mtme_pvalue
 from .stats.inference import RESAMPLING_TOL, percentile_interval, resampling_pvalue
@@ -618,21 +619,50 @@ def run_tasks(
     return TaskSetResults(tuple(out))
 
 
-def _exclusions(keys, exclude_systems):
-    """``{key: set of systems}`` from a sequence (every key) or a mapping (per key)."""
+def _exclusions(keys, exclude_systems, what: str = "dataset"):
+    """``{key: set of systems}`` from ``exclude_systems``: None, a system name or a sequence of
+    them (every key) or a mapping of key to name(s) (per key, each key one of ``keys``, called
+    ``what`` in messages).  Anything else is a one-line ParameterError naming exclude_systems."""
     if exclude_systems is None:
         return {}
-    if isinstance(exclude_systems, str):
-        exclude_systems = [exclude_systems]
+
+    def names(v, where=""):
+        if isinstance(v, str):
+            return {v}
+        bad = isinstance(v, (bytes, dict)) or not hasattr(v, "__iter__")
+        items = [] if bad else list(v)
+        wrong = [x for x in items if isinstance(x, bool) or not isinstance(x, (str, int, np.integer))]
+        if bad or wrong:
+            raise ParameterError(
+                f"exclude_systems{where}: {(v if bad else wrong[0])!r} is not a system name; give a list "
+                f"of names or a mapping of {what} to lists of names (option --exclude-systems)")
+        return {str(x) for x in items}
+
     if isinstance(exclude_systems, dict):
         unknown = [k for k in exclude_systems if k not in keys]
         if unknown:
-            raise ParameterError(f"exclude_systems names unknown dataset(s) {', '.join(map(repr, unknown))}; "
-                                 f"the datasets: {', '.join(map(repr, keys))}")
-        return {k: {str(v)} if isinstance(v, str) else {str(x) for x in v}
-                for k, v in exclude_systems.items()}
-    names = {str(x) for x in exclude_systems}
-    return {k: names for k in keys} if names else {}
+            raise ParameterError(f"exclude_systems names unknown {what}(s) {', '.join(map(repr, unknown))}; "
+                                 f"the {what}s: {', '.join(map(repr, keys))}")
+        return {k: names(v, f"[{k!r}]") for k, v in exclude_systems.items()}
+    excl = names(exclude_systems)
+    return {k: excl for k in keys} if excl else {}
+
+
+def _unknown_systems(excl, have, per_key):
+    """DataError if a name of ``excl`` (``{key: names}``) is a system of no key of ``have``
+    (``{key: systems}``; of its own key when ``per_key``), listing the systems."""
+    unknown = sorted({s for k, names in excl.items() for s in names
+                      if (s not in have[k] if per_key else not any(s in h for h in have.values()))})
+    if unknown:
+        raise DataError(f"exclude_systems: unknown system(s) {', '.join(map(repr, unknown))} (option "
+                        "--exclude-systems); the systems: "
+                        + "; ".join(f"{k}: {', '.join(sorted(h))}" for k, h in have.items()))
+
+
+def _too_few_left(key, n):
+    if n < 2:
+        raise DataError(f"exclude_systems leaves {n} system(s) in {key!r}: a task ranks 2 or more "
+                        "(option --exclude-systems)")
 
 
 def _drop_systems(datasets, exclude_systems):
@@ -641,22 +671,14 @@ def _drop_systems(datasets, exclude_systems):
     excl = _exclusions(list(datasets), exclude_systems)
     if not excl:
         return {}
-    per_key = isinstance(exclude_systems, dict)
-    have = {k: set(map(str, datasets[k].systems)) for k in excl}
-    unknown = sorted({s for k, names in excl.items() for s in names
-                      if (s not in have[k] if per_key else not any(s in h for h in have.values()))})
-    if unknown:
-        raise DataError(f"exclude_systems: unknown system(s) {', '.join(map(repr, unknown))} (option "
-                        "--exclude-systems); the systems: "
-                        + "; ".join(f"{k}: {', '.join(sorted(h))}" for k, h in have.items()))
+    _unknown_systems(excl, {k: set(map(str, datasets[k].systems)) for k in excl},
+                     isinstance(exclude_systems, dict))
     out = {}
     for k, names in excl.items():
         keep = [s for s in datasets[k].systems if str(s) not in names]
         if len(keep) == len(datasets[k].systems):
             continue
-        if len(keep) < 2:
-            raise DataError(f"exclude_systems leaves {len(keep)} system(s) in {k!r}: a task ranks 2 or more "
-                            "(option --exclude-systems)")
+        _too_few_left(k, len(keep))
         out[k] = datasets[k].subset(systems=keep)
     return out
 
@@ -933,8 +955,15 @@ def global_pairwise_accuracy(
 PRESETS = ("wmt20", "wmt23", "wmt24")
 
 #: The standard human score of each preset (mt-metrics-eval ``meta_info.py``: ``mqm`` for the
-#: WMT22-25 MQM pairs; ``wmt-z``, WMT20's system-level DA z-scores).
-PRESET_HUMAN = {"wmt20": "wmt-z", "wmt23": "mqm", "wmt24": "mqm"}
+#: WMT23-24 MQM pairs; WMT20's ``std_gold['sys']``, the system-level DA z-scores ``wmt-z``).
+PRESET_HUMAN = {"wmt20": WMT20_STD_GOLD["sys"], "wmt23": "mqm", "wmt24": "mqm"}
+
+#: The language pairs whose human translations (systems named like a reference other than the
+#: standard one) each preset's tasks keep as systems: mt-metrics-eval tasks.py, ``WMT23``'s and
+#: ``WMT24``'s ``lps_with_multiple_refs`` (``Task(human=lp in lps_with_multiple_refs)``); None:
+#: every pair, as ``Task``'s default ``human=True``, which a WMT20 system-level task keeps.
+PRESET_HUMAN_TRANSLATIONS = {"wmt20": None, "wmt23": frozenset({"en-he", "he-en"}),
+                             "wmt24": frozenset({"en-de"})}
 
 
 def wmt_tasks(preset: str, lps, *, human: str | None = None):
@@ -952,7 +981,9 @@ def wmt_tasks(preset: str, lps, *, human: str | None = None):
     human score), uniform weights: the WMT20 metrics task's system-level
     evaluation (Mathur et al. 2020), which mt-metrics-eval runs as
     ``Task(test_set="wmt20", level="sys", corr_fcn="pearson")`` (its
-    tasks.py has no WMT20 task set).  WMT20's segment-level DARR
+    tasks.py has no WMT20 task set), whose defaults :func:`run_wmt`
+    follows: the standard reference ``ref`` (``refs={std_ref}``) and
+    human translations kept as systems (``human=True``).  WMT20's segment-level DARR
     Kendall-like statistic (``stats.KendallLike``) is not a metaeval
     coefficient, so it is not in the preset.
 
@@ -1012,6 +1043,22 @@ def _without_partial_metrics(lp, sets, human):
     return [ds.subset(metrics=[m for m in ds.metrics if m not in partial]) for ds in sets]
 
 
+def _folder_systems(root, testset, lp, level, human) -> set:
+    """The systems of an mt-metrics-eval (test set, language pair) folder: those with an output
+    file (human translations and outliers included), else (no system-outputs/ folder) those the
+    human score ``human`` rates at ``level``."""
+    from .data import mtme_info, read_mtme
+
+    info = mtme_info(root, testset, lp)
+    if info.systems:
+        return set(info.systems)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ds = read_mtme(root, testset, lp, human=human, level=level, include_human=True, texts=False,
+                       system_scores=False)
+    return set(map(str, ds.systems))
+
+
 def run_wmt(
     root,
     testset: str,
@@ -1022,7 +1069,7 @@ def run_wmt(
     refs=None,
     primary=None,
     primary_only: bool = False,
-    include_human: bool = False,
+    include_human: bool | None = None,
     include_outliers: bool = False,
     exclude_systems=None,
     n_resamples: int = 1000,
@@ -1042,10 +1089,24 @@ def run_wmt(
         The human score (default: the preset's, :data:`PRESET_HUMAN`).
     refs : str or mapping of lp to str, optional
         The standard reference of each language pair (mt-metrics-eval's
-        ``std_ref``); metrics are named by mt-metrics-eval's display names
-        so that they match across pairs.
-    primary, primary_only, include_human
+        ``std_ref``): metrics using another reference are left out, and the
+        standard reference is never a system.  Default (and for a pair a
+        mapping leaves out): mt-metrics-eval's ``meta_info.py`` standard
+        reference of the test set and pair
+        (:data:`metaeval.data.mtme_meta.STD_REF`: ``ref`` for every WMT20
+        pair, ``refB`` for WMT24 en-de and WMT23 he-en/en-he, else ``refA``),
+        as its tasks use (tasks.py ``Task._StdRefs``); ``ref`` for the
+        ``wmt20`` preset on another test set; every metric variant for other
+        test sets.  Metrics are named by mt-metrics-eval's display names so
+        that they match across pairs.
+    primary, primary_only
         As for :func:`metaeval.read_mtme`.
+    include_human : bool, optional
+        Keep human translations (systems named like a reference other than
+        the standard one) as systems.  Default: as the preset's tasks in
+        mt-metrics-eval (:data:`PRESET_HUMAN_TRANSLATIONS`): every pair for
+        ``wmt20`` (``Task(human=True)``), ``en-he``/``he-en`` for ``wmt23``
+        and ``en-de`` for ``wmt24`` (tasks.py ``lps_with_multiple_refs``).
     include_outliers : bool
         Keep the systems mt-metrics-eval marks as outliers for the test set
         and language pair (``meta_info.py``,
@@ -1054,8 +1115,10 @@ def run_wmt(
         task sets leave them out (``Task(use_outliers=False)``).
     exclude_systems : sequence of str or mapping of lp to sequence, optional
         Further systems to leave out: a list from every language pair that
-        has them, a mapping per language pair.  A name that is a system of no
-        language pair (of none of its pair) is an error.
+        has them, a mapping per language pair.  Any system of the folder can
+        be named (an outlier or a human translation too); a name that is a
+        system of no language pair's folder (of its pair's, for a mapping) is
+        an error that lists the folder's systems.
     n_resamples, n_permutations, alpha, clusters, rng
         As for :func:`run_tasks` (the pooled accuracy of ``wmt23`` uses
         :func:`global_pairwise_accuracy` with the same settings).
@@ -1067,33 +1130,39 @@ def run_wmt(
         :meth:`TaskSetResults.table`).
     """
     from .data import read_mtme
-    from .data.mtme_meta import outlier_systems
+    from .data.mtme_meta import outlier_systems, std_ref
 
     lps = [lps] if isinstance(lps, str) else list(lps)
 
     human = PRESET_HUMAN.get(preset, "mqm") if human is None else human
     tasks, weights = wmt_tasks(preset, lps, human=human)
-    if not isinstance(include_outliers, bool):
-        raise ParameterError(f"include_outliers={include_outliers!r} must be True or False")
+    for name, v in (("include_outliers", include_outliers), ("include_human", include_human)):
+        if not isinstance(v, bool) and not (name == "include_human" and v is None):
+            raise ParameterError(f"{name}={v!r} must be True or False")
     levels = sorted({t.data.split(":")[1] for t in tasks if not t.data.startswith("*:")} |
                     ({"sys"} if preset == "wmt23" else set()))
+    user = _exclusions(sorted(lps), exclude_systems, "language pair")
+    if user:  # names checked against the folder's systems, outliers and human translations included
+        _unknown_systems(user, {lp: _folder_systems(root, testset, lp, levels[0], human) for lp in user},
+                         isinstance(exclude_systems, dict))
     datasets = {}
     for lp in sorted(lps):
         r = refs.get(lp) if isinstance(refs, dict) else refs
+        if r is None:
+            r = std_ref(testset, lp) or (WMT20_STD_REF if preset == "wmt20" else None)
+        with_human = PRESET_HUMAN_TRANSLATIONS[preset] if include_human is None else include_human
+        if isinstance(with_human, frozenset):
+            with_human = lp in with_human
         kw = dict(human=human, refs=r, primary=primary, primary_only=primary_only,
-                  include_human=include_human, names="display",
-                  exclude_systems=() if include_outliers else sorted(outlier_systems(testset, lp)))
+                  include_human=with_human is None or with_human, names="display")
+        drop = set(user.get(lp, ())) | (set() if include_outliers else set(outlier_systems(testset, lp)))
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", MissingCellsWarning)
             for lv in levels:
-                datasets[f"{lp}:{lv}"] = read_mtme(root, testset, lp, level=lv, **kw)
-    if isinstance(exclude_systems, dict):
-        unknown = [lp for lp in exclude_systems if lp not in lps]
-        if unknown:
-            raise ParameterError(f"exclude_systems names unknown language pair(s) "
-                                 f"{', '.join(map(repr, unknown))}; lps: {', '.join(map(repr, sorted(lps)))}")
-        exclude_systems = {f"{lp}:{lv}": v for lp, v in exclude_systems.items() for lv in levels}
-    datasets.update(_drop_systems(datasets, exclude_systems))
+                datasets[f"{lp}:{lv}"] = ds = read_mtme(root, testset, lp, level=lv, exclude_systems=sorted(drop),
+                                                        **kw)
+                if user.get(lp):
+                    _too_few_left(lp, len(ds.systems))
     for lp in sorted(lps):
         keys = [f"{lp}:{lv}" for lv in levels]
         datasets.update(zip(keys, _without_partial_metrics(lp, [datasets[k] for k in keys], human)))
@@ -1125,6 +1194,8 @@ __all__ = [
     "wmt_tasks",
     "run_wmt",
     "PRESETS",
+    "PRESET_HUMAN",
+    "PRESET_HUMAN_TRANSLATIONS",
     "Task",
     "TaskResult",
     "TaskSetResults",

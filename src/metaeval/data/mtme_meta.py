@@ -4,8 +4,8 @@ mt-metrics-eval (github.com/google-research/mt-metrics-eval) ``meta_info.py`` na
 and language pair, the *outlier systems* that its task sets leave out unless asked
 (``tasks.Task(use_outliers=False)``, ``data.GetCorrelations(include_outliers=...)``, which
 removes them from the systems before any correlation), the standard reference and the standard
-human score per level.  Those facts are not in the downloaded folders, so they are listed here,
-as of commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 (``meta_info.DATA``).
+human score per level (:data:`STD_REF`, :data:`WMT20_STD_GOLD`).  Those facts are not in the
+downloaded folders, so they are listed here, as of commit 68a481aea1a787392d55af8f76ac8ef40c5f4664 (``meta_info.DATA``).
 """
 
 from __future__ import annotations
@@ -39,6 +39,25 @@ WMT20_LPS = ("cs-en", "de-en", "en-cs", "en-de", "en-iu", "en-ja", "en-pl", "en-
              "en-zh", "iu-en", "ja-en", "km-en", "pl-en", "ps-en", "ru-en", "ta-en", "zh-en")
 WMT20_STD_REF = "ref"
 WMT20_STD_GOLD = {"sys": "wmt-z", "doc": "wmt-raw", "seg": "wmt-raw"}
+
+#: ``meta_info.DATA[testset][lp].std_ref`` for the test sets of metaeval's WMT presets (wmt20,
+#: wmt23, wmt24), commit 68a481a: the reference mt-metrics-eval's tasks use by default
+#: (``tasks.Task._StdRefs``), so metrics using another reference are left out and that other
+#: reference's human translation can be a system.
+STD_REF: dict[str, dict[str, str]] = {
+    "wmt20": dict.fromkeys(WMT20_LPS, WMT20_STD_REF),
+    "wmt23": {**dict.fromkeys(("cs-uk", "de-en", "en-cs", "en-de", "en-ja", "en-ru", "en-uk", "en-zh",
+                               "ja-en", "ru-en", "uk-en", "zh-en"), "refA"),
+              "en-he": "refB", "he-en": "refB"},
+    "wmt24": {**dict.fromkeys(("cs-uk", "en-cs", "en-es", "en-hi", "en-is", "en-ja", "en-ru", "en-uk",
+                               "en-zh", "ja-zh"), "refA"),
+              "en-de": "refB"},
+}
+
+
+def std_ref(testset: str, lp: str) -> str | None:
+    """mt-metrics-eval's standard reference for ``(testset, lp)`` (None if not listed)."""
+    return STD_REF.get(str(testset), {}).get(str(lp))
 
 
 def outlier_systems(testset: str, lp: str) -> frozenset:

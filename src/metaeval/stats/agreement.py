@@ -177,3 +177,13 @@ def krippendorff(data, metric):
         return np.nan, unit(observed / n) if n else np.nan, np.nan, n, n_units
     alpha = 1.0 - (n - 1.0) * observed / expected
     return float(alpha), unit(observed / n), unit(expected / (n * (n - 1.0))), n, n_units
+
+
+__all__ = [
+    "DENSE_VALUES",
+    "rater_design",
+    "nested_table",
+    "ordinal_positions",
+    "coincidence_pairs",
+    "krippendorff",
+]

@@ -71,9 +71,6 @@ def listwise_complete(y):
     return y[:, inp_keep], int((~sys_keep).sum()), int((~inp_keep).sum())
 
 
-__all__ = ["BLOCK_CELLS", "alpha_batch", "listwise_complete"]
-
-
 def feldt_interval(alpha, n_systems, n_inputs, confidence_level):
     """Feldt's (1965) F-distribution interval of Cronbach's alpha with N examinees (systems)
     and M items (inputs): ``1 - (1 - alpha) F_{1-g/2}`` and ``1 - (1 - alpha) F_{g/2}`` with
@@ -87,3 +84,5 @@ def feldt_interval(alpha, n_systems, n_inputs, confidence_level):
     hi = float(1.0 - (1.0 - alpha) * _st.f.isf(1 - g / 2, df1, df2))
     return lo, hi
 
+
+__all__ = ["BLOCK_CELLS", "alpha_batch", "listwise_complete", "feldt_interval"]

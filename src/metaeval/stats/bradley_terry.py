@@ -65,3 +65,6 @@ def win_matrix(sa, sb, pref, systems):
     np.add.at(w, (ia, ib), pref)
     np.add.at(w, (ib, ia), 1.0 - pref)
     return w
+
+
+__all__ = ["bt_mm", "win_matrix"]

@@ -61,7 +61,7 @@ SPEARMAN_EXACT_MAX = 2_000_000
 
 
 #: (B, n) int64 multiplicities of 0..n-1 in each row of ``idx`` (B, k); one function with
-#: the resampling module's (issue 25 item 5).
+#: the resampling module's (issue 25 item 1).
 counts = multiplicities
 
 

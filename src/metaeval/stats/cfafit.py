@@ -297,3 +297,14 @@ def fit_continuous(spec, X, codes, cats, scores):
         Phi=Phi,
     )
     return out
+
+
+__all__ = [
+    "MAX_CATEGORIES",
+    "model_spec",
+    "check_identified",
+    "ordinal_codes",
+    "is_ordinal_like",
+    "fit_ordinal",
+    "fit_continuous",
+]

@@ -28,6 +28,8 @@ from .levels import level_values
 from .resampling import named_generator
 
 __all__ = [
+    "column_stats",
+    "correlation_stats",
     "discretize",
     "draw_standard",
     "draw_threshold_uniforms",

@@ -91,3 +91,6 @@ def icc_table(x, confidence_level):
     with np.errstate(over="ignore"):  # a mean square beyond the float range is inf
         return res, {k_: float(np.ldexp(v, 2 * e)) for k_, v in
                      (("msr", msr), ("msc", msc), ("mse", mse), ("msw", msw))}
+
+
+__all__ = ["icc_table"]

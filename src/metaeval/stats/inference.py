@@ -67,17 +67,26 @@ def resampling_pvalue(null, obs, alternative, *, centred=False):
     return (count + 1.0) / (null.size + 1.0)
 
 
-def percentile_interval(dist, confidence_level):
-    """Percentile bootstrap interval over the finite replicates ((NaN, NaN) if fewer than 2).
+def percentile_interval(dist, confidence_level, *, min_finite_fraction=0.0):
+    """Percentile bootstrap interval over the finite replicates.
+
+    (NaN, NaN) when fewer than ``max(2, min_finite_fraction * len(dist))``
+    replicates are finite: 2 by default (correlation, the pair tests, SPA);
+    the preference analyses pass 0.5, so that an interval is not read from a
+    minority of the replicates when most of them are degenerate (a resample
+    with no usable pair).
 
     Examples
     --------
     >>> percentile_interval([1.0, 2.0, 3.0, 4.0, 5.0], 0.5)
     (2.0, 4.0)
+    >>> percentile_interval([1.0, 2.0, np.nan, np.nan, np.nan], 0.5, min_finite_fraction=0.5)
+    (nan, nan)
     """
     d = np.asarray(dist, float)
+    n = d.size
     d = d[np.isfinite(d)]
-    if d.size < 2:
+    if d.size < max(2, min_finite_fraction * n):
         return np.nan, np.nan
     a = (1.0 - confidence_level) / 2.0
     lo, hi = np.percentile(d, [100 * a, 100 * (1 - a)])

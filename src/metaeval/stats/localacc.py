@@ -146,3 +146,17 @@ def cluster_contexts(tau, threshold, n_clusters):
         mapping.setdefault(int(r), len(mapping) + 1)
     labels = np.array([mapping[int(r)] for r in raw], np.int64)
     return labels, leaves_list(Z).astype(np.int64), Z
+
+
+__all__ = [
+    "OUTCOME_NAMES",
+    "ACCURACY_TIE_TOL",
+    "outcome",
+    "accuracy_interval",
+    "snap_ties",
+    "tied_ranks",
+    "chi2_stat",
+    "accuracies",
+    "mean_tau",
+    "cluster_contexts",
+]

@@ -63,3 +63,6 @@ def logistic_fit(x, y, *, confidence_level: float = 0.95, max_iter: int = 100, t
     b0 = float(beta[0] - beta[1] * mu / sd)
     pv = float(2 * _st.norm.sf(abs(b1 / se)))
     return b0, b1, se, b1 - z * se, b1 + z * se, pv, True
+
+
+__all__ = ["logistic_fit"]

@@ -42,3 +42,6 @@ def split_half_statistics(x, z, d1, d2, measures, average, budget=None):
                     out[k, h, sl] = level_values(xs, zs, lv, m, average=average,
                                                  detail=False).value
     return out
+
+
+__all__ = ["rank_low_first", "split_half_statistics"]

@@ -37,3 +37,6 @@ def pooled_swap_accuracy(za, zb, hs, bounds, masks):
         acc[:, 1] += gb
         pairs += int(np.max(p)) if np.size(p) else 0
     return acc / pairs
+
+
+__all__ = ["pair_agreement", "pooled_swap_accuracy"]

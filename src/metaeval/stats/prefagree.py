@@ -190,19 +190,22 @@ def acc_eq_sweep(d, Hc, weights):
     return acc, eps_all[k]
 
 
-def percentile_ci(reps, cl):
-    """Percentile interval of the finite replicates; NaN when fewer than half (or 2) are finite."""
-    reps = np.asarray(reps, dtype=float)
-    ok = reps[np.isfinite(reps)]
-    if ok.size < max(2, 0.5 * reps.size):
-        return np.nan, np.nan
-    lo, hi = np.quantile(ok, [(1 - cl) / 2, (1 + cl) / 2])
-    return float(lo), float(hi)
-
-
 def per_input(S, codes, M):
     """(M, k) sums of the per-pair statistics ``S`` (P, k) over the pairs of each input
     (``codes`` the input of each pair)."""
     out = np.zeros((M, S.shape[1]))
     np.add.at(out, codes, S)
     return out
+
+
+__all__ = [
+    "labels",
+    "human_counts",
+    "majority_others",
+    "pair_stats",
+    "kappa",
+    "measures",
+    "calibration_order",
+    "acc_eq_sweep",
+    "per_input",
+]

@@ -97,3 +97,6 @@ def needed_length(reliability, target, length):
         return np.nan, np.nan
     exact = float(length * spearman_brown_factor(reliability, target))
     return (float(max(math.ceil(exact - 1e-9), 1)) if np.isfinite(exact) else np.inf), exact
+
+
+__all__ = ["spearman_brown", "spearman_brown_factor", "needed_length"]

@@ -97,3 +97,6 @@ def normalized_runs(runs, normalize):
     if normalize == "none":
         return np.asarray(runs, dtype=float)
     return np.stack([rank_normal(r, method=normalize) for r in runs])
+
+
+__all__ = ["NORMALIZATIONS", "NORMAL_OFFSET", "rank_normal", "normalized_runs"]

@@ -443,7 +443,7 @@ def _multiplicities(idx, n):
 
 
 # --------------------------------------------------------------------------
-# The draws every analysis shares (issue 25 item 5): each kind written once, here.  Each
+# The draws every analysis shares (issue 25 item 1): each kind written once, here.  Each
 # function makes exactly the generator calls its callers made before, so their numbers are
 # unchanged (tests/test_bit_identical.py).
 

@@ -153,9 +153,6 @@ def swapped_spa(za, zb, p_human, signs, masks, *, precision="float64", chunk=32)
     return out
 
 
-__all__ = ["sign_draws", "pairwise_pvalues", "spa_from_pvalues", "swapped_spa", "PRECISIONS"]
-
-
 def zscore_flat(a):
     """Global z-score over all cells (population sd), as scipy.stats.zscore
     on the flattened vector (mt-metrics-eval ``PermutationSigDiff``): the
@@ -164,3 +161,13 @@ def zscore_flat(a):
     v = a.ravel()
     sd = v.std()
     return (a - v.mean()) / sd if sd > 0 else a - v.mean()
+
+
+__all__ = [
+    "PRECISIONS",
+    "sign_draws",
+    "pairwise_pvalues",
+    "spa_from_pvalues",
+    "swapped_spa",
+    "zscore_flat",
+]
