@@ -130,7 +130,7 @@ def means(a, valid=None, *, unit_ndim=2, fast=True):
     # only finite values are averaged (a caller's mask may not say so)
     valid = np.ascontiguousarray(np.broadcast_to(np.asarray(valid, bool), a.shape)
                                  & np.isfinite(a)).reshape(-1, L)
-    out = kernels(fast).exact_means(np.ascontiguousarray(a).reshape(-1, L), valid,
+    out = kernels(fast, a.size).exact_means(np.ascontiguousarray(a).reshape(-1, L), valid,
                                     rows_per_unit, float(GRID), _kmax(L), GRID_TOL)
     return out.reshape(shape)
 
@@ -150,7 +150,7 @@ def nanmean(a, axis=-1, *, fast=True):
         from .coefficients import kernels
 
         flat = np.ascontiguousarray(a).reshape(a.shape[0], -1)
-        out = kernels(fast).exact_col_means(flat, float(GRID), _kmax(a.shape[0]), GRID_TOL)
+        out = kernels(fast, flat.size).exact_col_means(flat, float(GRID), _kmax(a.shape[0]), GRID_TOL)
         return out.reshape(a.shape[1:])
     a = np.moveaxis(a, axis, -1)
     return means(a, unit_ndim=a.ndim, fast=fast)
