@@ -768,8 +768,8 @@ def test_kendall_wrapper_passes_one_contiguous_layout(monkeypatch):
     # times); the wrapper now hands the kernels C-contiguous arrays only
     seen = []
 
-    def record(name):
-        real = getattr(_kernels, name)
+    def record(space, name):
+        real = getattr(space, name)
 
         def f(*args):
             seen.extend((name, a.flags.c_contiguous) for a in args if isinstance(a, np.ndarray))
@@ -777,7 +777,9 @@ def test_kendall_wrapper_passes_one_contiguous_layout(monkeypatch):
         return f
 
     for name in ("kendall_stats", "kendall_stats_ranked_y"):
-        monkeypatch.setattr(_kernels, name, record(name))
+        # the parallel builds and the serial builds of small calls
+        for space in (_kernels, _kernels.SERIAL):
+            monkeypatch.setattr(space, name, record(space, name))
     rng = np.random.default_rng(0)
     x = rng.normal(size=(3, 30, 250))
     y = rng.integers(0, 4, size=(1, 30, 250)).astype(float)

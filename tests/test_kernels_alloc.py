@@ -195,7 +195,7 @@ _IR_CHECK = textwrap.dedent(r"""
         CellBootstrap(z, np.round(z), level, method).values(rows, cols)
     alloc = re.compile(r"call[^\n]*(NRT_MemInfo_alloc|NRT_Allocate|NRT_MemInfo_new)")
     for f in (K.kendall_stats, K.kendall_stats_ranked_y, K.average_ranks, K.pearson_rows,
-              K.swap_group_stats, K.swap_group_means, K._tie_calibration_best_chunk,
+              K.swap_group_stats, K.swap_group_means, K._tie_calibration_best_all,
               K.boot_kendall_stats, K.boot_pearson, K.boot_row_means, K.swap_pair_values,
               K.exact_means, K.exact_col_means):
         own = f"{len(f.__name__)}{f.__name__}B"  # the kernel's own (mangled) function

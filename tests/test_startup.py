@@ -107,7 +107,11 @@ for x in (base, ro, strided, fortran):
         for fast_fn, ref in ((lambda a, b: co.kendall_stats(a, b), lambda a, b: co.kendall_stats(a, b, fast=False)),
                              (lambda a, b: co.pearson_batch(a, b), lambda a, b: co.pearson_batch(a, b, fast=False))):
             np.testing.assert_allclose(fast_fn(x, y), ref(x, y), rtol=1e-12, atol=1e-12, equal_nan=True)
-print(len(_kernels.kendall_stats.signatures), len(_kernels.pearson_rows.signatures))
+# small calls run the kernels' serial builds (issue 26.5): one specialisation each, none of the
+# parallel builds
+k, p = _kernels.SERIAL.kendall_stats, _kernels.SERIAL.pearson_rows
+assert len(_kernels.kendall_stats.signatures) + len(_kernels.pearson_rows.signatures) == 0
+print(len(k.signatures), len(p.signatures))
 """
     got = _python(code).strip().splitlines()[-1]
     assert got == "1 1"

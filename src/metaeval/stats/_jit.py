@@ -394,13 +394,25 @@ class Kernel:
         return f"<metaeval kernel {self.__module__}.{self.__qualname__} (not compiled yet)>"
 
 
-def kernel(func=None, *, parallel=False):
+def kernel(func=None, *, parallel=False, error_model=None):
     """Declare a numba kernel: ``@kernel`` or ``@kernel(parallel=True)``, as
     ``numba.njit(cache=True)`` and ``numba.njit(parallel=True, cache=True)``
     but without importing numba (a :class:`Kernel`).  A parallel kernel's
     ``prange`` is a global of its module: the builtin ``range`` until the
-    family is compiled, ``numba.prange`` then."""
+    family is compiled, ``numba.prange`` then.
+
+    A parallel kernel ``f`` also gets a serial build, ``f_serial`` (the same
+    code compiled without ``parallel``: its ``prange`` loop over the workers
+    runs them one after the other).  Each worker's share and workspace do not
+    depend on how the workers are run, so both builds give the same bits;
+    the serial one skips the start of a parallel region, which costs
+    10-50 us on an idle machine and milliseconds on a loaded one (the
+    region waits for every thread of the pool), for a call whose arithmetic
+    takes microseconds (:func:`metaeval.stats.coefficients.kernels`,
+    ``work=``)."""
     opts = {"parallel": True} if parallel else {}
+    if error_model is not None:  # "numpy": x / 0 gives inf or NaN, as in NumPy
+        opts["error_model"] = error_model
     if func is None:
         return lambda f: Kernel(f, opts)
     return Kernel(func, opts)
@@ -438,11 +450,40 @@ def compile_family(module) -> dict:
                 if isinstance(value, Kernel):
                     value.dispatcher = numba.njit(cache=True, **value.options)(value.py_func)
                     ns[name] = value.dispatcher
+                    if value.options.get("parallel"):
+                        serial = _serial_copy(value.py_func)
+                        opts = {k: v for k, v in value.options.items() if k != "parallel"}
+                        ns[serial.__name__] = numba.njit(cache=True, **opts)(serial)
             use_shipped_cache(ns, pool)
         finally:
             end_pool_cache()
         ns["_compiled"] = True
     return ns
+
+
+#: The suffix of a parallel kernel's serial build (:func:`kernel`).
+SERIAL_SUFFIX = "_serial"
+
+
+def _serial_copy(f):
+    """``f`` under the name ``<name>_serial`` (a function object of its own, so
+    numba caches its serial build in its own index file: numba's cache index
+    does not record ``parallel``)."""
+    import types
+
+    g = types.FunctionType(f.__code__, f.__globals__, f.__name__ + SERIAL_SUFFIX,
+                           f.__defaults__, f.__closure__)
+    g.__qualname__ = f.__qualname__ + SERIAL_SUFFIX
+    g.__module__ = f.__module__
+    g.__doc__ = f"The serial build of :func:`{f.__name__}` (same results)."
+    return g
+
+
+def serial_build(k):
+    """The serial build of the parallel kernel ``k`` (a :class:`Kernel` or its
+    dispatcher), compiling its family if needed."""
+    f = k.py_func
+    return compile_family(f.__module__)[f.__name__ + SERIAL_SUFFIX]
 
 
 _PLUMBING = {"annotations", "np", "math", "kernel", "prange", "_compiled"}
@@ -513,7 +554,10 @@ def compile_listed(only_pool_dependent=False) -> tuple[int, int]:
     ns = _kernel_namespace()
     pool_dep = _pool_dependent(ns)
     done = failed = 0
-    for name, text in read_signatures():
+    rows = read_signatures()
+    # a parallel kernel's serial build takes the same arguments (small calls use it)
+    rows += [(n + SERIAL_SUFFIX, t) for n, t in rows if n + SERIAL_SUFFIX in ns]
+    for name, text in dict.fromkeys(rows):
         if only_pool_dependent and name not in pool_dep:
             continue
         disp = ns.get(name)

@@ -382,6 +382,51 @@ def kendall_stats_ranked_y(x, yr, k):
 
 
 # --------------------------------------------------------------------------
+# The Kendall-family statistics from the sufficient statistics, in the
+# kernel: the same IEEE operations in the same order as the NumPy twin
+# (``kendall_values_numpy``, which ``coefficients.kendall_from_stats`` runs on
+# small arrays), one pass over the rows instead of a dozen strided NumPy
+# passes with their temporaries.
+
+#: ``variant`` codes of :func:`kendall_values`.
+KENDALL_VARIANT_CODES = {"b": 0, "c": 1, "23": 2, "acc23": 3}
+
+
+@kernel(error_model="numpy")
+def kendall_values(s, variant):
+    """The statistic of each row of ``s`` (R, 8) (Kendall sufficient
+    statistics): ``variant`` 0 tau-b, 1 tau-c, 2 tau-23, 3 acc-23
+    (:data:`KENDALL_VARIANT_CODES`); NaN where undefined."""
+    R = s.shape[0]
+    out = np.empty(R)
+    for r in range(R):
+        c = s[r, C]
+        d = s[r, D]
+        tx = s[r, TX]
+        ty = s[r, TY]
+        txy = s[r, TXY]
+        npairs = c + d + tx + ty + txy
+        if variant == 0:
+            a = npairs - tx - txy
+            b = npairs - ty - txy
+            bad = a == 0 or b == 0
+            val = (c - d) / np.sqrt(a * b)
+        elif variant == 1:
+            k = min(s[r, KX], s[r, KY])
+            n = s[r, NVALID]
+            bad = k < 2
+            val = 2.0 * (c - d) / (n * n * (k - 1) / k)
+        elif variant == 2:
+            bad = False
+            val = (c + txy - d - tx - ty) / npairs
+        else:
+            bad = False
+            val = (c + txy) / npairs
+        out[r] = np.nan if (bad or npairs == 0) else val
+    return out
+
+
+# --------------------------------------------------------------------------
 # NumPy twins: same signatures and results, used when numba is disabled
 # (METAEVAL_DISABLE_NUMBA=1), on small batches and as the cross-check in tests.
 
@@ -432,3 +477,31 @@ def kendall_stats_ranked_y_numpy(x, yr, k):
     """See :func:`kendall_stats_ranked_y`."""
     y = np.where(yr >= 0, yr, np.nan).astype(float)
     return kendall_stats_numpy(x, np.broadcast_to(y, x.shape), 0.0)
+
+
+def kendall_values_numpy(s, variant):
+    """A Kendall-family statistic from sufficient statistics ``s`` (..., 8)
+    (``variant`` ``"b"``, ``"c"``, ``"23"`` or ``"acc23"``; the kernel takes
+    its code, :data:`KENDALL_VARIANT_CODES`)."""
+    if not isinstance(variant, str):
+        variant = {v: k for k, v in KENDALL_VARIANT_CODES.items()}[int(variant)]
+    c, d, tx, ty, txy, n = (s[..., k] for k in (C, D, TX, TY, TXY, NVALID))
+    npairs = c + d + tx + ty + txy
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if variant == "b":
+            val = (c - d) / np.sqrt((npairs - tx - txy) * (npairs - ty - txy))
+            bad = (npairs - tx - txy == 0) | (npairs - ty - txy == 0)
+        elif variant == "c":
+            k = np.minimum(s[..., KX], s[..., KY])
+            val = 2.0 * (c - d) / (n * n * (k - 1) / k)
+            bad = k < 2
+        elif variant == "23":
+            val = (c + txy - d - tx - ty) / npairs
+            bad = np.zeros(val.shape, bool)
+        elif variant == "acc23":
+            val = (c + txy) / npairs
+            bad = np.zeros(val.shape, bool)
+        else:  # pragma: no cover - internal
+            raise ValueError(variant)
+    bad = bad | (npairs == 0)
+    return np.where(bad, np.nan, val)

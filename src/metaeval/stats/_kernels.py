@@ -28,9 +28,22 @@ two.
 
 from __future__ import annotations
 
+import types
+
 from . import _jit
 from ._columns import KX, KY, N_STATS, NVALID, OFF_GRID, TX, TXY, TY, C, D  # noqa: F401
 
 # Every family's dispatchers, helpers and constants (names are unique across
 # families; tests/test_shipped_cache.py lists them through this namespace).
 globals().update(_jit.compiled_kernels())
+
+#: The same namespace with every parallel kernel replaced by its serial build
+#: (same results; for calls too small to pay for a parallel region:
+#: :func:`metaeval.stats.coefficients.kernels`).
+SERIAL = types.SimpleNamespace(**{
+    k: v for k, v in globals().items() if not k.startswith("__") and k != "SERIAL"
+})
+for _name in list(vars(SERIAL)):
+    if _name.endswith(_jit.SERIAL_SUFFIX):
+        setattr(SERIAL, _name[: -len(_jit.SERIAL_SUFFIX)], getattr(SERIAL, _name))
+del _name

@@ -113,6 +113,83 @@ def _pearson_row(x, y):
     return min(1.0, max(-1.0, r))
 
 
+@kernel
+def _y_side(y, dy):
+    """The quantities of ``_pearson_row(x, y)`` that depend on ``y`` alone, for
+    a finite ``y`` (the same operations in the same order): ``(ymin, ymax,
+    ey, cy / m, syy - m (cy / m)^2)`` and the centred values ``dy`` (written).
+    A scaling of ``y`` by 2^0 (when only ``x`` needs one) is the identity, so
+    none of them depends on ``x``."""
+    m = y.size
+    ymin = np.inf
+    ymax = -np.inf
+    for i in range(m):
+        ymin = min(ymin, y[i])
+        ymax = max(ymax, y[i])
+    if m < 2 or not (ymax > ymin):
+        return ymin, ymax, 0, 0.0, 0.0
+    ey = -_pow2_exponent(max(abs(ymin), abs(ymax)))
+    sy = 0.0
+    for i in range(m):
+        sy += math.ldexp(y[i], ey) if ey != 0 else y[i]
+    my = sy / m
+    cy = 0.0
+    syy = 0.0
+    for i in range(m):
+        d = (math.ldexp(y[i], ey) if ey != 0 else y[i]) - my
+        dy[i] = d
+        cy += d
+        syy += d * d
+    cy /= m
+    syy -= m * cy * cy
+    return ymin, ymax, ey, cy, syy
+
+
+@kernel
+def _pearson_row_given_y(x, y, dy, ymin, ymax, ey, cy, syy):
+    """``_pearson_row(x, y)`` with the ``y`` side from ``_y_side`` (finite
+    ``y``): the same operations in the same order, so the same bits, with
+    half the passes over ``y``.  A non-finite ``x`` falls back to
+    ``_pearson_row``."""
+    m = x.size
+    xmin = np.inf
+    xmax = -np.inf
+    for i in range(m):
+        if not np.isfinite(x[i]):
+            return _pearson_row(x, y)
+        xmin = min(xmin, x[i])
+        xmax = max(xmax, x[i])
+    if m < 2 or not (xmax > xmin) or not (ymax > ymin):
+        return np.nan
+    ex = -_pow2_exponent(max(abs(xmin), abs(xmax)))
+    scaled = ex != 0 or ey != 0
+    sx = 0.0
+    for i in range(m):
+        if scaled:
+            sx += math.ldexp(x[i], ex)
+        else:
+            sx += x[i]
+    mx = sx / m
+    cx = 0.0
+    sxy = 0.0
+    sxx = 0.0
+    for i in range(m):
+        if scaled:
+            dx = math.ldexp(x[i], ex) - mx
+        else:
+            dx = x[i] - mx
+        cx += dx
+        sxy += dx * dy[i]
+        sxx += dx * dx
+    cx /= m
+    sxy -= m * cx * cy
+    sxx -= m * cx * cx
+    if not (sxx > 0.0 and syy > 0.0):
+        return np.nan
+    r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
+    return min(1.0, max(-1.0, r))
+
+
 @kernel(parallel=True)
 def pearson_rows(x, y):
     """Pearson's r per (b, g) of ``x`` (B, G, n) against ``y`` (B or 1, G, n)

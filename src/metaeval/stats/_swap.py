@@ -30,7 +30,7 @@ from ._exactsum import (
 from ._jit import kernel
 from ._kbase import _chunk, _n_workers
 from ._kendall import kendall_stats_numpy
-from ._pearson import _pearson_row, average_ranks_numpy, pearson_rows_numpy
+from ._pearson import _pearson_row_given_y, _y_side, average_ranks_numpy, pearson_rows_numpy
 
 # numba.prange once the family is compiled (_jit.compile_family); the builtin
 # range until then.
@@ -419,6 +419,19 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
         kmax = max(kmax, gk[g])
     ns = N_STATS if which == 2 else 1
     out = np.empty((B, G, 2, ns))
+    # the human side of each group's Pearson's r, once (the same for every
+    # resample; finite, as the layout holds the common cells only)
+    hd = np.empty(max(1, gptr[G]))
+    hmin = np.empty(G)
+    hmax = np.empty(G)
+    hey = np.zeros(G, np.int64)
+    hcy = np.empty(G)
+    hsyy = np.empty(G)
+    if which != 2:
+        for g in range(G):
+            s0 = gptr[g]
+            hmin[g], hmax[g], hey[g], hcy[g], hsyy[g] = _y_side(hy[s0:gptr[g + 1]],
+                                                               hd[s0:gptr[g + 1]])
     T = _n_workers(B)
     # workspace per worker, before the parallel region (issue 14.1)
     xa = np.empty((T, nmax))
@@ -452,8 +465,11 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
                             xa[w, t] = za[c]
                             xb[w, t] = zb[c]
                 h = hy[s0:s0 + n]
-                out[b, g, 0, 0] = _pearson_row(xa[w, :n], h)
-                out[b, g, 1, 0] = _pearson_row(xb[w, :n], h)
+                d = hd[s0:s0 + n]
+                out[b, g, 0, 0] = _pearson_row_given_y(xa[w, :n], h, d, hmin[g], hmax[g], hey[g],
+                                                       hcy[g], hsyy[g])
+                out[b, g, 1, 0] = _pearson_row_given_y(xb[w, :n], h, d, hmin[g], hmax[g], hey[g],
+                                                       hcy[g], hsyy[g])
     return out
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from ._kbase import _count_inversions, _tie_pairs_sorted
+from ._jit import kernel, serial_build
+from ._kbase import _chunk, _count_inversions, _tie_pairs_sorted
 
 # numba.prange once the family is compiled (_jit.compile_family); the builtin
 # range until then.
@@ -322,17 +322,21 @@ def _tie_calibration_stream(x, y, weights, dup, WF, WI):
 
 
 @kernel(parallel=True)
-def _tie_calibration_best_chunk(x, y, weights, dup, b0, WF, WI, out):
-    """Items ``b0 .. b0 + T - 1`` (T = WF.shape[0], clipped to the batch) of
-    ``tie_calibration_best``; item ``b0 + t`` works in ``WF[t]``, ``WI[t]``."""
-    T = min(WF.shape[0], x.shape[0] - b0)
+def _tie_calibration_best_all(x, y, weights, dup, WF, WI, out):
+    """Every item of ``tie_calibration_best`` in one parallel region: worker
+    ``w`` takes the items ``_chunk(B, T, w)`` (T = WF.shape[0]) one after the
+    other in ``WF[w]``, ``WI[w]``.  An item's result does not depend on the
+    worker (its workspace is rewritten before it is read)."""
+    B = x.shape[0]
+    T = WF.shape[0]
     shared = y.shape[0] == 1
-    for t in prange(T):
-        b = b0 + t
-        e, v = _tie_calibration_stream(x[b], y[0 if shared else b], weights[b], dup[b],
-                                       WF[t], WI[t])
-        out[b, 0] = e
-        out[b, 1] = v
+    for w in prange(T):
+        lo, hi = _chunk(B, T, w)
+        for b in range(lo, hi):
+            e, v = _tie_calibration_stream(x[b], y[0 if shared else b], weights[b], dup[b],
+                                           WF[w], WI[w])
+            out[b, 0] = e
+            out[b, 1] = v
 
 
 def tie_calibration_best(x, y, weights, dup_pairs=None):
@@ -379,12 +383,15 @@ def tie_calibration_best(x, y, weights, dup_pairs=None):
         return out
     import numba
 
+    # one parallel region for the whole batch (a region per T items waited,
+    # T at a time, for the slowest item and for the pool's start); one item
+    # runs the serial build (no region)
     T = max(1, min(B, numba.get_num_threads()))
     L = tc_workspace_length(G, n)
     WF = np.empty((T, TC_FLOAT_ROWS, L))
     WI = np.empty((T, TC_INT_ROWS, L), np.int64)
-    for b0 in range(0, B, T):
-        _tie_calibration_best_chunk(x, y, w, dup, b0, WF, WI, out)
+    run = _tie_calibration_best_all if T > 1 else serial_build(_tie_calibration_best_all)
+    run(x, y, w, dup, WF, WI, out)
     return out
 
 

@@ -88,10 +88,11 @@ def _digest(a) -> bytes:
     return hashlib.blake2b(memoryview(np.ascontiguousarray(a)).cast("B"), digest_size=16).digest()
 
 
-def _shared(kind, x, y, make):
+def _shared(kind, x, y, make, min_cells=None):
     """``make()``, computed once per (``kind``, values of ``x`` and ``y``)
-    among the last few (only for large data: small data sorts in no time)."""
-    if x.size < _LAYOUTS_MIN_CELLS:
+    among the last few (only for data of ``min_cells`` cells or more: by
+    default ``_LAYOUTS_MIN_CELLS``, large data, as small data sorts in no time)."""
+    if x.size < (_LAYOUTS_MIN_CELLS if min_cells is None else min_cells):
         return make()
     key = (kind, x.shape, _digest(x), _digest(y))
     with _LAYOUTS_LOCK:
@@ -293,11 +294,11 @@ class CellBootstrap:
         ``LevelValues.group`` and ``.weight`` of the materialised replicate;
         at ``system`` level the statistic itself (B, 1) and no weights
         (None)."""
-        k = kernels(self.fast)
         N, M = self.x.shape
         rows = np.ascontiguousarray(rows, dtype=np.int64)
         cols = np.ascontiguousarray(cols, dtype=np.int64)
         B = rows.shape[0]
+        k = kernels(self.fast, B * N * M)
         cr = counts(rows, N)
         cc = counts(cols, M)
         if self.level == "system":

@@ -61,15 +61,25 @@ from ..errors import ParameterError, ResourceError
 from ._columns import C, D, KX, KY, NVALID, TX, TXY, TY
 
 
-def kernels(fast: bool = True):
+#: Calls of a parallel kernel on fewer values than this run its serial build
+#: (:func:`metaeval.stats._jit.kernel`: the same bits, no parallel region to
+#: start; benchmarks/glue.py).
+PARALLEL_MIN_WORK = 1 << 16
+
+
+def kernels(fast: bool = True, work: int | None = None):
     """The kernel module: numba (``fast=True``, unless disabled) or NumPy.
 
-    Imported on first use, so that a command whose work needs no kernel
-    (a one-level correlation without resampling, say) loads neither numba
-    nor the compiled kernels (issue 26.2)."""
+    ``work``: the number of values of the call; below
+    :data:`PARALLEL_MIN_WORK` the numba namespace's parallel kernels are their
+    serial builds (same results).  Imported on first use, so that a command
+    whose work needs no kernel (a one-level correlation without resampling,
+    say) loads neither numba nor the compiled kernels (issue 26.2)."""
     if fast and os.environ.get("METAEVAL_DISABLE_NUMBA", "") in ("", "0"):
         from . import _kernels
 
+        if work is not None and work < PARALLEL_MIN_WORK:
+            return _kernels.SERIAL
         return _kernels
     from . import _numpy_kernels
 
@@ -79,7 +89,8 @@ def kernels(fast: bool = True):
 def kernel(name: str, fast: bool = True, size: int | None = None):
     """The kernel ``name``: from :mod:`._small` (the same bits, no numba) for a
     batch of ``size`` values small enough while numba is not loaded
-    (:func:`._small.suits`), else from :func:`kernels`.
+    (:func:`._small.suits`), else from :func:`kernels` (its serial build
+    below :data:`PARALLEL_MIN_WORK` values).
 
     So that a command whose whole work is a few small statistics (a
     system-level correlation without resampling) never imports numba: its
@@ -89,7 +100,7 @@ def kernel(name: str, fast: bool = True, size: int | None = None):
 
         if name in _small.__all__ and _small.suits(size):
             return getattr(_small, name)
-    return getattr(kernels(fast), name)
+    return getattr(kernels(fast, size), name)
 
 
 def _st():
@@ -236,7 +247,7 @@ def rank_batch(a, valid, *, fast=True):
     if a.size == 0:
         return a
     flat = np.ascontiguousarray(a.reshape(-1, shape[-1]))
-    return kernels(fast).average_ranks(flat).reshape(shape)
+    return kernels(fast, flat.size).average_ranks(flat).reshape(shape)
 
 
 def spearman_batch(x, y, *, fast=True):
@@ -289,7 +300,7 @@ def kendall_stats(x, y, eps=0.0, *, fast=True):
 
     x = _plain(x)
     y = _plain(y)
-    k = kernels(fast)
+    k = kernels(fast, x.size)
     # C-contiguous float64 only, so each numba kernel compiles one signature
     # (any layout mix compiled a new specialisation, up to 4 per kernel)
     if eps == 0.0 and y.ndim == 3 and y.shape[0] == 1 and x.shape[0] > 1 and x.shape[-1] >= RANKED_Y_MIN_N:
@@ -321,28 +332,28 @@ def _plain(a):
     return a
 
 
-def kendall_from_stats(s, variant):
-    """A Kendall-family statistic from sufficient statistics ``s`` (..., 8)."""
-    c, d, tx, ty, txy, n = (s[..., k] for k in (C, D, TX, TY, TXY, NVALID))
-    npairs = c + d + tx + ty + txy
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if variant == "b":
-            val = (c - d) / np.sqrt((npairs - tx - txy) * (npairs - ty - txy))
-            bad = (npairs - tx - txy == 0) | (npairs - ty - txy == 0)
-        elif variant == "c":
-            k = np.minimum(s[..., KX], s[..., KY])
-            val = 2.0 * (c - d) / (n * n * (k - 1) / k)
-            bad = k < 2
-        elif variant == "23":
-            val = (c + txy - d - tx - ty) / npairs
-            bad = np.zeros(val.shape, bool)
-        elif variant == "acc23":
-            val = (c + txy) / npairs
-            bad = np.zeros(val.shape, bool)
-        else:  # pragma: no cover - internal
-            raise ValueError(variant)
-    bad = bad | (npairs == 0)
-    return np.where(bad, np.nan, val)
+#: From this many rows on, :func:`kendall_from_stats` runs the kernel (the
+#: same bits; smaller arrays keep the NumPy twin, which loads no numba).
+KENDALL_VALUES_MIN_ROWS = 4096
+
+
+def kendall_from_stats(s, variant, *, fast=True):
+    """A Kendall-family statistic from sufficient statistics ``s`` (..., 8):
+    ``variant`` ``"b"``, ``"c"``, ``"23"`` or ``"acc23"``; NaN where
+    undefined.  Large arrays (resamples x groups) go through the kernel
+    :func:`metaeval.stats._kendall.kendall_values`, small ones through its
+    NumPy twin (the same IEEE operations in the same order: the same bits)."""
+    from ._kendall import KENDALL_VARIANT_CODES, kendall_values_numpy
+
+    s = np.asarray(s, float)
+    rows = s.size // 8 if s.ndim else 0
+    if rows < KENDALL_VALUES_MIN_ROWS or variant not in KENDALL_VARIANT_CODES:
+        return kendall_values_numpy(s, variant)
+    k = kernels(fast, s.size)
+    if not hasattr(k, "kendall_values"):  # the NumPy namespace
+        return kendall_values_numpy(s, variant)
+    flat = np.ascontiguousarray(s).reshape(-1, s.shape[-1])
+    return k.kendall_values(flat, KENDALL_VARIANT_CODES[variant]).reshape(s.shape[:-1])
 
 
 def _kendall(variant):

@@ -356,7 +356,7 @@ def _grouped_values(xg, yg, method, average, fast, detail, dup_pairs):
     for b in range(B if detail else 0):
         if not any_pair[b]:
             continue
-        s = k.kendall_stats(
+        s = kernels(fast, xg[0].size).kendall_stats(
             np.ascontiguousarray(xg[b : b + 1]),
             np.ascontiguousarray(yg[b : b + 1] if yb else yg),
             float(eps[b]),

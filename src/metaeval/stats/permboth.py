@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import exact
+from .cellboot import _shared
 from .coefficients import kernels
 from .levels import _aggregate, _weights, grouped_values, arrange
 
@@ -62,76 +63,118 @@ def _dense_codes(v):
     return inv.astype(np.int64), avg[inv], uniq.size, int((cnt * (cnt - 1) // 2).sum())
 
 
+def _human_layout(z, level):
+    """What a level's layout takes from the human scores alone (NaN outside
+    the common cells), the same for every metric pair: each group's valid
+    cells (slots, in cell order), their dense codes, average ranks, centred
+    values and the group's sums, and each entry's slot and side (an entry is
+    a slot's value of metric A, then of metric B, group by group)."""
+    zf = np.ravel(z)
+    valid = np.isfinite(zf)
+    gptr = [0]
+    cells, hc, hr2, hcode, hval, havg = [], [], [], [], [], []
+    gk, hss, hrss, hn2 = [], [], [], []
+    for g in _group_cells(np.shape(z), level):
+        c = g[valid[g]]
+        n = c.size
+        h = zf[c]
+        code, avg, k, n2 = _dense_codes(h)
+        d = h - h.mean() if n else h
+        r2 = 2.0 * avg - (n + 1)
+        cells.append(c)
+        hc.append(d)
+        hval.append(h)
+        havg.append(avg)
+        hr2.append(r2)
+        hcode.append(code)
+        gk.append(max(k, 1))
+        hss.append(float(d @ d) if k > 1 else 0.0)
+        hrss.append(float(r2 @ r2))
+        hn2.append(n2)
+        gptr.append(gptr[-1] + n)
+    cat = np.concatenate
+    lay = {
+        "ncell": zf.size,
+        "M": np.shape(z)[-1],
+        "gptr": np.asarray(gptr, np.int64),
+        "cell": cat(cells).astype(np.int64),
+        "hc": cat(hc).astype(float),
+        "hval": cat(hval).astype(float),  # human score of each slot
+        "havg": cat(havg).astype(float),  # its average rank (1-based) in the group
+        "hr2": cat(hr2).astype(float),
+        "hcode": cat(hcode).astype(np.int64),
+        "gk": np.asarray(gk, np.int64),
+        "hss": np.asarray(hss, float),
+        "hrss": np.asarray(hrss, float),
+        "hn2": np.asarray(hn2, np.int64),
+    }
+    nv = np.diff(lay["gptr"])
+    G = nv.size
+    # entries of group g: its n slots' A values, then their B values
+    egroup = np.repeat(np.arange(G), 2 * nv)
+    local = np.arange(egroup.size) - 2 * lay["gptr"][egroup]
+    side = local >= nv[egroup]
+    lay["eptr"] = 2 * lay["gptr"]
+    lay["egroup"] = egroup
+    lay["elocal"] = np.where(side, local - nv[egroup], local)  # slot within the group
+    lay["eslot_all"] = lay["gptr"][egroup] + lay["elocal"]  # slot overall
+    lay["eside"] = side.astype(np.int8)
+    lay["ecodes"] = lay["hcode"][lay["eslot_all"]]
+    lay["ecellv"] = lay["cell"][lay["eslot_all"]]
+    lay["first"] = lay["eptr"][:-1][nv > 0]  # each non-empty group's first entry
+    return lay
+
+
+def human_layout(z, level):
+    """:func:`_human_layout`, computed once per human score matrix among the
+    last few (:func:`metaeval.stats.cellboot.clear_layouts` forgets them): in
+    ``compare_all`` every pair shares the human column."""
+    z = np.ascontiguousarray(z, dtype=float)
+    return _shared(("pair-human", level), z, z, lambda: _human_layout(z, level), min_cells=0)
+
+
 class PairLayout:
     """Sorted entries and human statistics of one level for one metric pair.
 
     ``za``, ``zb``, ``z``: (N, M) with NaN in exactly the same cells (the
-    cells where the human score and both metrics are present).
+    cells where the human score and both metrics are present).  The human
+    part is shared by every pair on the same human scores
+    (:func:`human_layout`); the pair's part is one sort of all groups'
+    entries by (group, value, human code), which orders each group's entries
+    as sorting it alone would (a stable sort: the same permutation as
+    ``np.lexsort((codes, values))`` per group; tested against that twin,
+    :func:`_pair_entries_per_group`).
     """
 
     def __init__(self, za, zb, z, level):
-        zf = np.ravel(z)
+        h = human_layout(z, level)
         af = np.ravel(za)
         bf = np.ravel(zb)
-        valid = np.isfinite(zf)
-        gptr = [0]
-        eptr = [0]
-        cells, hc, hr2, hcode, eslot, esrc, enew = [], [], [], [], [], [], []
-        hval, havg = [], []
-        gk, hss, hrss, hn2 = [], [], [], []
-        for g in _group_cells(np.shape(z), level):
-            c = g[valid[g]]
-            n = c.size
-            h = zf[c]
-            code, avg, k, n2 = _dense_codes(h)
-            d = h - h.mean() if n else h
-            r2 = 2.0 * avg - (n + 1)
-            vals = np.concatenate((af[c], bf[c]))
-            codes2 = np.concatenate((code, code))
-            order = np.lexsort((codes2, vals))
-            sv = vals[order]
-            cells.append(c)
-            hc.append(d)
-            hval.append(h)
-            havg.append(avg)
-            hr2.append(r2)
-            hcode.append(code)
-            eslot.append(np.concatenate((np.arange(n), np.arange(n)))[order])
-            esrc.append(np.repeat(np.array([0, 1], np.int8), n)[order])
-            enew.append(np.concatenate(([True], sv[1:] != sv[:-1])) if n else np.zeros(0, bool))
-            gk.append(max(k, 1))
-            hss.append(float(d @ d) if k > 1 else 0.0)
-            hrss.append(float(r2 @ r2))
-            hn2.append(n2)
-            gptr.append(gptr[-1] + n)
-            eptr.append(eptr[-1] + 2 * n)
-        cat = np.concatenate
-        self.ncell = zf.size
-        self.za = np.ascontiguousarray(af)
-        self.zb = np.ascontiguousarray(bf)
-        self.gptr = np.asarray(gptr, np.int64)
-        self.cell = cat(cells).astype(np.int64)
-        self.hc = cat(hc).astype(float)
-        self.hval = cat(hval).astype(float)  # human score of each slot
-        self.havg = cat(havg).astype(float)  # its average rank (1-based) in the group
-        self.hr2 = cat(hr2).astype(float)
-        self.hcode = cat(hcode).astype(np.int64)
-        self.eptr = np.asarray(eptr, np.int64)
-        self.eslot = cat(eslot).astype(np.int64)
-        self.esrc = cat(esrc).astype(np.int8)
-        self.enew = cat(enew).astype(np.bool_)
-        self.gk = np.asarray(gk, np.int64)
-        self.hss = np.asarray(hss, float)
-        self.hrss = np.asarray(hrss, float)
-        self.hn2 = np.asarray(hn2, np.int64)
+        self.ncell = h["ncell"]
+        self.za = np.ascontiguousarray(af, dtype=float)
+        self.zb = np.ascontiguousarray(bf, dtype=float)
+        for name in ("gptr", "cell", "hc", "hval", "havg", "hr2", "hcode", "gk", "hss", "hrss",
+                     "hn2", "eptr"):
+            setattr(self, name, h[name])
+        c = h["ecellv"]
+        vals = np.where(h["eside"] == 0, self.za[c], self.zb[c])
+        order = np.lexsort((h["ecodes"], vals, h["egroup"]))
+        sv = vals[order]
+        enew = np.ones(sv.size, np.bool_)
+        enew[1:] = sv[1:] != sv[:-1]
+        enew[h["first"]] = True
+        self.eslot = np.ascontiguousarray(h["elocal"][order], dtype=np.int64)
+        self.esrc = np.ascontiguousarray(h["eside"][order])
+        self.enew = enew
         self.n_valid = np.diff(self.gptr)
         self.ecell = self.ecode = None  # per-entry copies, made by pair_values
-        self.M = np.shape(z)[-1]
+        self.M = h["M"]
         self.acodes = self.bcodes = self.grid_all = None  # grid codes, made by group_means
+
 
     def group_stats(self, bits, n_resamples, *, fast=True):
         """(B, G, 3, 2): pearson/spearman/kendall_b of the two halves."""
-        return kernels(fast).swap_group_stats(
+        return kernels(fast, n_resamples * self.ncell).swap_group_stats(
             bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, self.hc,
             self.hr2, self.hcode, self.eptr, self.eslot, self.esrc, self.enew, self.gk,
             self.hss, self.hrss, self.hn2,
@@ -151,7 +194,7 @@ class PairLayout:
             slot = self.gptr[g] + self.eslot
             self.ecell = np.ascontiguousarray(self.cell[slot])
             self.ecode = np.ascontiguousarray(self.hcode[slot])
-        out = kernels(fast).swap_pair_values(
+        out = kernels(fast, n_resamples * self.ncell).swap_pair_values(
             bits, n_resamples, self.ncell, self.za, self.zb, self.gptr, self.cell, hy,
             self.eptr, self.ecell, self.ecode, self.eslot, self.esrc, self.enew, self.gk,
             self.hn2, which,
@@ -169,10 +212,31 @@ class PairLayout:
             cells = self.cell
             self.grid_all = not ((self.acodes[cells] == exact.OFF_GRID).any()
                                  or (self.bcodes[cells] == exact.OFF_GRID).any())
-        return kernels(fast).swap_group_means(
+        return kernels(fast, n_resamples * self.ncell).swap_group_means(
             bits, n_resamples, self.ncell, self.za, self.zb, self.acodes, self.bcodes,
             self.grid_all, self.gptr, self.cell, exact.GRID,
         )
+
+
+def _pair_entries_per_group(za, zb, z, level):
+    """The entries' ``(eslot, esrc, enew)`` sorted group by group (each group's
+    ``np.lexsort((codes, values))``): the slow twin of :class:`PairLayout`'s
+    one sort, for the tests."""
+    zf, af, bf = np.ravel(z), np.ravel(za), np.ravel(zb)
+    valid = np.isfinite(zf)
+    eslot, esrc, enew = [], [], []
+    for g in _group_cells(np.shape(z), level):
+        c = g[valid[g]]
+        n = c.size
+        code = _dense_codes(zf[c])[0]
+        vals = np.concatenate((af[c], bf[c]))
+        order = np.lexsort((np.concatenate((code, code)), vals))
+        sv = vals[order]
+        eslot.append(np.concatenate((np.arange(n), np.arange(n)))[order])
+        esrc.append(np.repeat(np.array([0, 1], np.int8), n)[order])
+        enew.append(np.concatenate(([True], sv[1:] != sv[:-1])) if n else np.zeros(0, bool))
+    cat = np.concatenate
+    return cat(eslot).astype(np.int64), cat(esrc).astype(np.int8), cat(enew).astype(np.bool_)
 
 
 def _level_value(group, nv, average):

@@ -1,0 +1,267 @@
+"""The glue around the kernels (issue 26.5): each fast path against its slow twin, bit for bit,
+on random and adversarial data (ties, NaN, constant groups, one-item and empty groups).
+
+* a parallel kernel's serial build (``_kernels.SERIAL``, used for small calls) against the
+  parallel build, through every public path that chooses between them;
+* :class:`PairLayout`'s one sort of all groups' entries (with the human part shared by every
+  pair) against sorting each group alone (``np.lexsort`` per group, the previous code);
+* ``kendall_values`` (the Kendall statistics assembled in the kernel) against its NumPy twin
+  (``kendall_values_numpy``, the previous ``kendall_from_stats``), on the kernel's own
+  sufficient statistics and on arbitrary counts;
+* ``tie_calibration_best`` run as one parallel region (or the serial build for one item)
+  against each item alone and against the full-sweep NumPy twin.
+"""
+
+import os
+
+import numpy as np
+import pytest
+
+from metaeval.stats import coefficients as co
+
+pytestmark = pytest.mark.skipif(os.environ.get("METAEVAL_DISABLE_NUMBA", "") not in ("", "0"),
+                                reason="numba disabled")
+
+KINDS = ("continuous", "ties", "nan", "constant", "small")
+
+
+def _case(seed, N, M, kind):
+    g = np.random.default_rng(seed)
+    xa, xb, z = g.normal(size=(3, N, M))
+    if kind == "ties":
+        xa, xb = g.integers(0, 3, (2, N, M)).astype(float)
+        z = g.integers(0, 4, (N, M)).astype(float)
+    elif kind == "nan":
+        xa[g.random((N, M)) < 0.2] = np.nan
+        z[g.random((N, M)) < 0.2] = np.nan
+        z[0] = np.nan  # a system without cells
+        z[:, 1] = np.nan  # an input without cells
+    elif kind == "constant":
+        xa = g.integers(0, 2, (N, M)).astype(float)
+        xb = xa.copy()
+        z[:, 2] = 3.0  # a constant human column
+        z[1] = 0.5  # a constant human row
+        xa[2] = xb[2] = 7.0  # a row constant in both metrics
+    elif kind == "small":  # groups of 0, 1 and 2 valid cells
+        z[:, :] = np.nan
+        z[0, 0] = 1.0
+        z[0, 1] = z[1, 1] = 2.0
+        z[2, 2] = 0.0
+    ok = np.isfinite(xa) & np.isfinite(xb) & np.isfinite(z)
+    return (np.where(ok, xa, np.nan), np.where(ok, xb, np.nan), np.where(ok, z, np.nan))
+
+
+def _same(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    assert a.shape == b.shape
+    assert np.array_equal(np.isnan(a), np.isnan(b))
+    assert np.array_equal(a[~np.isnan(a)].view(np.int64), b[~np.isnan(b)].view(np.int64))
+
+
+# --------------------------------------------------------------------------
+# serial builds
+
+
+def test_every_parallel_kernel_has_a_serial_build_in_the_small_call_namespace():
+    from numba.core.registry import CPUDispatcher
+
+    from metaeval.stats import _kernels as K
+
+    parallel = {k for k, v in vars(K).items()
+                if isinstance(v, CPUDispatcher) and v.targetoptions.get("parallel")}
+    assert {"pearson_rows", "kendall_stats", "swap_pair_values", "boot_pearson"} <= parallel
+    for name in parallel:
+        serial = getattr(K.SERIAL, name)
+        assert isinstance(serial, CPUDispatcher) and not serial.targetoptions.get("parallel")
+        assert serial.py_func.__code__ is getattr(K, name).py_func.__code__, name
+        assert serial is getattr(K, name + "_serial")
+    assert co.kernels(True, 10) is K.SERIAL and co.kernels(True, 10**7) is K
+
+
+def _through_public_paths(seed, kind):
+    """Every public path that picks a kernel by size: levels, Perm-Both, cell bootstrap."""
+    from metaeval.stats.cellboot import CellBootstrap, clear_layouts
+    from metaeval.stats.levels import level_values
+    from metaeval.stats.permboth import perm_both_values
+    from metaeval.stats.resampling import fair_bytes
+
+    xa, xb, z = _case(seed, 6, 9, kind)
+    out = []
+    for level in ("system", "input", "item", "global"):
+        for method in ("pearson", "spearman", "kendall_b", "kendall_c", "acc_eq"):
+            lv = level_values(np.stack([xa, xb]), z, level, method, detail=True)
+            out += [lv.value, lv.group]
+    B = 7
+    bits = fair_bytes(np.random.default_rng(seed), B * xa.size)
+    measures = [(lv, m) for lv in ("system", "input", "item", "global")
+                for m in ("pearson", "spearman", "kendall_b")]
+    res = perm_both_values(xa, xb, z, measures, bits, B)
+    out += [res[k] for k in measures]
+    g = np.random.default_rng(seed + 1)
+    rows = g.integers(0, 6, (B, 6))
+    cols = g.integers(0, 9, (B, 9))
+    for level, method in (("system", "pearson"), ("input", "kendall_b"), ("item", "spearman"),
+                          ("global", "pearson")):
+        out.append(CellBootstrap(xa, z, level, method).values(rows, cols))
+    clear_layouts()
+    return out
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_serial_builds_give_the_parallel_builds_bits(monkeypatch, kind):
+    for seed in range(3):
+        monkeypatch.setattr(co, "PARALLEL_MIN_WORK", 0)  # always the parallel build
+        par = _through_public_paths(seed, kind)
+        monkeypatch.setattr(co, "PARALLEL_MIN_WORK", 10**12)  # always the serial build
+        ser = _through_public_paths(seed, kind)
+        assert len(par) == len(ser)
+        for a, b in zip(par, ser):
+            _same(a, b)
+
+
+# --------------------------------------------------------------------------
+# PairLayout: one sort for all groups, the human part shared
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("level", ("input", "item", "global"))
+def test_pair_layout_sorts_entries_as_each_group_alone(kind, level):
+    from metaeval.stats.cellboot import clear_layouts
+    from metaeval.stats.permboth import PairLayout, _pair_entries_per_group
+
+    for seed in range(5):
+        xa, xb, z = _case(seed, 5, 7, kind)
+        if seed == 4:
+            xb = xa.copy()  # every value tied across the two metrics
+        lay = PairLayout(xa, xb, z, level)
+        eslot, esrc, enew = _pair_entries_per_group(xa, xb, z, level)
+        np.testing.assert_array_equal(lay.eslot, eslot)
+        np.testing.assert_array_equal(lay.esrc, esrc)
+        np.testing.assert_array_equal(lay.enew, enew)
+        assert (lay.eslot.dtype, lay.esrc.dtype, lay.enew.dtype) == (eslot.dtype, esrc.dtype,
+                                                                     enew.dtype)
+    clear_layouts()
+
+
+def test_pair_layout_human_part_is_keyed_on_the_human_values():
+    """Two pairs on the same human scores share its part; other scores (or another NaN
+    pattern) never reuse it."""
+    from metaeval.stats.cellboot import clear_layouts
+    from metaeval.stats.permboth import PairLayout, _human_layout, human_layout
+
+    xa, xb, z = _case(0, 5, 7, "ties")
+    assert human_layout(z, "input") is human_layout(z.copy(), "input")
+    z2 = z.copy()
+    z2[0, 0] += 1.0
+    z3 = z.copy()
+    z3[1, 1] = np.nan
+    for other in (z2, z3):
+        got = human_layout(other, "input")
+        want = _human_layout(other, "input")
+        for k in ("gptr", "cell", "hcode", "hval", "hc", "hr2", "hss", "hrss", "hn2", "gk"):
+            np.testing.assert_array_equal(got[k], want[k])
+    # a layout built after another human's is still right
+    ok = np.isfinite(z3)
+    lay = PairLayout(np.where(ok, xa, np.nan), np.where(ok, xb, np.nan), z3, "input")
+    np.testing.assert_array_equal(lay.hval, _human_layout(z3, "input")["hval"])
+    clear_layouts()
+
+
+# --------------------------------------------------------------------------
+# the Kendall statistics assembled in the kernel
+
+
+def _consistent_stats(seed):
+    """Sufficient statistics of adversarial groups, from the kernel itself."""
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(seed)
+    x = g.integers(0, 3, (200, 30, 6)).astype(float)
+    y = g.integers(0, 2, (200, 30, 6)).astype(float)
+    x[:, 0] = 1.0  # constant metric
+    y[:, 1] = 2.0  # constant human
+    x[:, 2, 1:] = np.nan  # one valid item
+    y[:, 3] = np.nan  # no valid item
+    x[:, 4] = y[:, 4]  # identical
+    return K.kendall_stats(x, y, 0.0)
+
+
+@pytest.mark.parametrize("variant", ("b", "c", "23", "acc23"))
+def test_kendall_values_kernel_gives_the_numpy_twins_bits(variant):
+    from metaeval.stats import _kendall as Kd
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(7)
+    arbitrary = g.integers(0, 5, (3000, 8)).astype(float)
+    arbitrary[g.random(3000) < 0.2, :5] = 0.0
+    big = g.integers(0, 10**6, (3000, 8)).astype(float)
+    for s in (_consistent_stats(0), _consistent_stats(1), arbitrary, big):
+        flat = np.ascontiguousarray(s).reshape(-1, 8)
+        want = Kd.kendall_values_numpy(s, variant)
+        _same(K.kendall_values(flat, Kd.KENDALL_VARIANT_CODES[variant]).reshape(want.shape), want)
+        _same(co.kendall_from_stats(s, variant), want)  # the shell, whichever path it takes
+    assert co.KENDALL_VALUES_MIN_ROWS <= _consistent_stats(0).size // 8  # the kernel path ran
+
+
+# --------------------------------------------------------------------------
+# tie calibration in one parallel region
+
+
+@pytest.mark.parametrize("kind", ("ties", "nan", "constant", "small"))
+def test_tie_calibration_batch_equals_each_item_alone_and_the_full_sweep(kind):
+    from metaeval.stats import _kernels as K
+    from metaeval.stats import _numpy_kernels as NK
+
+    g = np.random.default_rng(3)
+    B, G, n = 5, 6, 7
+    x = g.integers(0, 4, (B, G, n)).astype(float)
+    y = g.integers(0, 3, (1, G, n)).astype(float)
+    if kind == "nan":
+        x[g.random((B, G, n)) < 0.3] = np.nan
+    elif kind == "constant":
+        y[0, 0] = 1.0
+        x[:, 1] = 2.0
+    elif kind == "small":
+        x[:, :, 1:] = np.nan
+        x[:, 0, :2] = 1.0
+    w = np.full((B, G), 1.0 / G)
+    batch = K.tie_calibration_best(x, y, w)
+    for b in range(B):
+        _same(K.tie_calibration_best(x[b : b + 1], y, w[b : b + 1])[0], batch[b])  # serial build
+    twin = NK.tie_calibration_best(x, y, w)
+    np.testing.assert_allclose(batch, twin, rtol=0, atol=1e-12)
+
+
+# --------------------------------------------------------------------------
+# Pearson's r with the human side computed once per group (Perm-Both)
+
+
+def test_pearson_row_given_y_gives_pearson_rows_bits():
+    """The human side of ``_pearson_row`` computed once (``_y_side``) and the metric side per
+    resample give the one-pass-per-call kernel's bits, including rows scaled by a power of two
+    (huge or tiny magnitudes on either side), constant sides, 0-2 items and a non-finite
+    metric value (which falls back to the full kernel)."""
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(11)
+    cases = []
+    for n in (0, 1, 2, 3, 17, 60):
+        for xs, ys in ((1.0, 1.0), (1e200, 1.0), (1.0, 1e-200), (1e-300, 1e300), (1e150, 1e150)):
+            x = g.normal(size=n) * xs
+            y = g.integers(0, 4, n).astype(float) * ys
+            cases.append((x, y))
+            cases.append((np.round(x / xs) * xs, y))  # ties in x
+            cases.append((np.full(n, 2.0 * xs), y))  # constant metric
+            cases.append((x, np.full(n, 3.0 * ys)))  # constant human
+    x = g.normal(size=9)
+    x[4] = np.nan
+    cases.append((x, g.normal(size=9)))
+    x = g.normal(size=9)
+    x[2] = np.inf
+    cases.append((x, g.normal(size=9)))
+    for x, y in cases:
+        dy = np.zeros(max(1, y.size))
+        side = K._y_side(y, dy)
+        got = K._pearson_row_given_y(x, y, dy, *side)
+        want = K._pearson_row(x, y)
+        _same(got, want)
