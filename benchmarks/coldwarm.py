@@ -2,6 +2,8 @@
 figure as a ratio against a baseline measured in the same run.
 
 usage: python benchmarks/coldwarm.py [--baseline-src DIR] [--skip-report] [--out FILE.json]
+       python benchmarks/coldwarm.py --estimates [--cases summeval-quick,rated-quick,rated-full,summeval-full]
+                                     [--out FILE.json]
 
 Every command is a fresh process of ``python -m metaeval`` with ``PYTHONPATH`` at this checkout's
 ``src`` (or at ``--baseline-src``, e.g. a ``git archive`` of the previous commit), timed by
@@ -15,6 +17,12 @@ Every command is a fresh process of ``python -m metaeval`` with ``PYTHONPATH`` a
   pandas"`` in the same run;
 * the report's own estimate against its measured CPU time;
 * ``reliability`` on 1,200 rows with 1,200 job-specific rater labels (against the baseline source).
+
+With ``--estimates`` (issue 26.3): ``report`` in its quick and full modes on SummEval and on the
+generated 11 x 96 rated file (``benchmarks/rated_file.py``: 4 human columns x 3 raters x 12 metrics),
+each cold (empty ``NUMBA_CACHE_DIR``, the shipped cache present: a new user) then warm (the same
+folder again): the estimate the command prints before any work against its measured CPU time, and
+the header's measured figure-and-table time (``results.json`` ``meta.seconds_views``).
 
 Prints the load (``os.getloadavg``) before and after every figure.  CI does not run this (it times).
 """
@@ -95,12 +103,62 @@ def crowd_file(path):
                     k += 1
 
 
+ESTIMATE_CASES = {
+    "summeval-quick": (["report", "--quick"], None),
+    "summeval-full": (["report"], None),
+    "rated-quick": (["report", "{rated}", "--human", "h1,h2,h3,h4", "--rater-col", "rater", "--quick"], "rated"),
+    "rated-full": (["report", "{rated}", "--human", "h1,h2,h3,h4", "--rater-col", "rater"], "rated"),
+}
+
+
+def estimates(cases, results):
+    """The report's estimate against its CPU time, cold then warm, per case (module docstring)."""
+    sys.path.insert(0, HERE)
+    from rated_file import generate
+
+    with tempfile.TemporaryDirectory() as d:
+        rated = os.path.join(d, "rated.csv")
+        generate(rated)
+        for name in cases:
+            argv, _ = ESTIMATE_CASES[name]
+            argv = [a.format(rated=rated) for a in argv]
+            print(f"{name}: metaeval {' '.join(argv)}")
+            with tempfile.TemporaryDirectory() as cache:
+                runs = {}
+                for label in ("cold", "warm"):
+                    out = os.path.join(d, f"{name}-{label}")
+                    r = timed([sys.executable, "-m", "metaeval", *argv, "--out", out, "--seed", "0"], SRC, cache)
+                    with open(os.path.join(out, "results.json")) as fh:
+                        meta = json.load(fh)  # the report's meta, the numbers are beside it
+                    e = estimate_ratio(r)
+                    r.update(estimate=e[0] if e else None, ratio=e[1] if e else None,
+                             seconds_views=meta.get("seconds_views"), seconds_analyses=meta.get("seconds_analyses"))
+                    show(label, r)
+                    print(f"    estimate about {r['estimate']:.0f} s of CPU / measured {r['cpu']:.1f} CPU-s = "
+                          f"{r['ratio']:.2f}; header: {r['seconds_analyses']:.0f} s (analyses) + "
+                          f"{r['seconds_views']:.0f} s (figures, tables)")
+                    r.pop("stderr")
+                    runs[label] = r
+            results.setdefault("estimates", {})[name] = runs
+
+
 def main():
     args = sys.argv[1:]
     base = args[args.index("--baseline-src") + 1] if "--baseline-src" in args else None
     out = args[args.index("--out") + 1] if "--out" in args else os.path.join(HERE, "results", "coldwarm.json")
     results = {"load_before": os.getloadavg(), "date": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())}
     print(f"{results['date']}, load {results['load_before']}")
+
+    if "--estimates" in args:
+        cases = (args[args.index("--cases") + 1].split(",") if "--cases" in args
+                 else ["summeval-quick", "rated-quick", "rated-full", "summeval-full"])
+        estimates(cases, results)
+        results["load_after"] = os.getloadavg()
+        print(f"load after {results['load_after']}")
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        with open(out, "w") as fh:
+            json.dump(results, fh, indent=1, default=str)
+        return
 
     cold_warm("correlate", CORRELATE, SRC, results)
     if "--skip-report" not in args:
