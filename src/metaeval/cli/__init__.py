@@ -31,7 +31,7 @@ import click
 from .._version import __version__
 from ..errors import DataError, MetaevalError
 from ..report.tables import literal as _literal
-from ._messages import _cli_spelling, _fail, _unexpected_message, _WarningGroups
+from ._messages import _fail, _unexpected_message, _WarningGroups
 
 #: command name -> "module:function" of this package; a command's module is imported
 #: only when the command runs or its help is shown.
@@ -121,8 +121,7 @@ class _Group(click.Group):
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                sub = ctx.invoked_subcommand
-                msg = _cli_spelling(msg, self.get_command(ctx, sub) if sub else None)
+                # printed as the analysis wrote it: an option is spelled as the keyword it sets
                 data = ctx.meta.get("metaeval.data")
                 if (isinstance(exc, DataError) and data and os.path.isfile(data) and "--" not in msg
                         and os.path.basename(data) not in msg):

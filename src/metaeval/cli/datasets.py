@@ -6,6 +6,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
+from ._api import ApiOption
 from ._data import FORMATS, _split
 from ._output import _emit_csv, _emit_json, _show
 
@@ -84,7 +85,7 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Dataset cache (default: $METAEVAL_DATA, else ~/.cache/metaeval/datasets).")
 @click.option("--base-url", default=None, metavar="URL", help="Download mirror (default: $METAEVAL_DATA_URL).")
-@click.option("--jobs", type=int, default=1, show_default=True, help="Worker processes (datasets are the units).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help="Worker processes (datasets are the units).")
 @click.option("--dask", default=None, help="Dask scheduler address: run the datasets on that cluster.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "latex", "json"]), default="table",
               show_default=True, help="table: ranking and per-task tables; csv/latex: the WMT-style table.")

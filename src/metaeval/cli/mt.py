@@ -8,6 +8,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
+from ._api import ApiOption
 from ._data import FORMATS, _split
 from ._messages import _fail
 from ._output import _emit_csv, _emit_json, _nan_to_none, _show, _write_csv
@@ -114,7 +115,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
               help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
                    "of compare and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
                    "metaeval: (count+1)/(n+1) uncorrected.")
-@click.option("--seed", type=int, default=None)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None)
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
 def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, include_human, n_resamples,
             n_permutations, clusters, seed, fmt):

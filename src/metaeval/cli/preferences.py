@@ -6,6 +6,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
+from ._api import ApiOption
 from ._data import FORMATS, _split
 from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 
@@ -31,7 +32,7 @@ from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
               help="Length-bias slope per this many words of length difference.")
 @click.option("--n-resamples", type=int, default=1000, show_default=True)
 @click.option("--confidence-level", type=float, default=0.95, show_default=True)
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def preferences(data, input_format, judges, human, judge_outputs, epsilon, compare_, measure, no_ceiling,
                 length_per, n_resamples, confidence_level, seed, fmt):

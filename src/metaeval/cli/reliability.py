@@ -9,6 +9,7 @@ import click
 from .. import _choices
 from ..errors import DataError, ParameterError
 from ..report import tables as _tables
+from ._api import ApiOption
 from ._data import (
     _LEVELS_HELP,
     FORMATS,
@@ -82,11 +83,11 @@ def _agreement_notes(res, rater_slots):
 @click.option("--sizes", default=None, help="Comma-separated input counts for the alpha-vs-size curve.")
 @click.option("--normalize", default="none", show_default=True,
               help="|".join(_choices.NORMALIZATIONS) + ": rank normalization first.")
-@click.option("--seed", type=int, default=None)
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
-@click.option("--run-col", "run", default=None,
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
+@click.option("--run", "--run-col", "run", cls=ApiOption, aliases=("--run-col",), default=None,
               help="Run column (long files where a stochastic metric was scored several times): "
                    "enables test-retest stability.")
 @click.option("--agreement", "agreement_methods", default=None, metavar="METHOD[,METHOD]",
@@ -108,24 +109,24 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
     methods = _agreement_methods(agreement_methods)
 
     ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, run=run,
-               file_only={"--run-col": run})
+               file_only={"--run": run})
     mets = _split(metrics) or list(ds.metrics)
     with_runs = [m for m in mets if ds.ratings(m).shape[0] >= 2]
     humans = [h for h in (_split(human) or ds.human) if ds.ratings(h).shape[0] >= 2]
     single = [h for h in (_split(human) or []) if h not in humans]
     if single:
         click.echo(f"metaeval: note: rater agreement skipped for {', '.join(map(repr, single))}: one rating "
-                   "per cell (declare the rater column with --rater-col)", err=True)
+                   "per cell (declare the rater column with --rater)", err=True)
     if not mets and not humans:
         raise click.BadParameter("nothing to assess: no metric columns and no human column with 2+ "
-                                 "raters (name them with --metrics, or --human with --rater-col)",
+                                 "raters (name them with --metrics, or --human with --rater)",
                                  param_hint="--metrics/--human")
     results = {}
     if with_runs:
         results["stability"] = stability(ds, with_runs, target=target, normalize=normalize)
     elif mets:
         click.echo("metaeval: note: stability skipped: no metric has 2+ runs (declare the run column "
-                   "with --run-col)", err=True)
+                   "with --run)", err=True)
     if mets:
         _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes)
     if humans:
@@ -210,9 +211,9 @@ def _reliability_tables(results, target):
 @click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
               help="Concurrent validity against the raw human means or the CFA factor scores.")
 @click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
 @click.option("--rater-slots", is_flag=True,
               help="The rater columns are slots (different people in different cells): refused here, "
                    "since MTMM and CFA treat each rater as one method; use `reliability --rater-slots`.")
@@ -236,10 +237,10 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     single = [t for t in traits if ds.ratings(t).shape[0] < 2]
     if single:
         raise click.BadParameter(f"{', '.join(map(repr, single))}: one rating per cell; MTMM and CFA take "
-                                 "human columns with 2+ raters (long files: --rater-col)", param_hint="--human")
+                                 "human columns with 2+ raters (long files: --rater)", param_hint="--human")
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
-                        "(long files: --rater-col; raters in columns: --rater-cols)")
+                        "(long files: --rater; raters in columns: --raters)")
     _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)

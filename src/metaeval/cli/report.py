@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import click
 
 from .. import _choices
+from ._api import ApiOption
 from ._data import (
     _ALL_LEVELS,
     _LEVELS_HELP,
@@ -73,7 +74,7 @@ def _report_progress():
               help="Output folder: report.html, results.json, figures/, tables/.")
 @click.option("--quick", is_flag=True,
               help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
 @click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
               show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "
                                       "(validity keeps Kendall's tau-b, as seed paper 002).")
@@ -94,11 +95,11 @@ def _report_progress():
 @click.option("--ks-high", type=float, default=None, help="KS: high-quality texts have human >= this.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--jobs", type=int, default=1, show_default=True)
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
-@click.option("--run-col", "run", default=None, help="Run column (long files with repeated metric runs).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
+@click.option("--run", "--run-col", "run", cls=ApiOption, aliases=("--run-col",), default=None, help="Run column (long files with repeated metric runs).")
 @click.option("--contexts", "context_cols", default=None, help="Files: comma-separated context label columns.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Files: JSONL with the texts (hypothesis, references/source).")
@@ -118,8 +119,8 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     if not bundled and os.path.isfile(data) and not human:
         raise click.BadParameter("a data file needs --human (its human score columns)", param_hint="--human")
     load = dict(texts=texts_path, run=run, contexts=_split(context_cols),
-                file_only={"--contexts": context_cols, "--texts": texts_path, "--rater-col": rater,
-                           "--run-col": run})
+                file_only={"--contexts": context_cols, "--texts": texts_path, "--rater": rater,
+                           "--run": run})
     ds = _load(data, system, input_, _split(human), _split(metrics), rater, **load)
     ds_runs = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, **load) \
         if bundled else ds

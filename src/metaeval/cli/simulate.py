@@ -9,6 +9,7 @@ import click
 from .. import _choices
 from ..errors import DataError
 from ..report import tables as _tables
+from ._api import ApiOption
 from ._data import _ALL_LEVELS, _LEVELS_HELP, FORMATS, _levels_option, _load, _split
 from ._output import (
     _clean,
@@ -128,8 +129,8 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 @click.option("--bounds", default=None,
               help="With --from-data: the rating scale's bounds for the 0-1 normalization, LOW:HIGH for "
                    "every column or COL=LOW:HIGH[,COL=LOW:HIGH] (default: each column's observed range).")
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores for large grids).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes (default: all cores for large grids).")
 @click.option("--dask", default=None, help="Dask scheduler address.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")

@@ -9,6 +9,7 @@ import click
 from .. import _choices
 from ..errors import ParameterError
 from ..report import tables as _tables
+from ._api import ApiOption
 from ._data import (
     FORMATS,
     _data_options,
@@ -73,7 +74,7 @@ def _sample_size(dg, ds, humans, **kw):
               help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore.")
-@click.option("--seed", type=int, default=None)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
                    "correlation-design heatmaps, reference-sensitivity histogram).")
@@ -180,9 +181,9 @@ def _text_adapters(metrics, model):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/reference/source.")
 @click.option("--human", default=None, help="Human columns (files).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write the scores (one row per metric x system x input) to CSV or Parquet.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -266,10 +267,10 @@ def _perturbation_options(pairs, names):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
 @click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
-@click.option("--seed", type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: detection.csv/json, perturbed texts (JSONL) and detection.png.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -366,10 +367,10 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
 @click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
               help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
