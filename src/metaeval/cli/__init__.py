@@ -52,6 +52,7 @@ COMMANDS = {
     "score": "texts:score",
     "simulate": "simulate:simulate",
     "span-agreement": "mt:span_agreement_cmd",
+    "spa": "mt:spa_cmd",
     "validity": "reliability:validity",
     "wmt": "mt:wmt_cmd",
 }

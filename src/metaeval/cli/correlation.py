@@ -8,7 +8,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import ApiOption, api_option, api_options, given, signature
+from ._api import api_option, api_options, given, signature
 from ._data import (
     _ALL_LEVELS,
     _LEVELS_HELP,
@@ -38,6 +38,8 @@ from ._output import (
 
 _CORRELATE = "correlation:correlate"
 _COMPARE = "compare:compare_all"
+_DP = "measures:discriminative_power"
+_RC = "measures:ranking_consistency"
 
 
 def _level_list(ctx, param, value):
@@ -157,7 +159,8 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
         _show(_tables.clusters_table(res, human, **used, cluster_correction=res.cluster_correction))
 
 
-@click.command()
+@click.command(epilog="Example: metaeval measures summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
+                      "--level system --method kendall_b --n-resamples 50 --n-splits 20 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
@@ -167,26 +170,23 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
               help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
-@click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
-@click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--splits", type=int, default=1000, show_default=True,
-              help="Random half-splits for ranking consistency (0: skip it).")
-@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True,
-              help="Worker processes (1: in-process; the kernels use all cores anyway).")
-@click.option("--dask", default=None, help="Dask scheduler address: run the units on that cluster.")
+@api_options(_DP, "test", "n_resamples", "average", "rng", "n_jobs", "dask",
+             test=dict(choices=_choices.TESTS, help="perm-both or williams (seed paper 000), or any test of compare."),
+             average=dict(strict_choices=_choices.AVERAGES), rng=dict(help="Random seed (none: fresh, recorded in --out)."),
+             dask=dict(help="Dask scheduler address: run the units on that cluster."))
+@api_option(_RC, "n_splits", aliases=("--splits",), help="Random half-splits for ranking consistency (0: skip it).")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tables, JSON, figures and checkpoints (a restarted run resumes).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, test,
-             n_resamples, splits, average, seed, jobs, dask, out, fmt):
+def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, out, fmt, **api):
     """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
     from ..measures import discriminative_power, measure_table, ranking_consistency
 
     ds = _load(data, system, input_, human, _split(metrics), rater)
     mets = _split(metrics) or list(ds.metrics)
-    seed = _run_seed(seed, out)
+    api = given(api)
+    api["rng"] = _run_seed(api.get("rng"), out)
+    splits = api.pop("n_splits", signature(_RC)["n_splits"].default)
     if measures_:
         picked = []
         for t in _split(measures_):
@@ -214,15 +214,13 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
                                  f"{len(ds.inputs)} input(s), at least 4 are needed (or --splits 0)",
                                  param_hint="--splits")
     with _progress(k * (k - 1) // 2, "discriminative power (pairs)") as prog:
-        dp = discriminative_power(ds, human, metrics=mets, test=test, n_resamples=n_resamples,
-                                  average=average, rng=seed, n_jobs=jobs, dask=dask,
-                                  checkpoint=ck("dp"), progress=prog, **sel)
+        dp = discriminative_power(ds, human, metrics=mets, checkpoint=ck("dp"), progress=prog, **sel, **api)
     rc = None
     if splits:
         with _progress(k, "ranking consistency (metrics)") as prog:
-            rc = ranking_consistency(ds, human, metrics=mets, n_splits=splits, average=average,
-                                     rng=seed, n_jobs=jobs, dask=dask, checkpoint=ck("rc"),
-                                     progress=prog, **sel)
+            rc_api = {k: v for k, v in api.items() if k in signature(_RC)}
+            rc = ranking_consistency(ds, human, metrics=mets, n_splits=splits, checkpoint=ck("rc"),
+                                     progress=prog, **sel, **rc_api)
     table = measure_table(dp, rc)
     if out:
         from ..report.figures import pvalue_curves
