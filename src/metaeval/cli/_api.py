@@ -342,7 +342,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
     return deco
 
 
-def api_options(target, *keywords, **per_keyword):
+def api_options(target, /, *keywords, **per_keyword):
     """Options for several keywords of ``target``: ``per_keyword`` maps a keyword to the
     keyword arguments of :func:`api_option` for it (e.g. ``average=dict(choices=AVERAGES)``)."""
 
