@@ -58,6 +58,11 @@ COMMANDS = {
 }
 
 
+def _set_quiet(ctx, param, value):
+    if value:
+        ctx.meta["metaeval.quiet"] = True
+
+
 class _LazyCommands(dict):
     """The group's ``commands``: every name is listed, a command is imported on first look-up."""
 
@@ -71,6 +76,10 @@ class _LazyCommands(dict):
             module, _, attr = self._table[name].partition(":")
             cmd = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
             cmd.name = name
+            if not any(p.name == "quiet" for p in cmd.params):
+                cmd.params.append(click.Option(
+                    ["--quiet", "-q"], is_flag=True, expose_value=False, callback=_set_quiet,
+                    help="No progress bars, notes or warnings summary (errors are still printed)."))
             super().__setitem__(name, cmd)
         return cmd
 
@@ -104,7 +113,8 @@ class _Group(click.Group):
             try:
                 rv = super().invoke(ctx)
                 for note in ctx.meta.pop("metaeval.notes", []):  # only when the command succeeded
-                    click.echo(f"metaeval: note: {_literal(note)}", err=True)
+                    if not ctx.meta.get("metaeval.quiet"):
+                        click.echo(f"metaeval: note: {_literal(note)}", err=True)
                 return rv
             except click.UsageError as exc:
                 # click's own form is three lines ("Usage: ...", "Try ...", "Error: ..."); one line
@@ -133,6 +143,8 @@ class _Group(click.Group):
                 groups.flush()
                 _fail(_unexpected_message(exc, ctx))
             finally:
+                if ctx.meta.get("metaeval.quiet"):
+                    groups.groups = {}  # --quiet: no warnings summary
                 groups.flush()
 
 

@@ -14,6 +14,14 @@ from ._api import ApiOption
 FORMATS = ("table", "json", "csv")
 
 
+def _metrics(v):
+    """--metrics: comma-separated columns; ``none``: no metric column (a file of human ratings with
+    other numeric columns); absent or empty: the file's default metric columns (None)."""
+    if v is not None and v.strip().lower() == "none":
+        return []
+    return _split(v)
+
+
 def _split(v):
     if v is None:
         return None
@@ -77,6 +85,8 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
+    if isinstance(system, str) and system.strip().lower() == "none":
+        system = None  # --system none: one unnamed system (Dataset.from_frame(system=None))
     layout = _layout_values(ctx)
     extra_rater, extra_run = _layout_axes(ctx)
     rater, run = rater or extra_rater, run or extra_run
@@ -216,7 +226,7 @@ _LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text
 _TEXT_KINDS = ("hypothesis", "reference", "source")
 
 
-def _layout_options(texts=False, rater_col=False, run_col=False):
+def _layout_options(texts=False, rater_col=False, run_col=False, bounds=True):
     """Decorator adding the shared data-layout options to a subcommand: --systems,
     --exclude-systems, --where, --raters (and --text-cols with ``texts=True``; --rater
     and --run for subcommands that lack them).  Their values are stashed in ``ctx.meta``
@@ -234,13 +244,14 @@ def _layout_options(texts=False, rater_col=False, run_col=False):
         click.option("--raters", "--rater-cols", "rater_cols", cls=ApiOption, aliases=("--rater-cols",), multiple=True, metavar="HUMAN=COL,COL|PATTERN",
                      help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
                           "makes HUMAN a human column with one rater per column; repeatable."),
-        click.option("--bounds", "--scale-bounds", "scale_bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True, metavar="COL=LOW:HIGH",
-                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
-                          "error (undeclared scales are checked for failure codes); repeatable."),
         click.option("--missing-values", "missing_values", multiple=True, metavar="COL=V[,V]",
                      help="Codes that mean 'no score' in a column, made missing, e.g. judge=-1,0; "
                           "repeatable."),
     ]
+    if bounds:
+        opts.insert(4, click.option("--bounds", "--scale-bounds", "scale_bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True, metavar="COL=LOW:HIGH",
+                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
+                          "error (undeclared scales are checked for failure codes); repeatable."))
     if rater_col:
         opts.append(click.option("--rater", "--rater-col", "layout_rater", cls=ApiOption, aliases=("--rater-col",), default=None,
                                  help="Rater column (long files with several raters per cell: human "
@@ -498,7 +509,8 @@ def _read_texts(path, system, input_):
 _data_options = [
     click.argument("data"),
     click.option("--human", required=True, help="Human score column."),
-    click.option("--metrics", default=None, help="Comma-separated metric columns (default: all)."),
+    click.option("--metrics", default=None,
+                 help="Comma-separated metric columns (default: all; none: no metric column)."),
     click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help="System column (files)."),
     click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help="Input column (files)."),
     click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column for long files with several raters."),

@@ -17,6 +17,7 @@ from ._data import (
     _layout_options,
     _levels_option,
     _load,
+    _metrics,
     _one_level_option,
     _split,
     _system_level,
@@ -34,7 +35,6 @@ from ._output import (
     _write_csv,
     _write_json,
 )
-
 
 _CORRELATE = "correlation:correlate"
 _COMPARE = "compare:compare_all"
@@ -65,8 +65,8 @@ def correlate(data, human, metrics, system, input_, rater, fmt, **api):
     """Correlate every metric with a human column at the given levels."""
     from ..correlation import correlate as _correlate
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
-    mets = _split(metrics)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    mets = _metrics(metrics)
     total = len(mets or ds.metrics) * len(api.get("level") or [1]) * len(api.get("method") or [1])
     with _progress(total, "correlating") as prog:
         res = _correlate(ds, human, metrics=mets, progress=prog, system_scores=_system_level(), **given(api))
@@ -112,8 +112,8 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
     from ..compare import compare as _compare
     from ..compare import compare_all as _compare_all
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
-    mets = _split(metrics) or list(ds.metrics)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    mets = _metrics(metrics) or list(ds.metrics)
     if len(mets) < 2:
         raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
                                  f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
@@ -182,8 +182,8 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
     from ..measures import discriminative_power, measure_table, ranking_consistency
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
-    mets = _split(metrics) or list(ds.metrics)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    mets = _metrics(metrics) or list(ds.metrics)
     api = given(api)
     api["rng"] = _run_seed(api.get("rng"), out)
     splits = api.pop("n_splits", signature(_RC)["n_splits"].default)

@@ -14,6 +14,7 @@ from ._data import (
     _data_options,
     _layout_options,
     _load,
+    _metrics,
     _split,
     _with,
 )
@@ -66,7 +67,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
 
     ds = read_mtme(root, testset, lp, human=human, level=level, refs=_split(refs),
                    include_human=include_human, exclude_systems=_split(exclude_systems) or (),
-                   metrics=_split(metrics), primary=_split(primary), primary_only=primary_only,
+                   metrics=_metrics(metrics), primary=_split(primary), primary_only=primary_only,
                    segments=segments, texts=texts_out is not None, ratings=ratings)
     frame = ds.to_frame()
     if ds.contexts is not None:
@@ -199,7 +200,7 @@ def spa_cmd(data, human, metrics, system, input_, rater, pair, fmt, **api):
     from ..wmt import compare_spa, soft_pairwise_accuracy
 
     api = given(api)
-    ds = _load(data, system, input_, human, _split(metrics), rater)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
     if pair is not None:
         names = _split(pair) or []
         if len(names) != 2:
@@ -223,7 +224,7 @@ def spa_cmd(data, human, metrics, system, input_, rater, pair, fmt, **api):
         return
     if "sequential" in api:
         raise click.BadParameter("--sequential applies to --compare", param_hint="--sequential")
-    res = soft_pairwise_accuracy(ds, human, metrics=_split(metrics), **api)
+    res = soft_pairwise_accuracy(ds, human, metrics=_metrics(metrics), **api)
     if fmt == "json":
         _emit_json(_nan_to_none(res.to_frame().to_dict(orient="records")))
     elif fmt == "csv":

@@ -10,7 +10,6 @@ from ._api import api_option, api_options, given, signature
 from ._data import FORMATS, _split
 from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 
-
 _AGREE = "preferences:preference_agreement"
 _COMPARE = "preferences:compare_judges"
 _LENGTH = "preferences:length_bias"

@@ -15,6 +15,7 @@ from ._data import (
     FORMATS,
     _layout_options,
     _load,
+    _metrics,
     _one_level_option,
     _split,
 )
@@ -23,6 +24,7 @@ from ._output import (
     _emit_csv,
     _emit_csv_by_analysis,
     _emit_json,
+    _note,
     _save_figure,
     _say,
     _show,
@@ -109,15 +111,15 @@ def reliability(data, metrics, human, sizes, system,
 
     methods = _agreement_methods(agreement_methods)
 
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, run=run,
+    ds = _load(data, system, input_, _split(human), _metrics(metrics), rater, runs=True, run=run,
                file_only={"--run": run})
-    mets = _split(metrics) or list(ds.metrics)
+    mets = _metrics(metrics) or list(ds.metrics)
     with_runs = [m for m in mets if ds.ratings(m).shape[0] >= 2]
     humans = [h for h in (_split(human) or ds.human) if ds.ratings(h).shape[0] >= 2]
     single = [h for h in (_split(human) or []) if h not in humans]
     if single:
-        click.echo(f"metaeval: note: rater agreement skipped for {', '.join(map(repr, single))}: one rating "
-                   "per cell (declare the rater column with --rater)", err=True)
+        _note(f"rater agreement skipped for {', '.join(map(repr, single))}: one rating "
+              "per cell (declare the rater column with --rater)")
     if not mets and not humans:
         raise click.BadParameter("nothing to assess: no metric columns and no human column with 2+ "
                                  "raters (name them with --metrics, or --human with --rater)",
@@ -126,8 +128,7 @@ def reliability(data, metrics, human, sizes, system,
     if with_runs:
         results["stability"] = stability(ds, with_runs, **_some(api, "target", "normalize"))
     elif mets:
-        click.echo("metaeval: note: stability skipped: no metric has 2+ runs (declare the run column "
-                   "with --run)", err=True)
+        _note("stability skipped: no metric has 2+ runs (declare the run column with --run)")
     if mets:
         _consistency_results(results, ds, mets, api, sizes)
     if humans:
@@ -237,7 +238,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                              "in every cell; rater slots are not, so their MTMM blocks and factor loadings "
                              "would mix raters; run `metaeval reliability --rater-slots` for the agreement "
                              "forms that apply")
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater)
+    ds = _load(data, system, input_, _split(human), _metrics(metrics), rater)
     traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
     single = [t for t in traits if ds.ratings(t).shape[0] < 2]
     if single:
@@ -249,7 +250,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
-    has_metrics = bool(_split(metrics) or ds.metrics)
+    has_metrics = bool(_metrics(metrics) or ds.metrics)
     if criterion == "factors" and not has_metrics:
         raise DataError(f"--criterion factors: {os.path.basename(data)!r} has no metric column, so there is "
                         "no concurrent validity to compute (name metric columns with --metrics)")
@@ -260,7 +261,7 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
     res_mtmm = mtmm(ds, traits, **lm)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
     crit = fa if criterion == "factors" else traits
-    cv = concurrent_validity(ds, crit, metrics=_split(metrics), **lm) \
+    cv = concurrent_validity(ds, crit, metrics=_metrics(metrics), **lm) \
         if has_metrics else None
     if cv is None:
         click.get_current_context().meta.setdefault("metaeval.notes", []).append(

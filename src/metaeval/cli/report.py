@@ -16,6 +16,7 @@ from ._data import (
     _layout_options,
     _levels_option,
     _load,
+    _metrics,
     _split,
     _system_level,
     _system_score_options,
@@ -28,7 +29,8 @@ def _report_progress():
     one bar over the steps, one for the units of the current step."""
     from ..report import Progress
 
-    if not sys.stderr.isatty():
+    ctx = click.get_current_context(silent=True)
+    if not sys.stderr.isatty() or (ctx is not None and ctx.meta.get("metaeval.quiet")):
         return None, Progress()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TimeElapsedColumn
@@ -121,8 +123,8 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     load = dict(texts=texts_path, run=run, contexts=_split(context_cols),
                 file_only={"--contexts": context_cols, "--texts": texts_path, "--rater": rater,
                            "--run": run})
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater, **load)
-    ds_runs = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, **load) \
+    ds = _load(data, system, input_, _split(human), _metrics(metrics), rater, **load)
+    ds_runs = _load(data, system, input_, _split(human), _metrics(metrics), rater, runs=True, **load) \
         if bundled else ds
     if pairwise is not None:
         p = pairwise.strip()
@@ -135,7 +137,7 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     for name, v in (("--n-resamples", n_resamples), ("--splits", splits)):
         if v is not None and v < 1:
             raise click.BadParameter("must be a positive integer", param_hint=name)
-    cfg = ReportConfig(human=tuple(_split(human) or ()) or None, metrics=tuple(_split(metrics) or ()) or None,
+    cfg = ReportConfig(human=tuple(_split(human) or ()) or None, metrics=tuple(_metrics(metrics) or ()) or None,
                        method=method, levels=tuple(_split(levels) or ()), quick=quick, seed=seed,
                        n_resamples=n_resamples, splits=splits, pairwise=pairwise, context=context,
                        text=False if no_text else None, text_metrics=tuple(_split(text_metrics) or ()),
@@ -146,7 +148,8 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     humans = select_humans(ds, cfg.human, quick=cfg.quick)
     est = estimate(len(ds.systems), len(ds.inputs), len(humans), len(select_metrics(ds, cfg.metrics)), cfg,
                    n_rated=len(rated_columns(ds, humans)))
-    click.echo(f"metaeval: estimated cost: {est['text']}", err=True)  # before any work starts
+    if not click.get_current_context().meta.get("metaeval.quiet"):
+        click.echo(f"metaeval: estimated cost: {est['text']}", err=True)  # before any work starts
     import shlex
 
     argv = sys.argv[1:]

@@ -15,6 +15,7 @@ from ._data import (
     _data_options,
     _layout_options,
     _load,
+    _metrics,
     _split,
     _system_level,
     _system_score_options,
@@ -87,7 +88,7 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
 
     ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
     humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
-    ds = _load(data, system, input_, humans, _split(metrics), rater, texts=texts_path,
+    ds = _load(data, system, input_, humans, _metrics(metrics), rater, texts=texts_path,
                need_texts=ref_adapters is not None)
     scored = None
     if ref_adapters is not None:
@@ -100,9 +101,9 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         if no_refs:
             raise click.BadParameter(f"{', '.join(no_refs)} do(es) not score against references",
                                      param_hint="--reference-metrics")
-        if not _split(metrics) and not ds.metrics:
+        if not _metrics(metrics) and not ds.metrics:
             ds = scored.attach(ds)  # the text metrics (best reference) are the metrics studied
-    mets = _split(metrics) or list(ds.metrics)
+    mets = _metrics(metrics) or list(ds.metrics)
     try:
         size_list = [int(v) for v in _split(sizes)]
     except ValueError:
@@ -390,7 +391,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if perturbation is not None:
         met_cols = []  # the text metrics are scored below
     else:
-        met_cols = _split(metrics)
+        met_cols = _metrics(metrics)
     ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
                need_texts=perturbation is not None, contexts=_split(context_cols),
                file_only={"--contexts": context_cols})
@@ -421,7 +422,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         hum = _split(human)
         if len(hum) != 1:
             raise click.BadParameter("human-ordered pairs take one human column", param_hint="--human")
-        mets = _split(metrics) or list(ds.metrics)
+        mets = _metrics(metrics) or list(ds.metrics)
         if len(mets) < 2:
             raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
                                      param_hint="--metrics")
