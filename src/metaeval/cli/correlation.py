@@ -47,7 +47,7 @@ def _level_list(ctx, param, value):
     return _split(_levels_option(ctx, param, value))
 
 
-@click.command(epilog="Example: metaeval correlate summeval --human coherence --metrics ROUGE.1,BERTScore.f "
+@click.command(epilog="Example: metaeval correlate summeval --human coherence --metrics ROUGE.1,ROUGE.L "
                       "--level system,input --n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
@@ -82,7 +82,7 @@ def _one_level(ctx, param, value):
     return _one_level_option(ctx, param, value)
 
 
-@click.command(epilog="Example: metaeval compare summeval --human coherence --metrics ROUGE.1,ROUGE.2,BERTScore.f "
+@click.command(epilog="Example: metaeval compare summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
                       "--n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_system_score_options

@@ -34,7 +34,8 @@ def _judge_log():
         log.removeHandler(handler)
 
 
-@click.command()
+@click.command(epilog="Example: metaeval judge summeval --aspect coherence --backend openai --model "
+                      "gpt-4o-mini --max-inputs 2")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--aspect", required=True,

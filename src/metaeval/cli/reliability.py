@@ -201,7 +201,7 @@ def _reliability_tables(results, target):
     _show(*_tables.reliability_tables(results, target))
 
 
-@click.command()
+@click.command(epilog="Example: metaeval validity summeval --human coherence,consistency,fluency --no-cfa")
 @_layout_options(texts=False)
 @click.argument("data")
 @click.option("--human", default=None,

@@ -65,7 +65,7 @@ def _report_progress():
     return rp, _Run()
 
 
-@click.command()
+@click.command(epilog="Example: metaeval report summeval --quick --no-text --out report")
 @_layout_options(texts=True)
 @_system_score_options
 @click.argument("data", required=False, default="summeval")

@@ -54,13 +54,15 @@ def _sample_size(dg, ds, humans, **kw):
         raise
 
 
-@click.command()
+@click.command(epilog="Example: metaeval diagnose summeval --human coherence --metrics ROUGE.1,ROUGE.2,BLEU "
+                      "--n-resamples 20 --rng 0")
 @_layout_options(texts=True, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@click.option("--ks-low", "--low", "low", type=float, default=None,
-              help="KS: low-quality group is human < this (default: paper 001 Table 3).")
-@click.option("--ks-high", "--high", "high", type=float, default=None, help="KS: high-quality group is human >= this.")
+@click.option("--low", "--ks-low", "low", cls=ApiOption, aliases=("--ks-low",), type=float, default=None,
+              help="KS: the low-quality group is human < this (none: seed paper 001 Table 3).")
+@click.option("--high", "--ks-high", "high", cls=ApiOption, aliases=("--ks-high",), type=float, default=None,
+              help="KS: the high-quality group is human >= this.")
 @click.option("--method", type=click.Choice(_choices.DIAGNOSTIC_METHODS), default=_choices.DIAGNOSTIC_METHOD,
               show_default=True, help="Coefficient of the sample-level correlations (default Spearman, as seed "
                                       "paper 001, Fig. 4 and Table 2).")
@@ -167,7 +169,7 @@ def _text_adapters(metrics, model):
     return adapters
 
 
-@click.command()
+@click.command(epilog="Example: metaeval score summeval --metrics bleu,rouge1 --format csv")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
@@ -249,7 +251,7 @@ def _perturbation_options(pairs, names):
     return out
 
 
-@click.command()
+@click.command(epilog="Example: metaeval perturb summeval --perturbation drop_words --metrics bleu --rng 0")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
@@ -325,7 +327,8 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
     _show(*(_tables.detection_table(n, det, scored[n].perturbation) for n, det in results.items()))
 
 
-@click.command()
+@click.command(epilog="Example: metaeval local summeval --context system --human coherence --metrics "
+                      "ROUGE.1,ROUGE.2,BLEU --chi2-resamples 99 --tau-resamples 99 --rng 0")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
