@@ -216,3 +216,29 @@ def test_matplotlib_missing_names_the_package_not_an_extra():
     exc = ImportError("No module named 'matplotlib'", name="matplotlib")
     msg = _unexpected_message(exc, Ctx())
     assert "pip install matplotlib" in msg and "metaeval[" not in msg
+
+
+def _readme_synopsis():
+    """README's "The command" block: command -> the options its lines name."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## The command", 1)[1].split("```", 2)[1]
+    out, current = {}, None
+    for line in block.splitlines():
+        m = re.match(r"metaeval ([\w-]+)", line)
+        if m:
+            current = m.group(1)
+        if current:
+            out.setdefault(current, set()).update(re.findall(r"(--[a-z][a-z0-9-]*)", line))
+    return out
+
+
+def test_readme_synopsis_agrees_with_help():
+    """Every option README's synopsis shows is a visible option of that command (not an old
+    spelling kept as a hidden alias), and every command is listed."""
+    synopsis = _readme_synopsis()
+    assert set(COMMANDS) - {"bench"} <= set(synopsis)  # bench: docs/bench.md
+    for name, flags in synopsis.items():
+        cmd = main.commands[name]
+        visible = {o for p in cmd.params for o in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
+                   if o not in getattr(p, "aliases", ())}
+        assert flags <= visible, (name, sorted(flags - visible))
