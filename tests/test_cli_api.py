@@ -21,7 +21,7 @@ import pytest
 from click.testing import CliRunner
 
 from metaeval.cli import COMMANDS, main
-from metaeval.cli._api import ApiOption, api_option, given, shown, signature
+from metaeval.cli._api import ApiOption, api_option, command, given, shown, signature
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -83,7 +83,7 @@ def test_the_generated_options_cover_every_command_that_runs_an_analysis():
 
 def test_planted_drift_fails():
     """An option whose shown default differs from the function's is reported."""
-    @click.command()
+    @command()
     @api_option("correlation:correlate", "n_resamples")
     def cmd(**kw):
         pass

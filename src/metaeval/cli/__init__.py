@@ -76,8 +76,10 @@ class _LazyCommands(dict):
             module, _, attr = self._table[name].partition(":")
             cmd = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
             cmd.name = name
-            if not any(p.name == "quiet" for p in cmd.params):
-                cmd.params.append(click.Option(
+            # the list itself, without building generated options (cli._api.ApiCommand)
+            params = cmd.__dict__.get("_params", cmd.__dict__.get("params", []))
+            if not any(getattr(p, "name", None) == "quiet" for p in params):
+                params.append(click.Option(
                     ["--quiet", "-q"], is_flag=True, expose_value=False, callback=_set_quiet,
                     help="No progress bars, notes or warnings summary (errors are still printed)."))
             super().__setitem__(name, cmd)

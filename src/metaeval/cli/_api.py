@@ -304,7 +304,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
     ``type``: int, float, str, bool or list (default: from the signature); ``help``: replaces the
     docstring's sentence; ``callback``: converts the given value (not called when absent)."""
 
-    def deco(f):
+    def build():
         p = signature(target).get(keyword)
         if p is None:
             raise LookupError(f"metaeval.{target} has no keyword {keyword!r} with a default")
@@ -332,14 +332,46 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
                           else Registry(choices) if choices else ptype)
         if callback is not None:
             kw["callback"] = lambda ctx, prm, v: None if v is None else callback(ctx, prm, v)
-        opt = ApiOption(decls, api_target=target, api_keyword=keyword, aliases=old, api_default=p.default,
-                        **{k: v for k, v in kw.items() if v is not None or k == "default"})
+        return ApiOption(decls, api_target=target, api_keyword=keyword, aliases=old, api_default=p.default,
+                         **{k: v for k, v in kw.items() if v is not None or k == "default"})
+
+    def deco(f):
         if not hasattr(f, "__click_params__"):
             f.__click_params__ = []
-        f.__click_params__.append(opt)
+        f.__click_params__.append(_Pending(build))
         return f
 
     return deco
+
+
+class _Pending:
+    """An option not built yet: its signature and docstring are read when the command's
+    parameters are first looked at (:class:`ApiCommand`)."""
+
+    def __init__(self, build):
+        self.build = build
+
+
+class ApiCommand(click.Command):
+    """A command whose generated options (:func:`api_option`) are built on first use of its
+    parameters: importing a module of several commands reads only the signatures of the one
+    that runs (or whose help is shown)."""
+
+    @property
+    def params(self):
+        params = self.__dict__.setdefault("_params", [])
+        if any(isinstance(p, _Pending) for p in params):
+            params[:] = [p.build() if isinstance(p, _Pending) else p for p in params]
+        return params
+
+    @params.setter
+    def params(self, value):
+        self.__dict__["_params"] = value
+
+
+def command(*args, **kw):
+    """``click.command`` making an :class:`ApiCommand`."""
+    return click.command(*args, cls=ApiCommand, **kw)
 
 
 def api_options(target, /, *keywords, **per_keyword):

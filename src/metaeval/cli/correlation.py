@@ -8,7 +8,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import api_option, api_options, given, signature
+from ._api import api_option, api_options, command, given, signature
 from ._data import (
     _ALL_LEVELS,
     _LEVELS_HELP,
@@ -47,7 +47,7 @@ def _level_list(ctx, param, value):
     return _split(_levels_option(ctx, param, value))
 
 
-@click.command(epilog="Example: metaeval correlate summeval --human coherence --metrics ROUGE.1,ROUGE.L "
+@command(epilog="Example: metaeval correlate summeval --human coherence --metrics ROUGE.1,ROUGE.L "
                       "--level system,input --n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
@@ -82,7 +82,7 @@ def _one_level(ctx, param, value):
     return _one_level_option(ctx, param, value)
 
 
-@click.command(epilog="Example: metaeval compare summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
+@command(epilog="Example: metaeval compare summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
                       "--n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
@@ -159,7 +159,7 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
         _show(_tables.clusters_table(res, human, **used, cluster_correction=res.cluster_correction))
 
 
-@click.command(epilog="Example: metaeval measures summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
+@command(epilog="Example: metaeval measures summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
                       "--level system --method kendall_b --n-resamples 50 --n-splits 20 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)

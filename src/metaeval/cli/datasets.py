@@ -6,12 +6,12 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import ApiOption, api_option
+from ._api import ApiOption, api_option, command
 from ._data import FORMATS, _split
 from ._output import _emit_csv, _emit_json, _show
 
 
-@click.command(epilog="Example: metaeval datasets --format csv")
+@command(epilog="Example: metaeval datasets --format csv")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fetch", "fetch_names", multiple=True, metavar="NAME",
               help="Download a registry dataset into the cache (once; checked against its pinned sha256) "
@@ -47,7 +47,7 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
     else:
         cols = ["name", "task", "systems_x_inputs", "human", "raters", "texts", "license"]
         _show(_tables.datasets_table([{c: d[c] for c in cols} for d in ds]))
-@click.command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
+@command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
                       "--n-resamples 50 --rng 0")
 @click.option("--metric", default=None, metavar="SPEC",
               help="The metric: a text-metric name (metaeval score --list), a metric column of the datasets, "

@@ -8,7 +8,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import api_option, api_options, given, signature
+from ._api import api_option, api_options, command, given, signature
 from ._data import (
     FORMATS,
     _data_options,
@@ -24,7 +24,7 @@ from ._output import _emit_csv, _emit_json, _nan_to_none, _show, _write_csv
 # --------------------------------------------------------------------------
 # read-mtme: mt-metrics-eval's WMT data layout into a long file
 
-@click.command("read-mtme", epilog="Example: metaeval read-mtme mt-metrics-eval-v2 wmt23 en-de --out ende.csv")
+@command("read-mtme", epilog="Example: metaeval read-mtme mt-metrics-eval-v2 wmt23 en-de --out ende.csv")
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.argument("lp")
@@ -113,7 +113,7 @@ SPA_CI = ("none", "boot-inputs")
 SPA_PRECISIONS = ("float64", "float32")
 
 
-@click.command("wmt", epilog="Example: metaeval wmt mt-metrics-eval-v2 wmt23 --lps en-de --preset wmt23 --rng 0")
+@command("wmt", epilog="Example: metaeval wmt mt-metrics-eval-v2 wmt23 --lps en-de --preset wmt23 --rng 0")
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.option("--lps", required=True, help="Comma-separated language pairs, e.g. en-de,zh-en.")
@@ -149,7 +149,7 @@ def wmt_cmd(root, testset, lps, refs, fmt, **api):
     click.echo(_tables.wmt_table(res, weights, fmt=fmt), nl=False)  # names escaped by the view
 
 
-@click.command("span-agreement",
+@command("span-agreement",
                epilog="Example: metaeval span-agreement en-de.mqm.rater1.seg.rating en-de.mqm.rater2.seg.rating")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
 @api_option(_SPANS, "match", strict_choices=("char", "exact"),
@@ -179,7 +179,7 @@ def span_agreement_cmd(files, fmt, **api):
         _show(_tables.span_agreement_table(res, **used))
 
 
-@click.command("spa", epilog="Example: metaeval spa summeval --human coherence --metrics ROUGE.1,BLEU "
+@command("spa", epilog="Example: metaeval spa summeval --human coherence --metrics ROUGE.1,BLEU "
                              "--n-permutations 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)

@@ -6,7 +6,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import api_option, api_options, given, signature
+from ._api import api_option, api_options, command, given, signature
 from ._data import FORMATS, _split
 from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 
@@ -15,7 +15,7 @@ _COMPARE = "preferences:compare_judges"
 _LENGTH = "preferences:length_bias"
 
 
-@click.command(epilog="Example: metaeval preferences summeval --human coherence --judges ROUGE.1,BLEU "
+@command(epilog="Example: metaeval preferences summeval --human coherence --judges ROUGE.1,BLEU "
                       "--n-resamples 100 --rng 0")
 @click.argument("data")
 @click.option("--input-format", "input_format", default="auto", show_default=True,

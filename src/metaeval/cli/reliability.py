@@ -9,7 +9,7 @@ import click
 from .. import _choices
 from ..errors import DataError, ParameterError
 from ..report import tables as _tables
-from ._api import ApiOption, api_option, api_options, given, signature
+from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
     _LEVELS_HELP,
     FORMATS,
@@ -74,7 +74,7 @@ _CONSISTENCY = "reliability:consistency"
 _MTMM = "validity:mtmm"
 
 
-@click.command(epilog="Example: metaeval reliability summeval --human coherence --metrics ROUGE.1,BLEU "
+@command(epilog="Example: metaeval reliability summeval --human coherence --metrics ROUGE.1,BLEU "
                       "--n-resamples 100 --rng 0")
 @_layout_options(texts=False)
 @click.argument("data")
@@ -201,7 +201,7 @@ def _reliability_tables(results, target):
     _show(*_tables.reliability_tables(results, target))
 
 
-@click.command(epilog="Example: metaeval validity summeval --human coherence,consistency,fluency --no-cfa")
+@command(epilog="Example: metaeval validity summeval --human coherence,consistency,fluency --no-cfa")
 @_layout_options(texts=False)
 @click.argument("data")
 @click.option("--human", default=None,
