@@ -137,6 +137,7 @@ def _descriptions(doc):
             para = " ".join(text).split("\f")[0]
             para = re.sub(r":\w+:`~?([^`]+)`", r"\1", para).replace("``", "")
             para = " ".join(para.split())
+            para = re.sub(r"\s*\((?:the )?default[^()]*\)", "", para)  # the help adds [default: ...]
             for n in names:
                 out.setdefault(n, _first_sentence(para))
 
@@ -317,7 +318,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
         default_text = default_shown if default_shown is not None else shown(p.default)
         text = f"{text} [default: {default_text}]".strip()
         kw = dict(default=None, show_default=False, help=text, hidden=hidden, metavar=metavar)
-        decls = [f"{flag}/--no-{flag[2:]}" if kind is bool else flag, *old, keyword]
+        decls = [f"{flag}/--no-{flag[2:]}" if kind is bool else flag, *old, name or keyword]
         if kind is bool:
             kw.update(is_flag=True)
         elif kind is list:

@@ -9,7 +9,7 @@ import click
 from .. import _choices
 from ..errors import ParameterError
 from ..report import tables as _tables
-from ._api import ApiOption
+from ._api import ApiOption, api_option, api_options, command, given
 from ._data import (
     FORMATS,
     _data_options,
@@ -54,36 +54,40 @@ def _sample_size(dg, ds, humans, **kw):
         raise
 
 
-@click.command(epilog="Example: metaeval diagnose summeval --human coherence --metrics ROUGE.1,ROUGE.2,BLEU "
+_KS = "diagnostics:ks_score"
+_SIZES = "diagnostics:sample_size"
+_REFS = "diagnostics:reference_sensitivity"
+
+
+@command(epilog="Example: metaeval diagnose summeval --human coherence --metrics ROUGE.1,ROUGE.2,BLEU "
                       "--n-resamples 20 --rng 0")
 @_layout_options(texts=True, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@click.option("--low", "--ks-low", "low", cls=ApiOption, aliases=("--ks-low",), type=float, default=None,
-              help="KS: the low-quality group is human < this (none: seed paper 001 Table 3).")
-@click.option("--high", "--ks-high", "high", cls=ApiOption, aliases=("--ks-high",), type=float, default=None,
-              help="KS: the high-quality group is human >= this.")
-@click.option("--method", type=click.Choice(_choices.DIAGNOSTIC_METHODS), default=_choices.DIAGNOSTIC_METHOD,
-              show_default=True, help="Coefficient of the sample-level correlations (default Spearman, as seed "
-                                      "paper 001, Fig. 4 and Table 2).")
-@click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
-@click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
-@click.option("--n-resamples", type=int, default=100, show_default=True)
+@api_options(_KS, "low", "high", low=dict(aliases=("--ks-low",), help="KS: the low-quality group is human < this "
+                                                                       "(none: seed paper 001 Table 3)."),
+             high=dict(aliases=("--ks-high",), help="KS: the high-quality group is human >= this."))
+@api_option(_SIZES, "method", strict_choices=_choices.DIAGNOSTIC_METHODS,
+            help="Coefficient of the sample-level correlations (Spearman by default, as seed paper 001, Fig. 4 "
+                 "and Table 2).")
+@api_options(_SIZES, "sizes", "threshold", "n_resamples", "rng",
+             sizes=dict(help="Sample sizes of the pre-assessment study."),
+             threshold=dict(help="Sample size: largest acceptable sd."))
 @click.option("--reference-metrics", default=None,
               help="Text metrics for the reference-sensitivity study (seed paper 001, App. B): each is scored "
                    "against every reference, and one reference per input is drawn --reference-draws times.")
-@click.option("--reference-draws", type=int, default=1000, show_default=True)
+@api_option(_REFS, "n_resamples", name="reference_draws",
+            help="Draws of one reference per input (reference sensitivity).")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
                    "correlation-design heatmaps, reference-sensitivity histogram).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def diagnose(data, human, metrics, system, input_, rater, low, high, method, sizes, threshold,
-             n_resamples, reference_metrics, reference_draws, texts_path, cache, model, seed, out, fmt):
+def diagnose(data, human, metrics, system, input_, rater, reference_metrics, texts_path, cache, model, out, fmt,
+             **api):
     """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design,
     reference sensitivity (papers 001, 003)."""
     from .. import diagnostics as dg
@@ -106,25 +110,25 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         if not _metrics(metrics) and not ds.metrics:
             ds = scored.attach(ds)  # the text metrics (best reference) are the metrics studied
     mets = _metrics(metrics) or list(ds.metrics)
-    try:
-        size_list = [int(v) for v in _split(sizes)]
-    except ValueError:
-        raise click.BadParameter(f"{sizes!r}: give comma-separated integers", param_hint="--sizes") from None
+    api = given(api)
+    ks = {k: api.pop(k) for k in ("low", "high") if k in api}
+    method = {"method": api["method"]} if "method" in api else {}
+    draws = api.pop("reference_draws", None)
     if len(ds.systems) < 3:
         raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
                                  "correlates across systems and needs at least 3", param_hint="DATA")
     results = {
-        "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
-        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
-        "sample_size": _sample_size(dg, ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
-                                    method=method, threshold=threshold, rng=seed),
-        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method,
+        "ks": dg.ks_score(ds, humans, metrics=mets, **ks),
+        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, **method),
+        "sample_size": _sample_size(dg, ds, humans, metrics=mets, **api),
+        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], **method,
                                                     system_scores=_system_level()),
     }
     if scored is not None:
         per_ref = {c: scored.reference_scores[c] for c in scored.columns}
         results["reference_sensitivity"] = dg.reference_sensitivity(
-            ds, humans, scores=per_ref, method=method, n_resamples=reference_draws, rng=seed)
+            ds, humans, scores=per_ref, **method, **({"rng": api["rng"]} if "rng" in api else {}),
+            **({"n_resamples": draws} if draws is not None else {}))
     if out:
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
