@@ -9,7 +9,7 @@ import click
 from .. import _choices
 from ..errors import ParameterError
 from ..report import tables as _tables
-from ._api import ApiOption, api_option, api_options, command, given
+from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
     FORMATS,
     _data_options,
@@ -34,6 +34,10 @@ from ._output import (
     _write_csv,
     _write_json,
 )
+
+_ACC = "local:local_accuracy"
+_CHI = "local:context_chi2"
+_TAU = "local:context_tau"
 
 
 def _local_average(ctx, param, value):
@@ -331,7 +335,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
     _show(*(_tables.detection_table(n, det, scored[n].perturbation) for n, det in results.items()))
 
 
-@click.command(epilog="Example: metaeval local summeval --context system --human coherence --metrics "
+@command(epilog="Example: metaeval local summeval --context system --human coherence --metrics "
                       "ROUGE.1,ROUGE.2,BLEU --chi2-resamples 99 --tau-resamples 99 --rng 0")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
@@ -360,21 +364,19 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
                    "default: the columns named like a lower-is-better text metric (" + ", ".join(
                        _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
                    "metaeval.direction); 'none' for no column.")
-@click.option("--average", default="macro", show_default=True, callback=_local_average,
-              help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input "
-                   "accuracy (each input weighs the same); micro pools the pairs (each input weighs by its "
-                   "pairs), as --average in correlate. The earlier names input and pair are accepted.")
-@click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
-@click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
-              show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
-@click.option("--chi2-resamples", type=int, default=9999, show_default=True)
-@click.option("--tau-resamples", type=int, default=999, show_default=True,
-              help="H2: permutations of the weighted-tau test.")
-@click.option("--tau-variant", type=click.Choice(_choices.WTAU_VARIANTS), default="vigna", show_default=True)
-@click.option("--correction", default="holm", show_default=True,
-              help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
-@click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
-              help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
+@api_option(_ACC, "average", callback=_local_average,
+            help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input accuracy "
+                 "(each input weighs the same); micro pools the pairs (each input weighs by its pairs), as "
+                 "--average in correlate. The earlier names input and pair are accepted.")
+@api_option(_ACC, "ties", strict_choices=_choices.LOCAL_TIES)
+@api_option(_CHI, "test", name="chi2_test", strict_choices=_choices.CHI2_TESTS,
+            help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
+@api_option(_CHI, "n_resamples", name="chi2_resamples", help="H1: permutations of the chi-square test.")
+@api_option(_TAU, "n_resamples", name="tau_resamples", help="H2: permutations of the weighted-tau test.")
+@api_option(_TAU, "variant", name="tau_variant", strict_choices=_choices.WTAU_VARIANTS)
+@api_option(_CHI, "correction", choices=_choices.CORRECTIONS, help="Across metrics / context pairs.")
+@api_option(_TAU, "cluster_threshold",
+            help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
 @click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
@@ -383,8 +385,8 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
               help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
-          cache, pair_context, lower, average, ties, chi2_test, chi2_resamples, tau_resamples, tau_variant, correction,
-          cluster_threshold, seed, system, input_, jobs, out, fmt):
+          cache, pair_context, lower, seed, system, input_, jobs, out, fmt, average=None, ties=None, chi2_test=None,
+          chi2_resamples=None, tau_resamples=None, tau_variant=None, correction=None, cluster_threshold=None):
     """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
     from .. import local as lc
 
@@ -438,11 +440,14 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         lower_list = None if lower is None else (() if lower.strip().lower() == "none" else tuple(_split(lower)))
         pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
                                pair_context=pair_context, lower_is_better=lower_list)
-    acc = lc.local_accuracy(pairs, average=average, ties=ties)
-    chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
-                          correction=correction)
-    tau = lc.context_tau(pairs, average=average, ties=ties, variant=tau_variant, n_resamples=tau_resamples,
-                         rng=seed, correction=correction, cluster_threshold=cluster_threshold, n_jobs=jobs)
+    both = given({"average": average, "ties": ties})
+    acc = lc.local_accuracy(pairs, **both)
+    chi = lc.context_chi2(pairs, **given({"ties": ties, "test": chi2_test, "n_resamples": chi2_resamples,
+                                          "correction": correction}), rng=seed)
+    tau = lc.context_tau(pairs, **both, **given({"variant": tau_variant, "n_resamples": tau_resamples,
+                                                 "correction": correction, "cluster_threshold": cluster_threshold}),
+                         rng=seed, n_jobs=jobs)
+    ties = ties or signature(_ACC)["ties"].default
     results = {"accuracy": acc, "chi2": chi, "tau": tau}
     if out:
         os.makedirs(out, exist_ok=True)
