@@ -132,7 +132,9 @@ LAYERS = {
     "validity": 6, "diagnostics": 6, "local": 6, "wmt": 6, "preferences": 6, "perturb": 6,
     "bench": 6, "spans": 6,
     "report": 7,  # views
-    "cli": 8, "__main__": 9, "": 9,  # the command line; the package's front door (re-exports)
+    # the command line (cli/: the group, _api, _data, _output, _messages, one module per group of
+    # commands); the package's front door (re-exports)
+    "cli": 8, "__main__": 9, "": 9,
 }
 
 #: The upward imports allowed, each inside a function (lazy) and each a view hook: a

@@ -214,7 +214,7 @@ def test_compare_three_metrics_json_and_table(system_means):
 @pytest.mark.parametrize(
     "args, needles",
     [
-        (["correlate", "summeval", "--human", "coherance"], ["--human 'coherance'", "coherence"]),
+        (["correlate", "summeval", "--human", "coherance"], ["human='coherance'", "coherence"]),
         (["correlate", "summeval", "--human", "coherence", "--level", "sys"],
          ["--level 'sys' is ambiguous"]),
         (["correlate", "summeval", "--human", "coherence", "--level", "segment"],
@@ -224,15 +224,15 @@ def test_compare_three_metrics_json_and_table(system_means):
         (["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.9"],
          ["unknown metric column(s): ROUGE.9"]),
         (["correlate", "summeval", "--human", "coherence", "--ci", "fisher", "--level", "input"],
-         ["--ci 'fisher' applies to single correlations"]),
+         ["ci='fisher' applies to single correlations"]),
         (["correlate", "summeval", "--human", "coherence", "--n-resamples", "0"],
-         ["--n-resamples 0"]),
+         ["n_resamples=0"]),
         (["compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU",
-          "--test", "williams", "--method", "acc_23"], ["--test 'williams' compares correlations"]),
+          "--test", "williams", "--method", "acc_23"], ["test='williams' compares correlations"]),
         (["compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU",
-          "--test", "bogus"], ["--test 'bogus'; choose one of perm-both"]),
+          "--test", "bogus"], ["test='bogus'; choose one of perm-both"]),
         (["compare", "summeval", "--human", "nope", "--metrics", "ROUGE.1,BLEU"],
-         ["--human 'nope'"]),
+         ["human='nope'"]),
     ],
 )
 def test_bad_input_exits_2_with_one_line(args, needles):

@@ -252,13 +252,13 @@ def dup_csv(tmp_path):
 def test_duplicate_keys_error_named_api_keywords_rater_and_run(dup_csv):
     # validity has --rater-col but no --run-col (correlate has both since issue 14.6)
     res = run("validity", dup_csv, "--human", "human")
-    assert_one_line_error(res, "pass --rater-col with the column")
+    assert_one_line_error(res, "pass --rater with the column")
     assert "rater=" not in res.stderr and "run=" not in res.stderr and "groupby" not in res.stderr
 
 
 def test_duplicate_keys_error_names_run_col_where_the_command_has_it(dup_csv, tmp_path):
     res = run("report", dup_csv, "--human", "human", "--out", tmp_path / "r", "--quick")
-    assert_one_line_error(res, "pass --rater-col or --run-col with the column")
+    assert_one_line_error(res, "pass --rater or --run with the column")
 
 
 def test_unknown_metric_error_named_no_option(names_csv):
@@ -268,9 +268,9 @@ def test_unknown_metric_error_named_no_option(names_csv):
 
 def test_unknown_label_column_error_named_api_keywords(dup_csv):
     res = run("validity", dup_csv, "--human", "human", "--system-col", "sys")
-    assert_one_line_error(res, "(check --system-col, --input-col, --rater-col): 'sys'")
+    assert_one_line_error(res, "(check --system, --input, --rater): 'sys'")
     res = run("correlate", dup_csv, "--human", "human", "--system-col", "sys")
-    assert_one_line_error(res, "(check --system-col, --input-col, --rater-col, --run-col): 'sys'")
+    assert_one_line_error(res, "(check --system, --input, --rater, --run): 'sys'")
     assert "`system`" not in res.stderr
 
 
@@ -359,4 +359,4 @@ def test_truncated_parquet_names_the_file_and_no_api_keyword(tmp_path):
 
 def test_same_label_column_twice_error_named_api_keywords(names_csv):
     res = run("correlate", names_csv[0], "--human", "human", "--input-col", "system")
-    assert_one_line_error(res, "the label columns must differ: --system-col 'system', --input-col 'system'")
+    assert_one_line_error(res, "the label columns must differ: --system 'system', --input 'system'")

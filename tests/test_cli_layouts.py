@@ -221,11 +221,11 @@ def test_agreement_option_rejects_unknown_coefficients_and_lists_the_registry(ro
 def test_rater_cols_errors_name_the_option(slots_csv):
     path, _ = slots_csv
     line = error_line(run("reliability", path, "--rater-cols", "quality=rater1"))
-    assert "--rater-cols" in line
+    assert "--raters" in line
     line = error_line(run("reliability", path, "--rater-cols", "quality=rater1,rater9"))
-    assert "--rater-cols" in line and "'rater9'" in line
+    assert "--raters" in line and "'rater9'" in line
     line = error_line(run("reliability", path, "--rater-cols", "quality=judge*"))
-    assert "--rater-cols" in line and "'judge*'" in line and "matches 0 column" in line
+    assert "--raters" in line and "'judge*'" in line and "matches 0 column" in line
 
 
 # ----------------------------------------------------------------- 4. texts in the CSV
@@ -344,10 +344,10 @@ def test_correlate_takes_a_run_column(tmp_path):
     cells = df.groupby(["system", "input"])[["human", "judge"]].mean()
     assert got["statistic"] == pytest.approx(stats.pearsonr(cells.human, cells.judge).statistic, rel=1e-12)
     for command in ("correlate", "compare", "measures", "diagnose", "reliability", "report"):
-        assert "--run-col" in ok(run(command, "--help")).output, command
+        assert "--run TEXT" in ok(run(command, "--help")).output, command
     for command in ("correlate", "compare", "measures", "diagnose", "reliability", "validity", "score",
                     "perturb", "local", "judge", "report"):
-        assert "--rater-col" in ok(run(command, "--help")).output, command
+        assert "--rater TEXT" in ok(run(command, "--help")).output, command
 
 
 def test_perturb_takes_texts_from_columns_of_the_filtered_rows(d2t_csv, tmp_path):

@@ -186,7 +186,8 @@ def test_every_level_option_lists_the_levels_as_the_cli_spells_them():
     seen = 0
     for name, cmd in main.commands.items():
         for p in cmd.params:
-            if getattr(p, "callback", None) in (_levels_option, _one_level_option):
+            if getattr(p, "callback", None) in (_levels_option, _one_level_option) or \
+                    getattr(p, "api_keyword", None) in ("level", "levels"):
                 seen += 1
                 assert [n for n in spelled if n in p.help] == spelled, (name, p.opts)
     assert seen >= 5

@@ -44,7 +44,7 @@ def test_reliability_single_run_metric_skips_stability_and_names_run_col(tmp_pat
     df.to_csv(path, index=False)
     res = run("reliability", path, "--metrics", "m", "--human", "human", "--ci", "feldt")
     assert res.exit_code == 0, res.output
-    assert "stability skipped" in res.output and "--run-col" in res.output
+    assert "stability skipped" in res.output and "--run)" in res.output
     assert f"{_cronbach(df.pivot(index='system', columns='input', values='m').to_numpy()):.4f}" in res.output
 
 

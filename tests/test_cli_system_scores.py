@@ -85,7 +85,7 @@ def test_correlate_csv_signature_and_default_note(files):
     assert list(frame.signature.str.extract(r"\|(sys:[^|]+)\|")[0]) == [
         "sys:given:metric+human", "sys:given:human"]
     # the default (given) notes that the given scores differ from the means, in CLI spelling
-    assert "SystemScoresWarning" in res.stderr and "--system-level mean" in res.stderr
+    assert "SystemScoresWarning" in res.stderr and "system_scores='mean'" in res.stderr
     quiet = run("correlate", data, "--human", "human", "--metrics", "m1", "--ci", "none",
                 "--format", "csv", "--system-scores", wide, "--system-level", "given")
     assert quiet.exit_code == 0 and "SystemScoresWarning" not in quiet.stderr
@@ -120,7 +120,7 @@ def test_compare_uses_the_given_table(files):
     # a test that resamples inputs is refused on given scores, naming the CLI option
     bad = run("compare", data, "--human", "human", "--metrics", "m1,m2", "--test", "boot-inputs",
               "--system-scores", wide, "--system-level", "given")
-    assert_one_line_error(bad, "--system-level mean")
+    assert_one_line_error(bad, "system_scores='mean'")
 
 
 def test_diagnose_correlation_design_uses_the_given_table(files, tmp_path):

@@ -207,7 +207,7 @@ def test_cli_warns_and_options(tmp_path):
     assert res.exit_code == 0, res.output
     out = res.output + (res.stderr if hasattr(res, "stderr") else "")
     assert "OutOfScaleWarning" in out and f"-1 (x{n_codes})" in out
-    assert "--missing-values judge=-1" in out and "--scale-bounds judge=-1:5" in out
+    assert "--missing-values judge=-1" in out and "--bounds judge=-1:5" in out
     # --missing-values: the judge column without the codes, checked against scipy on the means
     from scipy.stats import pearsonr
 
@@ -255,8 +255,8 @@ def test_option_values_checked_strictly_and_named_as_given(tmp_path):
     base = ["correlate", str(path), "--human", "human", "--level", "system", "--ci", "none"]
     runner = CliRunner()
     for extra, expected in [
-        (["--scale-bounds", "jduge=1:5"], "--scale-bounds names column(s) 'jduge'"),
-        (["--scale-bounds", "judge=5:1"], "--scale-bounds of 'judge': need finite low < high, got (5, 1)"),
+        (["--scale-bounds", "jduge=1:5"], "--bounds names column(s) 'jduge'"),
+        (["--bounds", "judge=5:1"], "--bounds of 'judge': need finite low < high, got (5, 1)"),
         (["--missing-values", "jduge=-1"], "--missing-values names column(s) 'jduge'"),
     ]:
         res = runner.invoke(main, base + extra)

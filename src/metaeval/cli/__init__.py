@@ -31,7 +31,7 @@ import click
 from .._version import __version__
 from ..errors import DataError, MetaevalError
 from ..report.tables import literal as _literal
-from ._messages import _cli_spelling, _fail, _unexpected_message, _WarningGroups
+from ._messages import _fail, _unexpected_message, _WarningGroups
 
 #: command name -> "module:function" of this package; a command's module is imported
 #: only when the command runs or its help is shown.
@@ -52,9 +52,15 @@ COMMANDS = {
     "score": "texts:score",
     "simulate": "simulate:simulate",
     "span-agreement": "mt:span_agreement_cmd",
+    "spa": "mt:spa_cmd",
     "validity": "reliability:validity",
     "wmt": "mt:wmt_cmd",
 }
+
+
+def _set_quiet(ctx, param, value):
+    if value:
+        ctx.meta["metaeval.quiet"] = True
 
 
 class _LazyCommands(dict):
@@ -70,6 +76,12 @@ class _LazyCommands(dict):
             module, _, attr = self._table[name].partition(":")
             cmd = getattr(importlib.import_module(f"{__name__}.{module}"), attr)
             cmd.name = name
+            # the list itself, without building generated options (cli._api.ApiCommand)
+            params = cmd.__dict__.get("_params", cmd.__dict__.get("params", []))
+            if not any(getattr(p, "name", None) == "quiet" for p in params):
+                params.append(click.Option(
+                    ["--quiet", "-q"], is_flag=True, expose_value=False, callback=_set_quiet,
+                    help="No progress bars, notes or warnings summary (errors are still printed)."))
             super().__setitem__(name, cmd)
         return cmd
 
@@ -103,7 +115,8 @@ class _Group(click.Group):
             try:
                 rv = super().invoke(ctx)
                 for note in ctx.meta.pop("metaeval.notes", []):  # only when the command succeeded
-                    click.echo(f"metaeval: note: {_literal(note)}", err=True)
+                    if not ctx.meta.get("metaeval.quiet"):
+                        click.echo(f"metaeval: note: {_literal(note)}", err=True)
                 return rv
             except click.UsageError as exc:
                 # click's own form is three lines ("Usage: ...", "Try ...", "Error: ..."); one line
@@ -121,8 +134,7 @@ class _Group(click.Group):
             except (MetaevalError, ValueError, KeyError, OSError) as exc:
                 groups.flush()
                 msg = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-                sub = ctx.invoked_subcommand
-                msg = _cli_spelling(msg, self.get_command(ctx, sub) if sub else None)
+                # printed as the analysis wrote it: an option is spelled as the keyword it sets
                 data = ctx.meta.get("metaeval.data")
                 if (isinstance(exc, DataError) and data and os.path.isfile(data) and "--" not in msg
                         and os.path.basename(data) not in msg):
@@ -133,6 +145,8 @@ class _Group(click.Group):
                 groups.flush()
                 _fail(_unexpected_message(exc, ctx))
             finally:
+                if ctx.meta.get("metaeval.quiet"):
+                    groups.groups = {}  # --quiet: no warnings summary
                 groups.flush()
 
 

@@ -9,8 +9,17 @@ import click
 from .. import _choices
 from ..errors import DataError, ParameterError
 from ..report.tables import literal as _literal
+from ._api import ApiOption
 
 FORMATS = ("table", "json", "csv")
+
+
+def _metrics(v):
+    """--metrics: comma-separated columns; ``none``: no metric column (a file of human ratings with
+    other numeric columns); absent or empty: the file's default metric columns (None)."""
+    if v is not None and v.strip().lower() == "none":
+        return []
+    return _split(v)
 
 
 def _split(v):
@@ -76,16 +85,18 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.meta["metaeval.data"] = data  # named by the messages of unexpected errors
+    if isinstance(system, str) and system.strip().lower() == "none":
+        system = None  # --system none: one unnamed system (Dataset.from_frame(system=None))
     layout = _layout_values(ctx)
     extra_rater, extra_run = _layout_axes(ctx)
     rater, run = rater or extra_rater, run or extra_run
     if extra_rater or extra_run:
-        file_only = {**(file_only or {}), "--rater-col": extra_rater, "--run-col": extra_run}
+        file_only = {**(file_only or {}), "--rater": extra_rater, "--run": extra_run}
     names = {d["name"] for d in list_datasets()}
     if data in names:
         scale = _scale_values(ctx)
-        file_only = {**(file_only or {}), "--where": layout["where"], "--rater-cols": layout["rater_cols"],
-                     "--text-cols": layout["text_cols"], "--scale-bounds": scale.get("bounds"),
+        file_only = {**(file_only or {}), "--where": layout["where"], "--raters": layout["rater_cols"],
+                     "--text-cols": layout["text_cols"], "--bounds": scale.get("bounds"),
                      "--missing-values": scale.get("missing_values")}
         given = [flag for flag, v in file_only.items() if v]
         if given:
@@ -141,8 +152,17 @@ def _system_score_options(f):
     @functools.wraps(f)
     def wrapper(*args, **kw):
         ctx = click.get_current_context()
-        ctx.meta["metaeval.sysscores"] = {"path": kw.pop("sys_scores_path", None),
-                                          "mode": kw.pop("sys_level", None)}
+        path, mode = kw.pop("sys_scores_path", None), kw.pop("sys_level", None)
+        if path in _choices.SYSTEM_SCORE_MODES and not os.path.exists(path):
+            # the analyses' keyword system_scores='given'|'mean' (their messages name it)
+            if mode is not None and mode != path:
+                raise click.BadParameter(f"--system-scores {path} and --system-level {mode} disagree",
+                                         param_hint="--system-scores")
+            path, mode = None, path
+        elif path is not None and not os.path.isfile(path):
+            raise click.BadParameter(f"{path!r}: no such file (give a table of system-level scores, "
+                                     f"or {' or '.join(_choices.SYSTEM_SCORE_MODES)})", param_hint="--system-scores")
+        ctx.meta["metaeval.sysscores"] = {"path": path, "mode": mode}
         return f(*args, **kw)
 
     wrapper = click.option(
@@ -152,12 +172,12 @@ def _system_score_options(f):
              "when there are any (with a note when they differ from the means); the signature says "
              "which (sys:given:... / sys:mean).")(wrapper)
     wrapper = click.option(
-        "--system-scores", "sys_scores_path", default=None, type=click.Path(exists=True, dir_okay=False),
-        metavar="FILE",
+        "--system-scores", "sys_scores_path", default=None, metavar="FILE|given|mean",
         help="Given system-level scores that are not means of the cells (corpus BLEU, WMT .sys.score): "
-             "a CSV/TSV/JSONL/Parquet table with a system column (--system-col) and one column per "
+             "a CSV/TSV/JSONL/Parquet table with a system column (--system) and one column per "
              "score column, or the long 'system, metric, score' table of textmetrics.corpus_scores, "
-             "or the <out>.sys.csv that read-mtme writes. Only the system level uses them.")(wrapper)
+             "or the <out>.sys.csv that read-mtme writes. Only the system level uses them. 'given' or "
+             "'mean' instead of a file: the analyses' system_scores= (as --system-level).")(wrapper)
     return wrapper
 
 
@@ -206,10 +226,10 @@ _LAYOUT_PARAMS = ("sel_systems", "sel_exclude", "sel_where", "rater_cols", "text
 _TEXT_KINDS = ("hypothesis", "reference", "source")
 
 
-def _layout_options(texts=False, rater_col=False, run_col=False):
+def _layout_options(texts=False, rater_col=False, run_col=False, bounds=True):
     """Decorator adding the shared data-layout options to a subcommand: --systems,
-    --exclude-systems, --where, --rater-cols (and --text-cols with ``texts=True``; --rater-col
-    and --run-col for subcommands that lack them).  Their values are stashed in ``ctx.meta``
+    --exclude-systems, --where, --raters (and --text-cols with ``texts=True``; --rater
+    and --run for subcommands that lack them).  Their values are stashed in ``ctx.meta``
     for :func:`_load`."""
     import functools
 
@@ -221,22 +241,23 @@ def _layout_options(texts=False, rater_col=False, run_col=False):
         click.option("--where", "sel_where", multiple=True, metavar="COL=VALUE[,VALUE]",
                      help="Keep rows whose COL equals one of the values (plain equality, no "
                           "expressions); repeat for several columns (all must match)."),
-        click.option("--rater-cols", "rater_cols", multiple=True, metavar="HUMAN=COL,COL|PATTERN",
+        click.option("--raters", "--rater-cols", "rater_cols", cls=ApiOption, aliases=("--rater-cols",), multiple=True, metavar="HUMAN=COL,COL|PATTERN",
                      help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
                           "makes HUMAN a human column with one rater per column; repeatable."),
-        click.option("--scale-bounds", "scale_bounds", multiple=True, metavar="COL=LOW:HIGH",
-                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
-                          "error (undeclared scales are checked for failure codes); repeatable."),
         click.option("--missing-values", "missing_values", multiple=True, metavar="COL=V[,V]",
                      help="Codes that mean 'no score' in a column, made missing, e.g. judge=-1,0; "
                           "repeatable."),
     ]
+    if bounds:
+        opts.insert(4, click.option("--bounds", "--scale-bounds", "scale_bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True, metavar="COL=LOW:HIGH",
+                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
+                          "error (undeclared scales are checked for failure codes); repeatable."))
     if rater_col:
-        opts.append(click.option("--rater-col", "layout_rater", default=None,
+        opts.append(click.option("--rater", "--rater-col", "layout_rater", cls=ApiOption, aliases=("--rater-col",), default=None,
                                  help="Rater column (long files with several raters per cell: human "
                                       "scores are averaged over them)."))
     if run_col:
-        opts.append(click.option("--run-col", "layout_run", default=None,
+        opts.append(click.option("--run", "--run-col", "layout_run", cls=ApiOption, aliases=("--run-col",), default=None,
                                  help="Run column (long files where a metric was scored several times: "
                                       "its score is the mean over the runs)."))
     if texts:
@@ -282,11 +303,11 @@ def _layout_values(ctx):
     raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
     where = _pairs(raw.get("sel_where") or (), "--where")
     raters = {}
-    for key, vals in _pairs(raw.get("rater_cols") or (), "--rater-cols").items():
+    for key, vals in _pairs(raw.get("rater_cols") or (), "--raters").items():
         if len(vals) == 1 and set("*?[") & set(vals[0]):
             raters[key] = vals[0]  # a pattern, expanded by the reader
         elif len(vals) < 2:
-            raise ParameterError(f"--rater-cols {key}={vals[0]}: give two or more rater columns or a "
+            raise ParameterError(f"--raters {key}={vals[0]}: give two or more rater columns or a "
                                  "pattern such as 'coherence_r*'")
         else:
             raters[key] = vals
@@ -306,18 +327,18 @@ def _layout_values(ctx):
 
 
 def _scale_values(ctx):
-    """--scale-bounds / --missing-values as the ``bounds`` / ``missing_values`` keywords of the reader."""
+    """--bounds / --missing-values as the ``bounds`` / ``missing_values`` keywords of the reader."""
     raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
     out = {}
     bounds = {}
-    for key, vals in _pairs(raw.get("scale_bounds") or (), "--scale-bounds", several=False).items():
+    for key, vals in _pairs(raw.get("scale_bounds") or (), "--bounds", several=False).items():
         lo, sep, hi = vals[0].partition(":")
         try:
             bounds[key] = (float(lo), float(hi))
         except ValueError:
-            raise ParameterError(f"--scale-bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5") from None
+            raise ParameterError(f"--bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5") from None
         if not sep:
-            raise ParameterError(f"--scale-bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5")
+            raise ParameterError(f"--bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5")
     if bounds:
         out["bounds"] = bounds
     codes = {}
@@ -333,7 +354,7 @@ def _scale_values(ctx):
 
 
 def _layout_axes(ctx):
-    """--rater-col/--run-col added by :func:`_layout_options` (None where the command has its own)."""
+    """--rater/--run added by :func:`_layout_options` (None where the command has its own)."""
     raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
     return raw.get("layout_rater"), raw.get("layout_run")
 
@@ -356,7 +377,7 @@ def _select_bundled(ds, layout):
 
 def _read_selected(data, kw, layout):
     """A data file read as a table, filtered (--systems, --exclude-systems, --where), with raters
-    in columns (--rater-cols) and texts from columns (--text-cols), then built as a Dataset."""
+    in columns (--raters) and texts from columns (--text-cols), then built as a Dataset."""
     from pathlib import Path
 
     import pandas as pd
@@ -453,7 +474,7 @@ _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics
                "raters": "rater_cols", "bounds": "scale_bounds", "missing_values": "missing_values"}
 
 
-#: --rater-col/--run-col when :func:`_layout_options` adds them (subcommands without their own).
+#: --rater/--run when :func:`_layout_options` adds them (subcommands without their own).
 _LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
 
 
@@ -465,7 +486,7 @@ def _long_option(p):
 
 
 def _option_flags(ctx):
-    """``{"rater": "--rater-col", ...}`` for the running command: data-layer messages name
+    """``{"rater": "--rater", ...}`` for the running command: data-layer messages name
     these flags instead of the Python keywords (None: the command has no such option)."""
     params = {p.name: p for p in (ctx.command.params if ctx is not None else [])}
     return {key: _long_option(params.get(name) or params.get(_LAYOUT_AXES.get(key)))
@@ -488,10 +509,11 @@ def _read_texts(path, system, input_):
 _data_options = [
     click.argument("data"),
     click.option("--human", required=True, help="Human score column."),
-    click.option("--metrics", default=None, help="Comma-separated metric columns (default: all)."),
-    click.option("--system-col", "system", default="system", show_default=True, help="System column (files)."),
-    click.option("--input-col", "input_", default="input", show_default=True, help="Input column (files)."),
-    click.option("--rater-col", "rater", default=None, help="Rater column for long files with several raters."),
+    click.option("--metrics", default=None,
+                 help="Comma-separated metric columns (default: all; none: no metric column)."),
+    click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help="System column (files)."),
+    click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help="Input column (files)."),
+    click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column for long files with several raters."),
 ]
 
 def _with(options):

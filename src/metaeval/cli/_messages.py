@@ -6,9 +6,7 @@ import sys
 
 import click
 
-from .. import _choices
 from ..report.tables import literal as _literal
-from ._data import _long_option
 
 
 def _fail(msg):
@@ -30,53 +28,6 @@ def _template(message):
     return _QUOTED_OR_NUMBER.sub("#", message)
 
 
-#: analysis keyword -> the parameter name of the command-line option that sets it
-_KEYWORD_OPTIONS = {"n_jobs": "jobs", "rng": "seed"}
-
-
-def _cli_spelling(text, command=None):
-    """An analysis' message with its options spelled as the command line's.
-
-    ``system_scores=`` becomes ``--system-level``; given the running
-    subcommand, every ``name=`` that is a parameter of the command becomes its long
-    option (``ci='bogus'; choose ...`` -> ``--ci 'bogus'; choose ...``,
-    ``low= and high=`` -> ``--ks-low and --ks-high``).  A message that already
-    names a command-line option (``--``, or "command line") is left as it is: it
-    was written for both audiences.
-    """
-    if "system_scores=" in text:
-        for mode in _choices.SYSTEM_SCORE_MODES:
-            text = text.replace(f"system_scores='{mode}'", f"--system-level {mode}")
-        text = text.replace("system_scores=", "--system-level ")
-    if command is None or "--" in text or "command line" in text:
-        return text
-    flags = {p.name: _long_option(p) for p in command.params if p.name and _long_option(p)}
-    if not flags:
-        return text
-    # keywords the analyses spell otherwise than the options
-    for keyword, name in _KEYWORD_OPTIONS.items():
-        if name in flags:
-            flags.setdefault(keyword, flags[name])
-    import re
-
-    def spell(part):
-        return re.sub(r"(?<![\w.\-])([a-z][a-z0-9_]*)= ?",
-                      lambda m: f"{flags[m.group(1)]} " if m.group(1) in flags else m.group(0), part)
-
-    # a cell's location, "(system='S0', input='i0')" (data._validate.fmt_key), names label
-    # columns and their values, not options: it is kept as written
-    global _LOCATION
-    if _LOCATION is None:
-        _LOCATION = re.compile(rf"(\({_PAIR}(?:, {_PAIR})+\))")
-    pieces = _LOCATION.split(text)
-    return "".join(p if k % 2 else spell(p) for k, p in enumerate(pieces))
-
-
-#: A row key as the data layer writes it: two or more ``column=value`` in parentheses.
-_PAIR = r"[A-Za-z_]\w*=(?:'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[^,()'\"]*)"
-_LOCATION = None
-
-
 class _WarningGroups:
     """Warnings of one command, grouped: same category and same message template
     (:func:`_template`) -> one line ``metaeval: warning (Category): message (xN)``,
@@ -88,7 +39,7 @@ class _WarningGroups:
         self.groups = {}
 
     def show(self, message, category, filename, lineno, file=None, line=None):
-        text = _cli_spelling(str(message).strip())
+        text = str(message).strip()
         text = text.splitlines()[0] if text else category.__name__
         key = (category, _template(text))
         group = self.groups.get(key)
@@ -107,9 +58,14 @@ class _WarningGroups:
 
 #: Top-level module -> the pip extra that brings it (pyproject.toml).
 _EXTRA_OF_MODULE = {"sacrebleu": "text", "rouge_score": "text", "nltk": "text", "jiwer": "text",
-                    "matplotlib": "plot", "ir_measures": "ranking", "pytrec_eval": "ranking",
+                    "ir_measures": "ranking", "pytrec_eval": "ranking",
                     "torch": "neural", "transformers": "neural", "bert_score": "neural",
                     "tokenizers": "neural", "safetensors": "neural", "dask": "dist", "distributed": "dist"}
+
+
+#: Top-level module -> the package that brings it, for optional packages no extra of
+#: pyproject.toml holds (tests/test_cli_api.py checks both tables against pyproject.toml).
+_PLAIN_PACKAGES = {"matplotlib": "matplotlib"}
 
 
 def _missing_module(exc):
@@ -132,6 +88,10 @@ def _unexpected_message(exc, ctx):
     if isinstance(exc, ImportError):
         module = _missing_module(exc) or ""
         extra = _EXTRA_OF_MODULE.get(module.split(".")[0])
+        plain = _PLAIN_PACKAGES.get(module.split(".")[0])
+        if plain:
+            return (f"`{cmd}` needs the optional package {plain!r}, which is not installed (or fails to "
+                    f"import); install it with: pip install {plain}")
         if extra:
             return (f"`{cmd}` needs the optional package {module.split('.')[0]!r}, which is not installed "
                     f'(or fails to import); install it with: pip install "metaeval[{extra}]"')

@@ -34,7 +34,9 @@ class _Bar:
 def _progress(total, label, enabled=True):
     """A rich progress bar on stderr (only when stderr is a terminal);
     ``total=None``: the number of work units is not known in advance."""
-    if not enabled or (total is not None and total <= 1) or not sys.stderr.isatty():
+    ctx = click.get_current_context(silent=True)
+    quiet = ctx is not None and ctx.meta.get("metaeval.quiet")
+    if not enabled or quiet or (total is not None and total <= 1) or not sys.stderr.isatty():
         yield None
         return
     from rich.console import Console
@@ -50,6 +52,13 @@ def _progress(total, label, enabled=True):
     ) as p:
         task = p.add_task(_markup_safe(label), total=total)
         yield _Bar(p, task)
+
+
+def _note(text):
+    """A ``metaeval: note:`` line on stderr (none with --quiet)."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None or not ctx.meta.get("metaeval.quiet"):
+        click.echo(f"metaeval: note: {text}", err=True)
 
 
 def _json_default(o):

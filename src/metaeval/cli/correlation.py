@@ -8,6 +8,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
+from ._api import api_option, api_options, command, given, signature
 from ._data import (
     _ALL_LEVELS,
     _LEVELS_HELP,
@@ -16,6 +17,7 @@ from ._data import (
     _layout_options,
     _levels_option,
     _load,
+    _metrics,
     _one_level_option,
     _split,
     _system_level,
@@ -34,42 +36,40 @@ from ._output import (
     _write_json,
 )
 
+_CORRELATE = "correlation:correlate"
+_COMPARE = "compare:compare_all"
+_DP = "measures:discriminative_power"
+_RC = "measures:ranking_consistency"
 
-@click.command()
+
+def _level_list(ctx, param, value):
+    """--level: comma-separated CLI level names -> the API's list."""
+    return _split(_levels_option(ctx, param, value))
+
+
+@command(epilog="Example: metaeval correlate summeval --human coherence --metrics ROUGE.1,ROUGE.L "
+                      "--level system,input --n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@click.option("--level", "--levels", "level", default="system", show_default=True, callback=_levels_option,
-              help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
-              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS)
-                   + " (the default is the one of every correlation table).")
-@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
-@click.option("--ci", default="boot-both", show_default=True, help="|".join(_choices.CI_METHODS))
-@click.option("--confidence-level", type=float, default=0.95, show_default=True)
-@click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--pvalue", default="auto", show_default=True, help="|".join(_choices.PVALUE_METHODS))
-@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
-@click.option("--jobs", type=int, default=1, show_default=True,
-              help="Worker processes (1: in-process; the kernels use all cores anyway; -1: one per "
-                   "core). The metric x level x method intervals are the tasks, split into blocks "
-                   "of resamples when there are fewer than two per worker; same numbers.")
+@api_option(_CORRELATE, "level", aliases=("--levels",), callback=_level_list,
+            help="Comma-separated: " + _LEVELS_HELP + ".")
+@api_option(_CORRELATE, "method", type=list, choices=_choices.METHODS,
+            help="Comma-separated coefficients: " + ", ".join(_choices.METHODS)
+                 + " (the default is the one of every correlation table).")
+@api_options(_CORRELATE, "average", "ci", "confidence_level", "n_resamples", "pvalue", "alternative", "rng",
+             "n_jobs", average=dict(strict_choices=_choices.AVERAGES), ci=dict(choices=_choices.CI_METHODS),
+             pvalue=dict(choices=_choices.PVALUE_METHODS), alternative=dict(choices=_choices.ALTERNATIVES))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def correlate(data, human, metrics, system, input_, rater, level, method, average, ci,
-              confidence_level, n_resamples, pvalue, alternative, seed, jobs, fmt):
+def correlate(data, human, metrics, system, input_, rater, fmt, **api):
     """Correlate every metric with a human column at the given levels."""
     from ..correlation import correlate as _correlate
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
-    levels, methods = _split(level), _split(method)
-    mets = _split(metrics)
-    total = len(mets or ds.metrics) * len(levels or [1]) * len(methods or [1])
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    mets = _metrics(metrics)
+    total = len(mets or ds.metrics) * len(api.get("level") or [1]) * len(api.get("method") or [1])
     with _progress(total, "correlating") as prog:
-        res = _correlate(ds, human, metrics=mets, level=levels, method=methods, average=average,
-                         ci=ci, confidence_level=confidence_level, n_resamples=n_resamples,
-                         pvalue=pvalue, alternative=alternative, rng=seed, n_jobs=jobs, progress=prog,
-                         system_scores=_system_level())
+        res = _correlate(ds, human, metrics=mets, progress=prog, system_scores=_system_level(), **given(api))
     if fmt == "json":  # every field of the CSV and of results.json, the counts the warnings name included
         _emit_json(_clean([r.to_dict() for r in res]))
     elif fmt == "csv":
@@ -78,60 +78,63 @@ def correlate(data, human, metrics, system, input_, rater, level, method, averag
         _show(_tables.correlations_table(res, human))
 
 
-@click.command()
+def _one_level(ctx, param, value):
+    return _one_level_option(ctx, param, value)
+
+
+@command(epilog="Example: metaeval compare summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
+                      "--n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@click.option("--level", default="system", show_default=True, callback=_one_level_option,
-              help="One of " + _LEVELS_HELP + ".")
-@click.option("--method", default=_choices.DEFAULT_METHOD, show_default=True,
-              help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation table).")
-@click.option("--test", default="perm-both", show_default=True,
-              help="|".join(_choices.TESTS))
-@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
-@click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--alternative", default="two-sided", show_default=True, help="|".join(_choices.ALTERNATIVES))
-@click.option("--correction", default="holm", show_default=True,
-              help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)")
-@click.option("--cluster-correction", default=None,
-              help="|".join(_choices.CORRECTIONS) + ": correction of the one-sided p-values that form the "
-                   "clusters (default: holm; none with --clusters mtme, mt-metrics-eval's exact rule)")
-@click.option("--clusters", "cluster_rule", type=click.Choice(_choices.CLUSTER_RULES), default="metaeval",
-              show_default=True,
-              help="p-values of the clusters: (count+1)/(n+1), or count/n as mt-metrics-eval (mtme).")
-@click.option("--alpha", type=float, default=0.05, show_default=True)
-@click.option("--seed", type=int, default=None)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@api_option(_COMPARE, "level", callback=_one_level, help="One of " + _LEVELS_HELP + ".")
+@api_option(_COMPARE, "method", choices=_choices.METHODS,
+            help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation "
+                 "table).")
+@api_options(_COMPARE, "test", "average", "n_resamples", "alternative", "confidence_level", "correction",
+             "cluster_correction", "clusters", "alpha", "rng", "n_jobs", "sequential",
+             test=dict(choices=_choices.TESTS, help=""), average=dict(strict_choices=_choices.AVERAGES),
+             alternative=dict(choices=_choices.ALTERNATIVES),
+             correction=dict(choices=_choices.CORRECTIONS,
+                             help="|".join(_choices.CORRECTIONS) + ": p-value matrix (all pairs)."),
+             cluster_correction=dict(
+                 choices=_choices.CORRECTIONS,
+                 help="|".join(_choices.CORRECTIONS) + ": correction of the one-sided p-values that form the "
+                      "clusters (none: holm; none with --clusters mtme, mt-metrics-eval's exact rule)."),
+             clusters=dict(strict_choices=_choices.CLUSTER_RULES,
+                           help="p-values of the clusters: (count+1)/(n+1), or count/n as mt-metrics-eval "
+                                "(mtme)."),
+             sequential=dict(help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
+                                  "h >= alpha*(n_resamples+1) keeps every decision at alpha."))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-@click.option("--sequential", type=int, default=None,
-              help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
-                   "h >= alpha*(n_resamples+1) keeps every decision at alpha. Default: off.")
-def compare(data, human, metrics, system, input_, rater, level, method, test, average, n_resamples,
-            alternative, correction, cluster_correction, cluster_rule, alpha, seed, jobs, fmt, sequential):
+def compare(data, human, metrics, system, input_, rater, fmt, **api):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from ..compare import compare as _compare
     from ..compare import compare_all as _compare_all
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
-    mets = _split(metrics) or list(ds.metrics)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    mets = _metrics(metrics) or list(ds.metrics)
     if len(mets) < 2:
         raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
                                  f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
-    common = dict(level=level, method=method, test=test, average=average,
-                  n_resamples=n_resamples, alternative=alternative, rng=seed, sequential=sequential,
-                  system_scores=_system_level())
+    api = given(api)
+    pairs_only = {k: api.pop(k) for k in ("correction", "cluster_correction", "clusters", "alpha", "n_jobs")
+                  if k in api}
     if len(mets) == 2:
         # one pair: the all-pairs options (matrix and cluster corrections, alpha,
         # workers) do not apply, but a bad value is still an error
         from .._parallel import check_n_jobs
         from .._vocab import check_choice, check_number
 
-        check_choice(correction, "correction", _choices.CORRECTIONS)
-        if cluster_correction is not None:
-            check_choice(cluster_correction, "cluster_correction", _choices.CORRECTIONS)
-        check_number(alpha, "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
-        check_n_jobs(jobs)
-        c = _compare(ds, human, mets[0], mets[1], **common)
+        if "correction" in pairs_only:
+            check_choice(pairs_only["correction"], "correction", _choices.CORRECTIONS)
+        if "cluster_correction" in pairs_only:
+            check_choice(pairs_only["cluster_correction"], "cluster_correction", _choices.CORRECTIONS)
+        if "alpha" in pairs_only:
+            check_number(pairs_only["alpha"], "alpha", lo=0, hi=1, open_lo=True, open_hi=True)
+        if "n_jobs" in pairs_only:
+            check_n_jobs(pairs_only["n_jobs"])
+        c = _compare(ds, human, mets[0], mets[1], system_scores=_system_level(), **api)
         if fmt == "json":  # every field of the CSV, the counts the warnings name included
             _emit_json(_clean([c.to_dict()])[0])
         elif fmt == "csv":
@@ -143,9 +146,8 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
         return
     k = len(mets)
     with _progress(k * (k - 1) // 2, "comparing pairs") as prog:
-        res = _compare_all(ds, human, metrics=mets, correction=correction,
-                           cluster_correction=cluster_correction, clusters=cluster_rule, alpha=alpha,
-                           n_jobs=jobs, progress=prog, **common)
+        res = _compare_all(ds, human, metrics=mets, progress=prog, system_scores=_system_level(), **api,
+                           **pairs_only)
     if fmt == "json":
         out = _clean(res.to_frame().to_dict(orient="records"))  # every column of the CSV
         _emit_json({"pairs": out, "ranking": _clean(res.ranking_frame().to_dict(orient="records")),
@@ -153,10 +155,12 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
     elif fmt == "csv":
         _emit_csv(res.to_frame())
     else:
-        _show(_tables.clusters_table(res, human, level=level, method=method, test=test,
-                                     cluster_correction=res.cluster_correction))
+        used = {k: api.get(k, signature(_COMPARE)[k].default) for k in ("level", "method", "test")}
+        _show(_tables.clusters_table(res, human, **used, cluster_correction=res.cluster_correction))
 
-@click.command()
+
+@command(epilog="Example: metaeval measures summeval --human coherence --metrics ROUGE.1,ROUGE.2,ROUGE.L "
+                      "--level system --method kendall_b --n-resamples 50 --n-splits 20 --rng 0")
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
@@ -166,26 +170,23 @@ def compare(data, human, metrics, system, input_, rater, level, method, test, av
               help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
-@click.option("--test", default="perm-both", show_default=True, help="perm-both|williams (or any compare test)")
-@click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--splits", type=int, default=1000, show_default=True,
-              help="Random half-splits for ranking consistency (0: skip it).")
-@click.option("--average", type=click.Choice(_choices.AVERAGES), default="macro", show_default=True)
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--jobs", type=int, default=1, show_default=True,
-              help="Worker processes (1: in-process; the kernels use all cores anyway).")
-@click.option("--dask", default=None, help="Dask scheduler address: run the units on that cluster.")
+@api_options(_DP, "test", "n_resamples", "average", "rng", "n_jobs", "dask",
+             test=dict(choices=_choices.TESTS, help="perm-both or williams (seed paper 000), or any test of compare."),
+             average=dict(strict_choices=_choices.AVERAGES), rng=dict(help="Random seed (none: fresh, recorded in --out)."),
+             dask=dict(help="Dask scheduler address: run the units on that cluster."))
+@api_option(_RC, "n_splits", aliases=("--splits",), help="Random half-splits for ranking consistency (0: skip it).")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tables, JSON, figures and checkpoints (a restarted run resumes).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, test,
-             n_resamples, splits, average, seed, jobs, dask, out, fmt):
+def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, out, fmt, **api):
     """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
     from ..measures import discriminative_power, measure_table, ranking_consistency
 
-    ds = _load(data, system, input_, human, _split(metrics), rater)
-    mets = _split(metrics) or list(ds.metrics)
-    seed = _run_seed(seed, out)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    mets = _metrics(metrics) or list(ds.metrics)
+    api = given(api)
+    api["rng"] = _run_seed(api.get("rng"), out)
+    splits = api.pop("n_splits", signature(_RC)["n_splits"].default)
     if measures_:
         picked = []
         for t in _split(measures_):
@@ -213,15 +214,13 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
                                  f"{len(ds.inputs)} input(s), at least 4 are needed (or --splits 0)",
                                  param_hint="--splits")
     with _progress(k * (k - 1) // 2, "discriminative power (pairs)") as prog:
-        dp = discriminative_power(ds, human, metrics=mets, test=test, n_resamples=n_resamples,
-                                  average=average, rng=seed, n_jobs=jobs, dask=dask,
-                                  checkpoint=ck("dp"), progress=prog, **sel)
+        dp = discriminative_power(ds, human, metrics=mets, checkpoint=ck("dp"), progress=prog, **sel, **api)
     rc = None
     if splits:
         with _progress(k, "ranking consistency (metrics)") as prog:
-            rc = ranking_consistency(ds, human, metrics=mets, n_splits=splits, average=average,
-                                     rng=seed, n_jobs=jobs, dask=dask, checkpoint=ck("rc"),
-                                     progress=prog, **sel)
+            rc_api = {k: v for k, v in api.items() if k in signature(_RC)}
+            rc = ranking_consistency(ds, human, metrics=mets, n_splits=splits, checkpoint=ck("rc"),
+                                     progress=prog, **sel, **rc_api)
     table = measure_table(dp, rc)
     if out:
         from ..report.figures import pvalue_curves

@@ -6,11 +6,12 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
+from ._api import ApiOption, api_option, command
 from ._data import FORMATS, _split
 from ._output import _emit_csv, _emit_json, _show
 
 
-@click.command()
+@command(epilog="Example: metaeval datasets --format csv")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 @click.option("--fetch", "fetch_names", multiple=True, metavar="NAME",
               help="Download a registry dataset into the cache (once; checked against its pinned sha256) "
@@ -46,7 +47,8 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
     else:
         cols = ["name", "task", "systems_x_inputs", "human", "raters", "texts", "license"]
         _show(_tables.datasets_table([{c: d[c] for c in cols} for d in ds]))
-@click.command("bench")
+@command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
+                      "--n-resamples 50 --rng 0")
 @click.option("--metric", default=None, metavar="SPEC",
               help="The metric: a text-metric name (metaeval score --list), a metric column of the datasets, "
                    "or module:function (a Python function taking a list of records, returning one score each).")
@@ -77,21 +79,21 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
 @click.option("--lower-is-better", "lower_is_better", default=None,
               help="Comma-separated metrics whose lower scores are better (negated before the analyses), or "
                    "'none' (default: names of lower-is-better text metrics such as TER, with a warning).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@api_option("bench:bench", "rng")
 @click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
               help="Cache of the metric's scores (default: <dataset cache>/.bench).")
 @click.option("--no-cache", is_flag=True, help="Do not cache the metric's scores.")
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Dataset cache (default: $METAEVAL_DATA, else ~/.cache/metaeval/datasets).")
 @click.option("--base-url", default=None, metavar="URL", help="Download mirror (default: $METAEVAL_DATA_URL).")
-@click.option("--jobs", type=int, default=1, show_default=True, help="Worker processes (datasets are the units).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help="Worker processes (datasets are the units).")
 @click.option("--dask", default=None, help="Dask scheduler address: run the datasets on that cluster.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "latex", "json"]), default="table",
               show_default=True, help="table: ranking and per-task tables; csv/latex: the WMT-style table.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Also write an HTML report with the bench section (and its tables as CSV/LaTeX) here.")
 def bench_cmd(metric, command, scores_file, name, baselines, datasets_, needs, levels, method, n_resamples,
-              confidence_level, alpha, clusters, weighting, lower_is_better, seed, cache_dir, no_cache, data_dir,
+              confidence_level, alpha, clusters, weighting, lower_is_better, rng, cache_dir, no_cache, data_dir,
               base_url, jobs, dask, fmt, out):
     """Rank a metric beside baselines on every human-judgment dataset (docs/bench.md)."""
     from ..bench import Command, ScoresFile, bench
@@ -104,7 +106,7 @@ def bench_cmd(metric, command, scores_file, name, baselines, datasets_, needs, l
     res = bench(spec, name=name, baselines=_split(baselines) or (), datasets=_split(datasets_),
                 needs=_split(needs) or ("hypothesis",), levels=_split(levels), method=method,
                 n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha, clusters=clusters,
-                weighting=weighting, rng=seed, cache_dir=False if no_cache else cache_dir, data_dir=data_dir,
+                weighting=weighting, rng=rng, cache_dir=False if no_cache else cache_dir, data_dir=data_dir,
                 lower_is_better=None if lower_is_better is None else (
                     "none" if lower_is_better.strip() == "none" else _split(lower_is_better)),
                 base_url=base_url, n_jobs=jobs, dask=dask)

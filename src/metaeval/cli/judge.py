@@ -10,6 +10,7 @@ import click
 from .. import _choices
 from ..report import tables as _tables
 from ..report.tables import literal as _literal
+from ._api import ApiOption
 from ._data import FORMATS, _layout_options, _load, _split
 from ._output import _emit_csv, _emit_json, _nan_to_none, _progress, _show, _write_csv
 
@@ -33,7 +34,8 @@ def _judge_log():
         log.removeHandler(handler)
 
 
-@click.command()
+@click.command(epilog="Example: metaeval judge summeval --aspect coherence --backend openai --model "
+                      "gpt-4o-mini --max-inputs 2")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--aspect", required=True,
@@ -85,8 +87,8 @@ def _judge_log():
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and source/references.")
 @click.option("--human", default=None, help="Human columns (files).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
 @click.option("--max-inputs", type=int, default=None, help="Judge only the first K inputs (a trial run).")
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write one row per system x input x sample (value, rating, status, raw answer) to CSV or Parquet.")

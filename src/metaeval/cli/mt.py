@@ -8,14 +8,23 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._data import FORMATS, _split
+from ._api import api_option, api_options, command, given, signature
+from ._data import (
+    FORMATS,
+    _data_options,
+    _layout_options,
+    _load,
+    _metrics,
+    _split,
+    _with,
+)
 from ._messages import _fail
 from ._output import _emit_csv, _emit_json, _nan_to_none, _show, _write_csv
 
 # --------------------------------------------------------------------------
 # read-mtme: mt-metrics-eval's WMT data layout into a long file
 
-@click.command("read-mtme")
+@command("read-mtme", epilog="Example: metaeval read-mtme mt-metrics-eval-v2 wmt23 en-de --out ende.csv")
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.argument("lp")
@@ -58,7 +67,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
 
     ds = read_mtme(root, testset, lp, human=human, level=level, refs=_split(refs),
                    include_human=include_human, exclude_systems=_split(exclude_systems) or (),
-                   metrics=_split(metrics), primary=_split(primary), primary_only=primary_only,
+                   metrics=_metrics(metrics), primary=_split(primary), primary_only=primary_only,
                    segments=segments, texts=texts_out is not None, ratings=ratings)
     frame = ds.to_frame()
     if ds.contexts is not None:
@@ -95,29 +104,36 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
 
 
 
-@click.command("wmt")
+_WMT = "wmt:run_wmt"
+_SPANS = "wmt:span_agreement"
+_SPA = "wmt:soft_pairwise_accuracy"
+_COMPARE_SPA = "wmt:compare_spa"
+#: The values metaeval.wmt.soft_pairwise_accuracy takes (tests/test_cli_api.py checks them against wmt.SPA_CI).
+SPA_CI = ("none", "boot-inputs")
+SPA_PRECISIONS = ("float64", "float32")
+
+
+@command("wmt", epilog="Example: metaeval wmt mt-metrics-eval-v2 wmt23 --lps en-de --preset wmt23 --rng 0")
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.option("--lps", required=True, help="Comma-separated language pairs, e.g. en-de,zh-en.")
-@click.option("--preset", type=click.Choice(_choices.WMT_PRESETS), default="wmt24", show_default=True,
-              help="wmt24: per lp system SPA + segment acc_eq; wmt23: pooled accuracy + system/segment "
-              "Pearson + segment acc_eq.")
-@click.option("--human", default="mqm", show_default=True)
+@api_option(_WMT, "preset", strict_choices=_choices.WMT_PRESETS,
+            help="wmt24: per lp system SPA + segment acc_eq; wmt23: pooled accuracy + system/segment "
+                 "Pearson + segment acc_eq.")
+@api_option(_WMT, "human", help="Human score name (mqm, wmt-z, da-sqm, ...).")
 @click.option("--refs", default=None, help="Standard reference (one for all lps, or lp=ref,lp=ref).")
-@click.option("--primary", default=None, help="Comma-separated base names of the primary metrics.")
-@click.option("--primary-only", is_flag=True)
-@click.option("--include-human", is_flag=True, help="Keep human translations as systems.")
-@click.option("--n-resamples", type=int, default=1000, show_default=True,
-              help="Perm-Both draws per metric pair (0: no clusters).")
-@click.option("--n-permutations", type=int, default=1000, show_default=True, help="SPA sign draws.")
-@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="holm", show_default=True,
-              help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
-                   "of compare and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
-                   "metaeval: (count+1)/(n+1) uncorrected.")
-@click.option("--seed", type=int, default=None)
+@api_options(_WMT, "primary", "primary_only", "include_human", "n_resamples", "n_permutations", "alpha", "clusters",
+             "rng", primary=dict(help="Comma-separated base names of the primary metrics."),
+             primary_only=dict(help="Keep only the --primary metrics."),
+             include_human=dict(help="Keep human translations as systems."),
+             n_resamples=dict(help="Perm-Both draws per metric pair (0: no clusters)."),
+             n_permutations=dict(help="SPA sign draws."),
+             clusters=dict(strict_choices=_choices.WMT_CLUSTER_RULES,
+                           help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs "
+                                "(the rule of compare and the report); mtme: mt-metrics-eval's exact rule, count/n "
+                                "uncorrected; metaeval: (count+1)/(n+1) uncorrected."))
 @click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
-def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, include_human, n_resamples,
-            n_permutations, clusters, seed, fmt):
+def wmt_cmd(root, testset, lps, refs, fmt, **api):
     """A WMT metrics-task table from mt-metrics-eval data (ROOT/TESTSET). See docs/mt.md."""
     from ..wmt import run_wmt
 
@@ -129,20 +145,18 @@ def wmt_cmd(root, testset, lps, preset, human, refs, primary, primary_only, incl
                 raise click.BadParameter(f"{part!r}: use lp=ref for every pair", param_hint="--refs")
             k, v = part.split("=", 1)
             ref_arg[k] = v
-    res, weights = run_wmt(root, testset, _split(lps), preset=preset, human=human, refs=ref_arg,
-                           primary=_split(primary), primary_only=primary_only, include_human=include_human,
-                           n_resamples=n_resamples, n_permutations=n_permutations, clusters=clusters,
-                           rng=seed)
+    res, weights = run_wmt(root, testset, _split(lps), refs=ref_arg, **given(api))
     click.echo(_tables.wmt_table(res, weights, fmt=fmt), nl=False)  # names escaped by the view
 
 
-@click.command("span-agreement")
+@command("span-agreement",
+               epilog="Example: metaeval span-agreement en-de.mqm.rater1.seg.rating en-de.mqm.rater2.seg.rating")
 @click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False))
-@click.option("--match", type=click.Choice(["char", "exact"]), default="char", show_default=True,
-              help="char: F1 over characters marked as error; exact: F1 over identical spans.")
-@click.option("--severity", is_flag=True, help="A match needs the same severity.")
+@api_option(_SPANS, "match", strict_choices=("char", "exact"),
+            help="char: F1 over characters marked as error; exact: F1 over identical spans.")
+@api_option(_SPANS, "severity", help="A match needs the same severity.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def span_agreement_cmd(files, match, severity, fmt):
+def span_agreement_cmd(files, fmt, **api):
     """Rater agreement on error spans: precision/recall/F1 per rater pair (docs/mt.md).
 
     FILES are mt-metrics-eval .rating files (one per rater, e.g. LP.mqm.rater1.seg.rating)
@@ -153,11 +167,77 @@ def span_agreement_cmd(files, match, severity, fmt):
 
     spans = pd.concat([read_rating_spans(f) if str(f).endswith(".rating") else read_error_spans(f)
                        for f in files], ignore_index=True)
-    res = span_agreement(spans, match=match, severity=severity)
+    api = given(api)
+    res = span_agreement(spans, **api)
     frame = res.to_frame()
     if fmt == "json":
         _emit_json(_nan_to_none({"pairs": frame.to_dict(orient="records"), "mean_f1": res.mean_f1}))
     elif fmt == "csv":
         _emit_csv(frame)
     else:
-        _show(_tables.span_agreement_table(res, match=match, severity=severity))
+        used = {k: api.get(k, p.default) for k, p in signature(_SPANS).items()}
+        _show(_tables.span_agreement_table(res, **used))
+
+
+@command("spa", epilog="Example: metaeval spa summeval --human coherence --metrics ROUGE.1,BLEU "
+                             "--n-permutations 200 --rng 0")
+@_layout_options(texts=False, run_col=True)
+@_with(_data_options)
+@api_options(_SPA, "n_permutations", "precision", "ci", "n_resamples", "confidence_level", "rng",
+             precision=dict(choices=SPA_PRECISIONS), ci=dict(choices=SPA_CI))
+@click.option("--compare", "pair", default=None, metavar="A,B",
+              help="Two metrics: the Perm-Both test of their SPA difference (metaeval.wmt.compare_spa) "
+                   "instead of the SPA of every metric.")
+@api_option(_COMPARE_SPA, "sequential",
+            help="With --compare: stop the Perm-Both test early after h exceedances (Besag-Clifford).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+def spa_cmd(data, human, metrics, system, input_, rater, pair, fmt, **api):
+    """Soft pairwise accuracy of every metric (Thompson et al. 2024, WMT24's system-level statistic).
+
+    SPA compares each pair of systems' metric and human p-values (sign-flip permutations over the
+    inputs); --compare A,B tests the difference of two metrics' SPA (Perm-Both).  DATA is any file
+    or bundled dataset, as for correlate."""
+    from ..wmt import compare_spa, soft_pairwise_accuracy
+
+    api = given(api)
+    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    if pair is not None:
+        names = _split(pair) or []
+        if len(names) != 2:
+            raise click.BadParameter(f"{pair!r}: give two metrics A,B", param_hint="--compare")
+        cmp_keys = set(signature(_COMPARE_SPA))
+        wrong = [k for k in api if k not in cmp_keys]
+        if wrong:
+            raise click.BadParameter(f"{', '.join('--' + k.replace('_', '-') for k in wrong)} apply to the SPA "
+                                     "of every metric, not to --compare", param_hint="--compare")
+        res = compare_spa(ds, human, names[0], names[1], **api)
+        if fmt == "json":
+            _emit_json(_nan_to_none(res.to_dict()))
+        elif fmt == "csv":
+            import pandas as pd
+
+            _emit_csv(pd.DataFrame([res.to_dict()]))
+        else:
+            import pandas as pd
+
+            _show(_tables.frame_table("SPA comparison", _Frame(pd.DataFrame([res.to_dict()]))))
+        return
+    if "sequential" in api:
+        raise click.BadParameter("--sequential applies to --compare", param_hint="--sequential")
+    res = soft_pairwise_accuracy(ds, human, metrics=_metrics(metrics), **api)
+    if fmt == "json":
+        _emit_json(_nan_to_none(res.to_frame().to_dict(orient="records")))
+    elif fmt == "csv":
+        _emit_csv(res.to_frame())
+    else:
+        _show(_tables.frame_table("soft pairwise accuracy", res))
+
+
+class _Frame:
+    """A frame as a result for the generic table view."""
+
+    def __init__(self, frame):
+        self._frame = frame
+
+    def to_frame(self):
+        return self._frame

@@ -6,11 +6,17 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
+from ._api import api_option, api_options, command, given, signature
 from ._data import FORMATS, _split
 from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 
+_AGREE = "preferences:preference_agreement"
+_COMPARE = "preferences:compare_judges"
+_LENGTH = "preferences:length_bias"
 
-@click.command()
+
+@command(epilog="Example: metaeval preferences summeval --human coherence --judges ROUGE.1,BLEU "
+                      "--n-resamples 100 --rng 0")
 @click.argument("data")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
               help="|".join(("auto", *_choices.PREFERENCE_FORMATS)) + " (files only).")
@@ -21,20 +27,15 @@ from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 @click.option("--judge-outputs", "judge_outputs", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Bundled datasets: a CSV/JSONL of pairwise judge outputs (input, system_a, system_b, judge, "
                    "order, preference[, raw]), e.g. written by 'metaeval judge --pairwise'.")
-@click.option("--epsilon", type=float, default=None,
-              help="Fixed tie threshold of judge margins (default: tie-calibrated, acc_eq).")
 @click.option("--compare", "compare_", default=None, help="Two judges 'A,B': paired test of their agreement.")
-@click.option("--measure", default="acc_eq", show_default=True,
-              help="--compare statistic: " + "|".join(_choices.PREFERENCE_COMPARE_MEASURES) + ".")
-@click.option("--no-ceiling", is_flag=True, help="Leave out the human-human ceiling rows.")
-@click.option("--length-per", type=float, default=100.0, show_default=True,
-              help="Length-bias slope per this many words of length difference.")
-@click.option("--n-resamples", type=int, default=1000, show_default=True)
-@click.option("--confidence-level", type=float, default=0.95, show_default=True)
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh entropy, shown in the signature).")
+@api_options(_AGREE, "epsilon", "ceiling", "n_resamples", "confidence_level", "rng",
+             epsilon=dict(help="Fixed tie threshold of judge margins (none: tie-calibrated, acc_eq)."),
+             ceiling=dict(help="Add the human-human ceiling rows (none: when the data has 2+ raters)."))
+@api_option(_COMPARE, "measure", choices=_choices.PREFERENCE_COMPARE_MEASURES, help="--compare statistic.")
+@api_option(_LENGTH, "per", aliases=("--length-per",),
+            help="Length-bias slope per this many words of length difference.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def preferences(data, input_format, judges, human, judge_outputs, epsilon, compare_, measure, no_ceiling,
-                length_per, n_resamples, confidence_level, seed, fmt):
+def preferences(data, input_format, judges, human, judge_outputs, compare_, fmt, **api):
     """Pairwise-preference meta-evaluation of judges against human raters.
 
     DATA is a preference file (plain CSV/JSONL, MT-Bench human judgments JSONL, AlpacaEval
@@ -47,8 +48,10 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
     from .. import preferences as pf
     from ..data import list_datasets, load_dataset
 
-    if n_resamples < 0:
+    api = given(api)
+    if api.get("n_resamples", 0) < 0:
         raise click.BadParameter("must be >= 0", param_hint="--n-resamples")
+    shared = {k: api[k] for k in ("n_resamples", "confidence_level", "rng") if k in api}
     bundled = data in {d["name"] for d in list_datasets()}
     if bundled:
         if not human:
@@ -79,25 +82,25 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
         prefs = pf.read_preferences(data, format=fmt_in, judges=judge_list)
         judge_list = judge_list or None
     results = {}
-    results["agreement"] = pf.preference_agreement(prefs, judge_list, epsilon=epsilon,
-                                                   ceiling=False if no_ceiling else None,
-                                                   n_resamples=n_resamples, confidence_level=confidence_level,
-                                                   rng=seed)
+    eps = {"epsilon": api["epsilon"]} if "epsilon" in api else {}
+    ceiling = {"ceiling": api["ceiling"]} if "ceiling" in api else {}
+    results["agreement"] = pf.preference_agreement(prefs, judge_list, **eps, **ceiling, **shared)
     if compare_:
         pair = _split(compare_)
         if len(pair) != 2:
             raise click.BadParameter("give two judges 'A,B'", param_hint="--compare")
-        results["compare"] = pf.compare_judges(prefs, pair[0], pair[1], measure=measure, epsilon=epsilon,
-                                               n_resamples=max(n_resamples, 1),
-                                               confidence_level=confidence_level, rng=seed)
+        cmp = dict(shared, **eps, **({"measure": api["measure"]} if "measure" in api else {}))
+        if "n_resamples" in cmp:
+            cmp["n_resamples"] = max(cmp["n_resamples"], 1)  # the paired test needs draws
+        results["compare"] = pf.compare_judges(prefs, pair[0], pair[1], **cmp)
     if (prefs.judge_rows["order"] != "").any():
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", pf.UndefinedStatisticWarning)  # judges without orders: left out
-            pc = pf.position_consistency(prefs, judge_list, n_resamples=n_resamples,
-                                         confidence_level=confidence_level, rng=seed)
+            pc = pf.position_consistency(prefs, judge_list, **shared)
         results["position"] = pf.PositionConsistencies(tuple(r for r in pc if r.n > 0))
     if prefs.lengths is not None:
-        results["length"] = pf.length_bias(prefs, judge_list, per=length_per, confidence_level=confidence_level)
+        results["length"] = pf.length_bias(prefs, judge_list,
+                                           **{k: api[k] for k in ("per", "confidence_level") if k in api})
     results["bradley_terry"] = pf.bradley_terry(prefs, judge_list)
     if fmt == "json":
         doc = {k: _clean(v.to_frame().to_dict(orient="records")) for k, v in results.items()
@@ -111,4 +114,5 @@ def preferences(data, input_format, judges, human, judge_outputs, epsilon, compa
         _emit_csv_by_analysis(results)
         return
     _say(repr(prefs))
-    _show(*_tables.preference_tables(results, length_unit=prefs.length_unit, length_per=length_per))
+    _show(*_tables.preference_tables(results, length_unit=prefs.length_unit,
+                                     length_per=api.get("per", signature(_LENGTH)["per"].default)))

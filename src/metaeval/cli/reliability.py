@@ -9,11 +9,13 @@ import click
 from .. import _choices
 from ..errors import DataError, ParameterError
 from ..report import tables as _tables
+from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
     _LEVELS_HELP,
     FORMATS,
     _layout_options,
     _load,
+    _metrics,
     _one_level_option,
     _split,
 )
@@ -22,6 +24,7 @@ from ._output import (
     _emit_csv,
     _emit_csv_by_analysis,
     _emit_json,
+    _note,
     _save_figure,
     _say,
     _show,
@@ -67,26 +70,27 @@ def _agreement_notes(res, rater_slots):
                          "correlations need the same raters in every cell")
 
 
-@click.command()
+_CONSISTENCY = "reliability:consistency"
+_MTMM = "validity:mtmm"
+
+
+@command(epilog="Example: metaeval reliability summeval --human coherence --metrics ROUGE.1,BLEU "
+                      "--n-resamples 100 --rng 0")
 @_layout_options(texts=False)
 @click.argument("data")
 @click.option("--metrics", default=None, help="Comma-separated metric columns (default: all).")
 @click.option("--human", default=None,
               help="Comma-separated human columns (required for files; agreement is computed for "
                    "those with 2+ raters).")
-@click.option("--target", type=float, default=0.9, show_default=True,
-              help="Target reliability for runs/inputs needed (Spearman-Brown).")
-@click.option("--ci", default="boot-systems", show_default=True,
-              help="Interval of alpha: " + "|".join(_choices.CONSISTENCY_CI))
-@click.option("--n-resamples", type=int, default=1000, show_default=True)
+@api_options(_CONSISTENCY, "target", "ci", "n_resamples", "normalize", "rng",
+             target=dict(help="Target reliability for runs/inputs needed (Spearman-Brown)."),
+             ci=dict(choices=_choices.CONSISTENCY_CI, help="Interval of alpha."),
+             normalize=dict(choices=_choices.NORMALIZATIONS, help="Rank normalization first."))
 @click.option("--sizes", default=None, help="Comma-separated input counts for the alpha-vs-size curve.")
-@click.option("--normalize", default="none", show_default=True,
-              help="|".join(_choices.NORMALIZATIONS) + ": rank normalization first.")
-@click.option("--seed", type=int, default=None)
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
-@click.option("--run-col", "run", default=None,
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
+@click.option("--run", "--run-col", "run", cls=ApiOption, aliases=("--run-col",), default=None,
               help="Run column (long files where a stochastic metric was scored several times): "
                    "enables test-retest stability.")
 @click.option("--agreement", "agreement_methods", default=None, metavar="METHOD[,METHOD]",
@@ -100,34 +104,33 @@ def _agreement_notes(res, rater_slots):
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize, seed, system,
-                input_, rater, run, agreement_methods, rater_slots, out, fmt):
+def reliability(data, metrics, human, sizes, system,
+                input_, rater, run, agreement_methods, rater_slots, out, fmt, **api):
     """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
     from ..reliability import SAME_RATER_FORMS, agreement, stability
 
     methods = _agreement_methods(agreement_methods)
 
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, run=run,
-               file_only={"--run-col": run})
-    mets = _split(metrics) or list(ds.metrics)
+    ds = _load(data, system, input_, _split(human), _metrics(metrics), rater, runs=True, run=run,
+               file_only={"--run": run})
+    mets = _metrics(metrics) or list(ds.metrics)
     with_runs = [m for m in mets if ds.ratings(m).shape[0] >= 2]
     humans = [h for h in (_split(human) or ds.human) if ds.ratings(h).shape[0] >= 2]
     single = [h for h in (_split(human) or []) if h not in humans]
     if single:
-        click.echo(f"metaeval: note: rater agreement skipped for {', '.join(map(repr, single))}: one rating "
-                   "per cell (declare the rater column with --rater-col)", err=True)
+        _note(f"rater agreement skipped for {', '.join(map(repr, single))}: one rating "
+              "per cell (declare the rater column with --rater)")
     if not mets and not humans:
         raise click.BadParameter("nothing to assess: no metric columns and no human column with 2+ "
-                                 "raters (name them with --metrics, or --human with --rater-col)",
+                                 "raters (name them with --metrics, or --human with --rater)",
                                  param_hint="--metrics/--human")
     results = {}
     if with_runs:
-        results["stability"] = stability(ds, with_runs, target=target, normalize=normalize)
+        results["stability"] = stability(ds, with_runs, **_some(api, "target", "normalize"))
     elif mets:
-        click.echo("metaeval: note: stability skipped: no metric has 2+ runs (declare the run column "
-                   "with --run-col)", err=True)
+        _note("stability skipped: no metric has 2+ runs (declare the run column with --run)")
     if mets:
-        _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes)
+        _consistency_results(results, ds, mets, api, sizes)
     if humans:
         res = agreement(ds, humans, method=methods, raters="slots" if rater_slots else "same")
         _agreement_notes(res, rater_slots)
@@ -153,7 +156,7 @@ def reliability(data, metrics, human, target, ci, n_resamples, sizes, normalize,
     if fmt == "csv":
         _emit_csv_by_analysis({k: v for k, v in results.items() if k != "consistency_curve"})
         return
-    _reliability_tables(results, target)
+    _reliability_tables(results, api.get("target", signature(_CONSISTENCY)["target"].default))
 
 
 def _refuse_rotating_raters(ds, traits):
@@ -171,29 +174,34 @@ def _refuse_rotating_raters(ds, traits):
                             "and Krippendorff's alpha, which apply")
 
 
-def _consistency_results(results, ds, mets, ci, n_resamples, target, normalize, seed, sizes):
+def _some(api, *keys):
+    """The given options among ``keys``."""
+    return {k: api[k] for k in keys if api.get(k) is not None}
+
+
+def _consistency_results(results, ds, mets, api, sizes):
     import warnings
 
     from ..reliability import consistency, consistency_curve
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        results["consistency"] = consistency(ds, mets, ci=ci, n_resamples=n_resamples, target=target,
-                                             normalize=normalize, rng=seed)
+        results["consistency"] = consistency(ds, mets, **_some(api, "ci", "n_resamples", "target", "normalize",
+                                                               "rng"))
         try:
             size_list = [int(v) for v in _split(sizes)] if sizes else None
         except ValueError:
             raise click.BadParameter(f"{sizes!r}: give comma-separated integers, e.g. 10,20,50",
                                      param_hint="--sizes") from None
         results["consistency_curve"] = consistency_curve(ds, mets, sizes=size_list,
-                                                         normalize=normalize, rng=seed)
+                                                         **_some(api, "normalize", "rng"))
 
 
 def _reliability_tables(results, target):
     _show(*_tables.reliability_tables(results, target))
 
 
-@click.command()
+@command(epilog="Example: metaeval validity summeval --human coherence,consistency,fluency --no-cfa")
 @_layout_options(texts=False)
 @click.argument("data")
 @click.option("--human", default=None,
@@ -201,18 +209,17 @@ def _reliability_tables(results, target):
                    "factors (default: every human column with 2+ raters).")
 @click.option("--metrics", default=None,
               help="Comma-separated metrics for concurrent validity (default: all).")
-@click.option("--level", default="system", show_default=True, callback=_one_level_option,
-              help="One of " + _LEVELS_HELP + ".")
-@click.option("--method", default=_choices.VALIDITY_METHOD, show_default=True,
-              help="Coefficient of the MTMM table and concurrent validity. Default Kendall's tau-b, as seed "
-                   "paper 002 prescribes (Sec. 4, Fig. 4: \"Values are based on Kendall's tau\"); correlate, "
-                   "compare and the report's correlation tables default to pearson.")
+@api_option(_MTMM, "level", callback=_one_level_option, help="One of " + _LEVELS_HELP + ".")
+@api_option(_MTMM, "method", choices=_choices.METHODS,
+            help="Coefficient of the MTMM table and concurrent validity: Kendall's tau-b by default, as seed "
+                 "paper 002 prescribes (Sec. 4, Fig. 4: \"Values are based on Kendall's tau\"); correlate, "
+                 "compare and the report's correlation tables default to pearson.")
 @click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
               help="Concurrent validity against the raw human means or the CFA factor scores.")
 @click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
 @click.option("--rater-slots", is_flag=True,
               help="The rater columns are slots (different people in different cells): refused here, "
                    "since MTMM and CFA treat each rater as one method; use `reliability --rater-slots`.")
@@ -231,29 +238,30 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                              "in every cell; rater slots are not, so their MTMM blocks and factor loadings "
                              "would mix raters; run `metaeval reliability --rater-slots` for the agreement "
                              "forms that apply")
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater)
+    ds = _load(data, system, input_, _split(human), _metrics(metrics), rater)
     traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
     single = [t for t in traits if ds.ratings(t).shape[0] < 2]
     if single:
         raise click.BadParameter(f"{', '.join(map(repr, single))}: one rating per cell; MTMM and CFA take "
-                                 "human columns with 2+ raters (long files: --rater-col)", param_hint="--human")
+                                 "human columns with 2+ raters (long files: --rater)", param_hint="--human")
     if not traits:
         raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
-                        "(long files: --rater-col; raters in columns: --rater-cols)")
+                        "(long files: --rater; raters in columns: --raters)")
     _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
-    has_metrics = bool(_split(metrics) or ds.metrics)
+    has_metrics = bool(_metrics(metrics) or ds.metrics)
     if criterion == "factors" and not has_metrics:
         raise DataError(f"--criterion factors: {os.path.basename(data)!r} has no metric column, so there is "
                         "no concurrent validity to compute (name metric columns with --metrics)")
     if len(traits) < 2:
         raise click.BadParameter(f"MTMM needs 2+ human columns (traits) with raters; got {traits[0]!r}",
                                  param_hint="--human")
-    res_mtmm = mtmm(ds, traits, level=level, method=method)
+    lm = given({"level": level, "method": method})
+    res_mtmm = mtmm(ds, traits, **lm)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
     crit = fa if criterion == "factors" else traits
-    cv = concurrent_validity(ds, crit, metrics=_split(metrics), level=level, method=method) \
+    cv = concurrent_validity(ds, crit, metrics=_metrics(metrics), **lm) \
         if has_metrics else None
     if cv is None:
         click.get_current_context().meta.setdefault("metaeval.notes", []).append(
@@ -299,5 +307,6 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
         _show(*_tables.cfa_tables(fa))
     if cv is None:
         return
-    _show(_tables.concurrent_validity_table(cv, method=method, level=level, criterion=criterion))
+    used = {k: lm.get(k, signature(_MTMM)[k].default) for k in ("level", "method")}
+    _show(_tables.concurrent_validity_table(cv, **used, criterion=criterion))
 

@@ -9,12 +9,14 @@ from contextlib import contextmanager
 import click
 
 from .. import _choices
+from ._api import ApiOption
 from ._data import (
     _ALL_LEVELS,
     _LEVELS_HELP,
     _layout_options,
     _levels_option,
     _load,
+    _metrics,
     _split,
     _system_level,
     _system_score_options,
@@ -27,7 +29,8 @@ def _report_progress():
     one bar over the steps, one for the units of the current step."""
     from ..report import Progress
 
-    if not sys.stderr.isatty():
+    ctx = click.get_current_context(silent=True)
+    if not sys.stderr.isatty() or (ctx is not None and ctx.meta.get("metaeval.quiet")):
         return None, Progress()
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, TimeElapsedColumn
@@ -62,7 +65,7 @@ def _report_progress():
     return rp, _Run()
 
 
-@click.command()
+@click.command(epilog="Example: metaeval report summeval --quick --no-text --out report")
 @_layout_options(texts=True)
 @_system_score_options
 @click.argument("data", required=False, default="summeval")
@@ -73,7 +76,7 @@ def _report_progress():
               help="Output folder: report.html, results.json, figures/, tables/.")
 @click.option("--quick", is_flag=True,
               help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
 @click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
               show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "
                                       "(validity keeps Kendall's tau-b, as seed paper 002).")
@@ -94,11 +97,11 @@ def _report_progress():
 @click.option("--ks-high", type=float, default=None, help="KS: high-quality texts have human >= this.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--jobs", type=int, default=1, show_default=True)
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--rater-col", "rater", default=None, help="Rater column (long files with several raters).")
-@click.option("--run-col", "run", default=None, help="Run column (long files with repeated metric runs).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
+@click.option("--run", "--run-col", "run", cls=ApiOption, aliases=("--run-col",), default=None, help="Run column (long files with repeated metric runs).")
 @click.option("--contexts", "context_cols", default=None, help="Files: comma-separated context label columns.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Files: JSONL with the texts (hypothesis, references/source).")
@@ -118,10 +121,10 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     if not bundled and os.path.isfile(data) and not human:
         raise click.BadParameter("a data file needs --human (its human score columns)", param_hint="--human")
     load = dict(texts=texts_path, run=run, contexts=_split(context_cols),
-                file_only={"--contexts": context_cols, "--texts": texts_path, "--rater-col": rater,
-                           "--run-col": run})
-    ds = _load(data, system, input_, _split(human), _split(metrics), rater, **load)
-    ds_runs = _load(data, system, input_, _split(human), _split(metrics), rater, runs=True, **load) \
+                file_only={"--contexts": context_cols, "--texts": texts_path, "--rater": rater,
+                           "--run": run})
+    ds = _load(data, system, input_, _split(human), _metrics(metrics), rater, **load)
+    ds_runs = _load(data, system, input_, _split(human), _metrics(metrics), rater, runs=True, **load) \
         if bundled else ds
     if pairwise is not None:
         p = pairwise.strip()
@@ -134,7 +137,7 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     for name, v in (("--n-resamples", n_resamples), ("--splits", splits)):
         if v is not None and v < 1:
             raise click.BadParameter("must be a positive integer", param_hint=name)
-    cfg = ReportConfig(human=tuple(_split(human) or ()) or None, metrics=tuple(_split(metrics) or ()) or None,
+    cfg = ReportConfig(human=tuple(_split(human) or ()) or None, metrics=tuple(_metrics(metrics) or ()) or None,
                        method=method, levels=tuple(_split(levels) or ()), quick=quick, seed=seed,
                        n_resamples=n_resamples, splits=splits, pairwise=pairwise, context=context,
                        text=False if no_text else None, text_metrics=tuple(_split(text_metrics) or ()),
@@ -145,7 +148,8 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     humans = select_humans(ds, cfg.human, quick=cfg.quick)
     est = estimate(len(ds.systems), len(ds.inputs), len(humans), len(select_metrics(ds, cfg.metrics)), cfg,
                    n_rated=len(rated_columns(ds, humans)))
-    click.echo(f"metaeval: estimated cost: {est['text']}", err=True)  # before any work starts
+    if not click.get_current_context().meta.get("metaeval.quiet"):
+        click.echo(f"metaeval: estimated cost: {est['text']}", err=True)  # before any work starts
     import shlex
 
     argv = sys.argv[1:]

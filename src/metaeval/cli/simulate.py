@@ -9,7 +9,17 @@ import click
 from .. import _choices
 from ..errors import DataError
 from ..report import tables as _tables
-from ._data import _ALL_LEVELS, _LEVELS_HELP, FORMATS, _levels_option, _load, _split
+from ._api import ApiOption
+from ._data import (
+    _ALL_LEVELS,
+    _LEVELS_HELP,
+    FORMATS,
+    _layout_options,
+    _levels_option,
+    _load,
+    _metrics,
+    _split,
+)
 from ._output import (
     _clean,
     _emit_csv,
@@ -54,8 +64,9 @@ def _sizes(v):
     return out
 
 
-def _bounds(v):
-    """--bounds LOW:HIGH or COL=LOW:HIGH[,...] as (low, high) or {col: (low, high)}."""
+def _bounds(v, human):
+    """--bounds as Dataset(bounds=) reads it: LOW:HIGH is the scale of every human column (here the
+    --human column), COL=LOW:HIGH[,COL=LOW:HIGH] that of each named column -> {col: (low, high)}."""
     if v is None:
         return None
 
@@ -68,7 +79,7 @@ def _bounds(v):
 
     items = _split(v) or []
     if len(items) == 1 and "=" not in items[0]:
-        return pair(items[0])
+        return {human: pair(items[0])}
     out = {}
     for t in items:
         if "=" not in t:
@@ -78,21 +89,21 @@ def _bounds(v):
     return out
 
 
-def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=None):
+def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=None, labels=("system", "input")):
     estimates = None
     if from_data:
         if not human:
             raise click.BadParameter("--from-data needs --human", param_hint="--human")
-        ds = _load(from_data, "system", "input", [human], _split(metrics), None)
-        mets = _split(metrics) or list(ds.metrics)
+        ds = _load(from_data, labels[0], labels[1], [human], _metrics(metrics), None)
+        mets = _metrics(metrics) or list(ds.metrics)
         try:
-            estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds))
+            estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds, human))
             overrides = {k: v for k, v in given.items()
                          if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
             if "sizes" in overrides:
                 raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
             kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
-            res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds),
+            res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds, human),
                                        **kw, **common)
         except DataError as exc:
             # name the file and the options that choose its columns
@@ -105,7 +116,13 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
     return res, estimates
 
 
-@click.command()
+@click.command(epilog="Example: metaeval simulate --from-data summeval --human coherence --metrics ROUGE.1 "
+                      "--bounds 1:5 --n-iterations 5 --n-discretizations 5 --level system --rng 0")
+@_layout_options(texts=False, rater_col=True, run_col=True, bounds=False)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system",
+              show_default=True, help="With --from-data: the system column (files; none: one system).")
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input",
+              show_default=True, help="With --from-data: the input column (files).")
 @click.option("--grid", default=None, help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (options override it).")
 @click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
 @click.option("--mu-rho-item", default=None)
@@ -126,17 +143,18 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
 @click.option("--human", default=None, help="With --from-data: the human column.")
 @click.option("--metrics", default=None, help="With --from-data: comma-separated metrics (default: all).")
 @click.option("--bounds", default=None,
-              help="With --from-data: the rating scale's bounds for the 0-1 normalization, LOW:HIGH for "
-                   "every column or COL=LOW:HIGH[,COL=LOW:HIGH] (default: each column's observed range).")
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--jobs", type=int, default=None, help="Worker processes (default: all cores for large grids).")
+              help="With --from-data: the rating scales for the 0-1 normalization, as Dataset(bounds=) and the "
+                   "other commands' --bounds read them: LOW:HIGH for the human column, COL=LOW:HIGH[,COL=LOW:HIGH] "
+                   "for named columns (default: each column's observed range).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes (default: all cores for large grids).")
 @click.option("--dask", default=None, help="Dask scheduler address.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes, n_iterations,
              n_discretizations, levels, methods, from_data, human, metrics, bounds, seed, jobs, dask, out,
-             fmt):
+             fmt, system, input_):
     """Statistical simulation of the correlation measures (seed paper 000, Algorithm 1)."""
     from .. import simulation as sim
 
@@ -152,7 +170,8 @@ def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes,
         common["progress"] = prog
         if bounds and not from_data:
             raise click.BadParameter("--bounds applies to --from-data only", param_hint="--bounds")
-        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds)
+        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds,
+                                       labels=(system, input_))
     frame = res.to_frame()
     if out:
         os.makedirs(out, exist_ok=True)

@@ -9,11 +9,13 @@ import click
 from .. import _choices
 from ..errors import ParameterError
 from ..report import tables as _tables
+from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
     FORMATS,
     _data_options,
     _layout_options,
     _load,
+    _metrics,
     _split,
     _system_level,
     _system_score_options,
@@ -32,6 +34,10 @@ from ._output import (
     _write_csv,
     _write_json,
 )
+
+_ACC = "local:local_accuracy"
+_CHI = "local:context_chi2"
+_TAU = "local:context_tau"
 
 
 def _local_average(ctx, param, value):
@@ -52,41 +58,47 @@ def _sample_size(dg, ds, humans, **kw):
         raise
 
 
-@click.command()
+_KS = "diagnostics:ks_score"
+_SIZES = "diagnostics:sample_size"
+_REFS = "diagnostics:reference_sensitivity"
+
+
+@command(epilog="Example: metaeval diagnose summeval --human coherence --metrics ROUGE.1,ROUGE.2,BLEU "
+                      "--n-resamples 20 --rng 0")
 @_layout_options(texts=True, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@click.option("--ks-low", "--low", "low", type=float, default=None,
-              help="KS: low-quality group is human < this (default: paper 001 Table 3).")
-@click.option("--ks-high", "--high", "high", type=float, default=None, help="KS: high-quality group is human >= this.")
-@click.option("--method", type=click.Choice(_choices.DIAGNOSTIC_METHODS), default=_choices.DIAGNOSTIC_METHOD,
-              show_default=True, help="Coefficient of the sample-level correlations (default Spearman, as seed "
-                                      "paper 001, Fig. 4 and Table 2).")
-@click.option("--sizes", default="20,50,100", show_default=True, help="Sample sizes of the pre-assessment study.")
-@click.option("--threshold", type=float, default=None, help="Sample size: largest acceptable sd.")
-@click.option("--n-resamples", type=int, default=100, show_default=True)
+@api_options(_KS, "low", "high", low=dict(aliases=("--ks-low",), help="KS: the low-quality group is human < this "
+                                                                       "(none: seed paper 001 Table 3)."),
+             high=dict(aliases=("--ks-high",), help="KS: the high-quality group is human >= this."))
+@api_option(_SIZES, "method", strict_choices=_choices.DIAGNOSTIC_METHODS,
+            help="Coefficient of the sample-level correlations (Spearman by default, as seed paper 001, Fig. 4 "
+                 "and Table 2).")
+@api_options(_SIZES, "sizes", "threshold", "n_resamples", "rng",
+             sizes=dict(help="Sample sizes of the pre-assessment study."),
+             threshold=dict(help="Sample size: largest acceptable sd."))
 @click.option("--reference-metrics", default=None,
               help="Text metrics for the reference-sensitivity study (seed paper 001, App. B): each is scored "
                    "against every reference, and one reference per input is drawn --reference-draws times.")
-@click.option("--reference-draws", type=int, default=1000, show_default=True)
+@api_option(_REFS, "n_resamples", name="reference_draws",
+            help="Draws of one reference per input (reference sensitivity).")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore.")
-@click.option("--seed", type=int, default=None)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
                    "correlation-design heatmaps, reference-sensitivity histogram).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
-def diagnose(data, human, metrics, system, input_, rater, low, high, method, sizes, threshold,
-             n_resamples, reference_metrics, reference_draws, texts_path, cache, model, seed, out, fmt):
+def diagnose(data, human, metrics, system, input_, rater, reference_metrics, texts_path, cache, model, out, fmt,
+             **api):
     """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design,
     reference sensitivity (papers 001, 003)."""
     from .. import diagnostics as dg
 
     ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
     humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
-    ds = _load(data, system, input_, humans, _split(metrics), rater, texts=texts_path,
+    ds = _load(data, system, input_, humans, _metrics(metrics), rater, texts=texts_path,
                need_texts=ref_adapters is not None)
     scored = None
     if ref_adapters is not None:
@@ -99,28 +111,28 @@ def diagnose(data, human, metrics, system, input_, rater, low, high, method, siz
         if no_refs:
             raise click.BadParameter(f"{', '.join(no_refs)} do(es) not score against references",
                                      param_hint="--reference-metrics")
-        if not _split(metrics) and not ds.metrics:
+        if not _metrics(metrics) and not ds.metrics:
             ds = scored.attach(ds)  # the text metrics (best reference) are the metrics studied
-    mets = _split(metrics) or list(ds.metrics)
-    try:
-        size_list = [int(v) for v in _split(sizes)]
-    except ValueError:
-        raise click.BadParameter(f"{sizes!r}: give comma-separated integers", param_hint="--sizes") from None
+    mets = _metrics(metrics) or list(ds.metrics)
+    api = given(api)
+    ks = {k: api.pop(k) for k in ("low", "high") if k in api}
+    method = {"method": api["method"]} if "method" in api else {}
+    draws = api.pop("reference_draws", None)
     if len(ds.systems) < 3:
         raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
                                  "correlates across systems and needs at least 3", param_hint="DATA")
     results = {
-        "ks": dg.ks_score(ds, humans, metrics=mets, low=low, high=high),
-        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, method=method),
-        "sample_size": _sample_size(dg, ds, humans, metrics=mets, sizes=size_list, n_resamples=n_resamples,
-                                    method=method, threshold=threshold, rng=seed),
-        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], method=method,
+        "ks": dg.ks_score(ds, humans, metrics=mets, **ks),
+        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, **method),
+        "sample_size": _sample_size(dg, ds, humans, metrics=mets, **api),
+        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], **method,
                                                     system_scores=_system_level()),
     }
     if scored is not None:
         per_ref = {c: scored.reference_scores[c] for c in scored.columns}
         results["reference_sensitivity"] = dg.reference_sensitivity(
-            ds, humans, scores=per_ref, method=method, n_resamples=reference_draws, rng=seed)
+            ds, humans, scores=per_ref, **method, **({"rng": api["rng"]} if "rng" in api else {}),
+            **({"n_resamples": draws} if draws is not None else {}))
     if out:
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
@@ -165,7 +177,7 @@ def _text_adapters(metrics, model):
     return adapters
 
 
-@click.command()
+@click.command(epilog="Example: metaeval score summeval --metrics bleu,rouge1 --format csv")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
@@ -180,9 +192,9 @@ def _text_adapters(metrics, model):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/reference/source.")
 @click.option("--human", default=None, help="Human columns (files).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write the scores (one row per metric x system x input) to CSV or Parquet.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -247,7 +259,7 @@ def _perturbation_options(pairs, names):
     return out
 
 
-@click.command()
+@click.command(epilog="Example: metaeval perturb summeval --perturbation drop_words --metrics bleu --rng 0")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
@@ -266,10 +278,10 @@ def _perturbation_options(pairs, names):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
 @click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
-@click.option("--seed", type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: detection.csv/json, perturbed texts (JSONL) and detection.png.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
@@ -323,7 +335,8 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
     _show(*(_tables.detection_table(n, det, scored[n].perturbation) for n, det in results.items()))
 
 
-@click.command()
+@command(epilog="Example: metaeval local summeval --context system --human coherence --metrics "
+                      "ROUGE.1,ROUGE.2,BLEU --chi2-resamples 99 --tau-resamples 99 --rng 0")
 @_layout_options(texts=True, rater_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
@@ -351,31 +364,29 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
                    "default: the columns named like a lower-is-better text metric (" + ", ".join(
                        _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
                    "metaeval.direction); 'none' for no column.")
-@click.option("--average", default="macro", show_default=True, callback=_local_average,
-              help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input "
-                   "accuracy (each input weighs the same); micro pools the pairs (each input weighs by its "
-                   "pairs), as --average in correlate. The earlier names input and pair are accepted.")
-@click.option("--ties", type=click.Choice(_choices.LOCAL_TIES), default="incorrect", show_default=True)
-@click.option("--chi2-test", type=click.Choice(_choices.CHI2_TESTS), default="auto",
-              show_default=True, help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
-@click.option("--chi2-resamples", type=int, default=9999, show_default=True)
-@click.option("--tau-resamples", type=int, default=999, show_default=True,
-              help="H2: permutations of the weighted-tau test.")
-@click.option("--tau-variant", type=click.Choice(_choices.WTAU_VARIANTS), default="vigna", show_default=True)
-@click.option("--correction", default="holm", show_default=True,
-              help="|".join(_choices.CORRECTIONS) + ", across metrics / context pairs")
-@click.option("--cluster-threshold", type=float, default=0.5, show_default=True,
-              help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
-@click.option("--seed", type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--system-col", "system", default="system", show_default=True)
-@click.option("--input-col", "input_", default="input", show_default=True)
-@click.option("--jobs", type=int, default=1, show_default=True)
+@api_option(_ACC, "average", callback=_local_average,
+            help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input accuracy "
+                 "(each input weighs the same); micro pools the pairs (each input weighs by its pairs), as "
+                 "--average in correlate. The earlier names input and pair are accepted.")
+@api_option(_ACC, "ties", strict_choices=_choices.LOCAL_TIES)
+@api_option(_CHI, "test", name="chi2_test", strict_choices=_choices.CHI2_TESTS,
+            help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
+@api_option(_CHI, "n_resamples", name="chi2_resamples", help="H1: permutations of the chi-square test.")
+@api_option(_TAU, "n_resamples", name="tau_resamples", help="H2: permutations of the weighted-tau test.")
+@api_option(_TAU, "variant", name="tau_variant", strict_choices=_choices.WTAU_VARIANTS)
+@api_option(_CHI, "correction", choices=_choices.CORRECTIONS, help="Across metrics / context pairs.")
+@api_option(_TAU, "cluster_threshold",
+            help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
 def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
-          cache, pair_context, lower, average, ties, chi2_test, chi2_resamples, tau_resamples, tau_variant, correction,
-          cluster_threshold, seed, system, input_, jobs, out, fmt):
+          cache, pair_context, lower, seed, system, input_, jobs, out, fmt, average=None, ties=None, chi2_test=None,
+          chi2_resamples=None, tau_resamples=None, tau_variant=None, correction=None, cluster_threshold=None):
     """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
     from .. import local as lc
 
@@ -389,7 +400,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     if perturbation is not None:
         met_cols = []  # the text metrics are scored below
     else:
-        met_cols = _split(metrics)
+        met_cols = _metrics(metrics)
     ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
                need_texts=perturbation is not None, contexts=_split(context_cols),
                file_only={"--contexts": context_cols})
@@ -420,7 +431,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         hum = _split(human)
         if len(hum) != 1:
             raise click.BadParameter("human-ordered pairs take one human column", param_hint="--human")
-        mets = _split(metrics) or list(ds.metrics)
+        mets = _metrics(metrics) or list(ds.metrics)
         if len(mets) < 2:
             raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
                                      param_hint="--metrics")
@@ -429,11 +440,14 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         lower_list = None if lower is None else (() if lower.strip().lower() == "none" else tuple(_split(lower)))
         pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
                                pair_context=pair_context, lower_is_better=lower_list)
-    acc = lc.local_accuracy(pairs, average=average, ties=ties)
-    chi = lc.context_chi2(pairs, ties=ties, test=chi2_test, n_resamples=chi2_resamples, rng=seed,
-                          correction=correction)
-    tau = lc.context_tau(pairs, average=average, ties=ties, variant=tau_variant, n_resamples=tau_resamples,
-                         rng=seed, correction=correction, cluster_threshold=cluster_threshold, n_jobs=jobs)
+    both = given({"average": average, "ties": ties})
+    acc = lc.local_accuracy(pairs, **both)
+    chi = lc.context_chi2(pairs, **given({"ties": ties, "test": chi2_test, "n_resamples": chi2_resamples,
+                                          "correction": correction}), rng=seed)
+    tau = lc.context_tau(pairs, **both, **given({"variant": tau_variant, "n_resamples": tau_resamples,
+                                                 "correction": correction, "cluster_threshold": cluster_threshold}),
+                         rng=seed, n_jobs=jobs)
+    ties = ties or signature(_ACC)["ties"].default
     results = {"accuracy": acc, "chi2": chi, "tau": tau}
     if out:
         os.makedirs(out, exist_ok=True)

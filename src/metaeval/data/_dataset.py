@@ -1100,7 +1100,7 @@ class Dataset:
         cls,
         df: pd.DataFrame | Mapping[str, pd.DataFrame],
         *,
-        system: str = "system",
+        system: str | None = "system",
         input: str = "input",
         human: str | Sequence[str] | None = None,
         metrics: str | Sequence[str] | None = None,
@@ -1130,6 +1130,9 @@ class Dataset:
         system, input : str
             Names of the system and input label columns (long form; in the
             wide form ``input`` is unused because inputs are the columns).
+            ``system=None``: the long frame holds one system and has no
+            system column; the system is labeled ``"system"`` (command line:
+            ``--system none``).
         human : str or sequence of str
             Human score columns.  Required unless ``raters`` is given (its
             keys are human columns); ``[]`` reads metric scores only.  Columns listed in ``raters`` may be
@@ -1231,6 +1234,8 @@ class Dataset:
         """
         from ._frames import dataset_from_frame
 
+        if system is None:  # one unnamed system: every row is one input (x rater | run) of it
+            df, system = _one_system(df), "system"
         return dataset_from_frame(
             cls,
             df,
@@ -1342,3 +1347,17 @@ def _check_coverage(
             "scores at all: add the human scores, or drop those systems/inputs (e.g. with "
             "Dataset.subset or by filtering the table)"
         )
+
+
+def _one_system(df):
+    """``df`` with a ``system`` column holding one label, ``"system"`` (``from_frame(system=None)``)."""
+    import pandas as pd
+
+    from ..errors import ParameterError
+
+    if not isinstance(df, pd.DataFrame):
+        raise ParameterError("system=None (one system) takes a long DataFrame, not a mapping of frames")
+    if "system" in df.columns:
+        raise ParameterError("system=None declares one unnamed system, but the frame has a 'system' column; "
+                             "pass system='system' to use it")
+    return df.assign(system="system")

@@ -1,0 +1,244 @@
+"""Issue 25.3: the command line is generated from the API.
+
+* Every option that sets a keyword of an analysis (metaeval.cli._api.ApiOption) shows the
+  default of the analysis' signature (read here with :func:`inspect.signature` of the imported
+  function, independently of the ``ast`` reading that builds the option), has no default of its
+  own, and, when absent, leaves the keyword unset: the call receives the function's default.
+* Hand-written options that feed a keyword (DECLARED) have the signature's default too.
+* A planted drift (an option whose default differs from the function's) fails the check.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+import tomllib
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from metaeval.cli import COMMANDS, main
+from metaeval.cli._api import ApiOption, api_option, command, given, shown, signature
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _function(target):
+    module, _, name = target.partition(":")
+    return getattr(importlib.import_module(f"metaeval.{module}"), name)
+
+
+def _signature_default(target, keyword):
+    return inspect.signature(_function(target)).parameters[keyword].default
+
+
+#: Hand-written options that set an analysis keyword under another option name or through a
+#: conversion: (command, click parameter name) -> (target, keyword).  Their click default must be
+#: the signature's (None: not given, the analysis decides).
+DECLARED = {
+    ("read-mtme", "human"): ("data:read_mtme", "human"),
+    ("read-mtme", "level"): ("data:read_mtme", "level"),
+    ("read-mtme", "segments"): ("data:read_mtme", "segments"),
+    ("wmt", "refs"): ("wmt:run_wmt", "refs"),
+    ("reliability", "agreement_methods"): ("reliability:agreement", None),  # None: the library's default
+    ("validity", "criterion"): (None, "human"),  # a CLI choice: raw human means (the API takes columns)
+}
+
+
+def _drift(command):
+    """The problems of one command's options against the analyses' signatures."""
+    out = []
+    for p in command.params:
+        if isinstance(p, ApiOption) and p.api_target:
+            want = _signature_default(p.api_target, p.api_keyword)
+            if p.api_default != want and not (isinstance(want, tuple) and list(want) == p.api_default):
+                out.append(f"{p.opts[0]}: reads default {p.api_default!r}, {p.api_target} has {want!r}")
+            if p.default is not None:
+                out.append(f"{p.opts[0]}: has a default of its own ({p.default!r})")
+            if not (p.help or "").endswith(f"[default: {shown(want)}]"):
+                out.append(f"{p.opts[0]}: help does not end with [default: {shown(want)}]: {p.help!r}")
+    return out
+
+
+def _all_commands():
+    return sorted(COMMANDS)
+
+
+@pytest.mark.parametrize("name", _all_commands())
+def test_every_option_of_a_keyword_shows_the_signature_default(name):
+    assert _drift(main.commands[name]) == []
+
+
+def test_the_generated_options_cover_every_command_that_runs_an_analysis():
+    with_api = {n for n in COMMANDS if any(isinstance(p, ApiOption) and p.api_target
+                                           for p in main.commands[n].params)}
+    # datasets lists and fetches (no analysis keyword); report, judge, simulate, score, perturb,
+    # diagnose, local, reliability, validity, bench and read-mtme have their keyword options
+    # checked in DECLARED or generated below
+    assert {"correlate", "compare", "measures", "preferences", "wmt", "span-agreement", "spa"} <= with_api
+
+
+def test_planted_drift_fails():
+    """An option whose shown default differs from the function's is reported."""
+    @command()
+    @api_option("correlation:correlate", "n_resamples")
+    def cmd(**kw):
+        pass
+
+    assert _drift(cmd) == []
+    opt = next(p for p in cmd.params if p.name == "n_resamples")
+    opt.api_default = 999  # as if the option read another default
+    assert any("reads default 999" in d for d in _drift(cmd))
+    opt.api_default, opt.default = 1000, 1000  # a literal default of its own
+    assert any("default of its own" in d for d in _drift(cmd))
+    opt.default, opt.help = None, "Resamples [default: 999]"
+    assert any("help does not end" in d for d in _drift(cmd))
+
+
+def test_ast_reading_equals_inspect_signature_for_every_target():
+    targets = {p.api_target for n in COMMANDS for p in main.commands[n].params
+               if isinstance(p, ApiOption) and p.api_target}
+    assert len(targets) >= 8
+    for t in sorted(targets):
+        params = inspect.signature(_function(t)).parameters
+        for k, p in signature(t).items():
+            want = params[k].default
+            assert p.default == want or (isinstance(want, tuple) and p.default == want), (t, k)
+
+
+@pytest.mark.parametrize("name,key", sorted(DECLARED))
+def test_declared_hand_options_have_the_signature_default(name, key):
+    target, keyword = DECLARED[(name, key)]
+    param = next(p for p in main.commands[name].params if p.name == key)
+    if target is None or keyword is None:
+        assert param.default in (None, keyword)
+        return
+    assert param.default == _signature_default(target, keyword)
+
+
+class _Stop(Exception):
+    pass
+
+
+#: command args (on the bundled summeval) and the analysis each calls
+CALLS = [
+    (["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1"], "correlation:correlate"),
+    (["compare", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"], "compare:compare_all"),
+    (["measures", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"],
+     "measures:discriminative_power"),
+    (["spa", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU"], "wmt:soft_pairwise_accuracy"),
+    (["spa", "summeval", "--human", "coherence", "--compare", "ROUGE.1,BLEU"], "wmt:compare_spa"),
+    (["preferences", "summeval", "--human", "coherence", "--judges", "ROUGE.1"],
+     "preferences:preference_agreement"),
+]
+
+
+@pytest.mark.parametrize("args,target", CALLS, ids=[f"{a[0]}-{t}" for a, t in CALLS])
+def test_absent_options_leave_the_keyword_unset(monkeypatch, args, target):
+    module, _, name = target.partition(":")
+    mod = importlib.import_module(f"metaeval.{module}")
+    seen = {}
+
+    def record(*a, **kw):
+        seen.update(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, name, record)
+    res = CliRunner().invoke(main, args)
+    assert isinstance(res.exception, _Stop), res.output
+    cmd = main.commands[args[0]]
+    generated = {p.api_keyword for p in cmd.params if isinstance(p, ApiOption) and p.api_target == target}
+    assert generated, target
+    passed = generated & set(seen)
+    # the only keywords passed without being given are the ones the command computes itself
+    assert passed <= {"rng"} and seen.get("rng") is None, (passed, {k: seen[k] for k in passed})
+
+
+def test_a_given_option_reaches_the_keyword(monkeypatch):
+    import metaeval.correlation as mod
+
+    seen = {}
+
+    def record(*a, **kw):
+        seen.update(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "correlate", record)
+    CliRunner().invoke(main, ["correlate", "summeval", "--human", "coherence", "--n-resamples", "7",
+                              "--seed", "3", "--jobs", "2", "--method", "pearson,spearman", "--level",
+                              "system,group-by-system"])
+    assert seen["n_resamples"] == 7 and seen["rng"] == 3 and seen["n_jobs"] == 2
+    assert seen["method"] == ["pearson", "spearman"] and seen["level"] == ["system", "item"]
+
+
+def test_old_spellings_are_hidden_aliases():
+    cmd = main.commands["correlate"]
+    text = CliRunner().invoke(main, ["correlate", "--help"]).output
+    for new, old in (("--rng", "--seed"), ("--n-jobs", "--jobs"), ("--system", "--system-col"),
+                     ("--input", "--input-col"), ("--raters", "--rater-cols"), ("--bounds", "--scale-bounds"),
+                     ("--run", "--run-col")):
+        assert re.search(rf"{new}\b", text) and old not in text, (new, old)
+        assert any(old in p.opts and new in p.opts for p in cmd.params), (new, old)
+
+
+def test_given_drops_absent_options():
+    assert given({"a": None, "b": 0, "c": False, "d": "x"}) == {"b": 0, "c": False, "d": "x"}
+
+
+def test_spa_choices_are_the_api_s():
+    from metaeval import wmt
+    from metaeval.cli import mt
+
+    assert mt.SPA_CI == wmt.SPA_CI
+    doc = inspect.getdoc(wmt.soft_pairwise_accuracy)
+    assert '{"float64", "float32"}' in doc and mt.SPA_PRECISIONS == ("float64", "float32")
+
+
+def test_missing_extra_message_names_only_extras_that_exist():
+    from metaeval.cli._messages import _EXTRA_OF_MODULE, _PLAIN_PACKAGES
+
+    extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert set(_EXTRA_OF_MODULE.values()) <= set(extras)
+    for module, package in _PLAIN_PACKAGES.items():
+        assert module not in _EXTRA_OF_MODULE
+
+
+def test_matplotlib_missing_names_the_package_not_an_extra():
+    from metaeval.cli._messages import _unexpected_message
+
+    class Ctx:
+        meta = {}
+        invoked_subcommand = "measures"
+
+    exc = ImportError("No module named 'matplotlib'", name="matplotlib")
+    msg = _unexpected_message(exc, Ctx())
+    assert "pip install matplotlib" in msg and "metaeval[" not in msg
+
+
+def _readme_synopsis():
+    """README's "The command" block: command -> the options its lines name."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## The command", 1)[1].split("```", 2)[1]
+    out, current = {}, None
+    for line in block.splitlines():
+        m = re.match(r"metaeval ([\w-]+)", line)
+        if m:
+            current = m.group(1)
+        if current:
+            out.setdefault(current, set()).update(re.findall(r"(--[a-z][a-z0-9-]*)", line))
+    return out
+
+
+def test_readme_synopsis_agrees_with_help():
+    """Every option README's synopsis shows is a visible option of that command (not an old
+    spelling kept as a hidden alias), and every command is listed."""
+    synopsis = _readme_synopsis()
+    assert set(COMMANDS) - {"bench"} <= set(synopsis)  # bench: docs/bench.md
+    for name, flags in synopsis.items():
+        cmd = main.commands[name]
+        visible = {o for p in cmd.params for o in getattr(p, "opts", []) + getattr(p, "secondary_opts", [])
+                   if o not in getattr(p, "aliases", ())}
+        assert flags <= visible, (name, sorted(flags - visible))
