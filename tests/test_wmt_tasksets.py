@@ -360,3 +360,31 @@ def test_wmt24_preset_defaults_are_mt_metrics_eval_tasks(tmp_path):
     shutil.copytree(tmp_path / "wmt24", tmp_path / "wmt99")
     with pytest.raises(ParameterError, match="both display as 'BLEU'"):
         run_wmt(tmp_path, "wmt99", ["en-de"], **kw)
+
+
+def test_cli_wmt20_preset_used_the_mqm_default_and_could_not_exclude(tmp_path):
+    """Review of the merge: `metaeval wmt ROOT wmt20 --preset wmt20` passed the CLI's literal
+    `--human mqm` default and failed ('no human-scores/ru-en.mqm...'), and the command had no
+    --exclude-systems / --include-outliers. The command now leaves unset options to run_wmt's
+    defaults (the preset's standard score) and reaches both; values from scipy.stats.pearsonr."""
+    import csv
+    import io
+
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    h, scores = _write_wmt20(tmp_path)
+
+    def bleu(*args):
+        r = CliRunner().invoke(main, ["wmt", str(tmp_path), "wmt20", "--lps", "ru-en", "--preset", "wmt20",
+                                      "--n-resamples", "0", "--format", "csv", *args])
+        assert r.exit_code == 0, r.output
+        rows = list(csv.DictReader(io.StringIO(r.output)))
+        col = next(c for c in rows[0] if c.startswith("ru-en:") and not c.endswith("_rank"))
+        return float(next(row for row in rows if row["metric"] == "BLEU")[col])
+
+    assert bleu() == pytest.approx(_pearson(h, scores["BLEU-ref"], drop={"zlabs-nlp.1164"}), abs=1e-6)
+    assert bleu("--include-outliers") == pytest.approx(_pearson(h, scores["BLEU-ref"]), abs=1e-6)
+    assert bleu("--exclude-systems", "sysB,sysC") == pytest.approx(
+        _pearson(h, scores["BLEU-ref"], drop={"zlabs-nlp.1164", "sysB", "sysC"}), abs=1e-6)

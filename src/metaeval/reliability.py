@@ -100,7 +100,7 @@ CONSISTENCY_CI = {
 
 from .stats.agreement import krippendorff as _krippendorff  # noqa: E402
 from .stats.agreement import nested_table as _nested_table  # noqa: E402
-from .stats.agreement import rater_design as _rater_design  # noqa: E402  (also read by cli.py)
+from .stats.agreement import rater_design as _rater_design  # noqa: E402
 from .stats.icc import icc_table as _icc_table  # noqa: E402
 from .stats.prophecy import needed_length as _needed  # noqa: E402
 from .stats.prophecy import spearman_brown, spearman_brown_factor  # noqa: E402,F401  (public here)

@@ -119,13 +119,21 @@ SPA_PRECISIONS = ("float64", "float32")
 @click.option("--lps", required=True, help="Comma-separated language pairs, e.g. en-de,zh-en.")
 @api_option(_WMT, "preset", strict_choices=_choices.WMT_PRESETS,
             help="wmt24: per lp system SPA + segment acc_eq; wmt23: pooled accuracy + system/segment "
-                 "Pearson + segment acc_eq.")
-@api_option(_WMT, "human", help="Human score name (mqm, wmt-z, da-sqm, ...).")
-@click.option("--refs", default=None, help="Standard reference (one for all lps, or lp=ref,lp=ref).")
-@api_options(_WMT, "primary", "primary_only", "include_human", "n_resamples", "n_permutations", "alpha", "clusters",
+                 "Pearson + segment acc_eq; wmt20: per lp system Pearson on wmt-z (docs/mt.md).")
+@api_option(_WMT, "human", help="Human score name (mqm, wmt-z, da-sqm, ...); none: the preset's standard "
+                                "score, wmt-z for wmt20 and mqm otherwise.")
+@click.option("--refs", default=None, help="Reference (one for all lps, or lp=ref,lp=ref) [default: each pair's "
+                                            "standard reference, as mt-metrics-eval's meta_info].")
+@api_options(_WMT, "primary", "primary_only", "include_human", "include_outliers", "exclude_systems", "n_resamples", "n_permutations", "alpha", "clusters",
              "rng", primary=dict(help="Comma-separated base names of the primary metrics."),
              primary_only=dict(help="Keep only the --primary metrics."),
-             include_human=dict(help="Keep human translations as systems."),
+             include_human=dict(help="Keep human translations as systems (or not); none: as mt-metrics-eval's "
+                                     "tasks of the preset do."),
+             alpha=dict(help="Significance level of the clusters and of wmt23's pooled accuracy."),
+             include_outliers=dict(help="Keep the systems mt-metrics-eval marks as outliers (left out by "
+                                        "default, as its tasks do)."),
+             exclude_systems=dict(type=list, help="Comma-separated systems to leave out of every pair "
+                                                  "(e.g. a human reference)."),
              n_resamples=dict(help="Perm-Both draws per metric pair (0: no clusters)."),
              n_permutations=dict(help="SPA sign draws."),
              clusters=dict(strict_choices=_choices.WMT_CLUSTER_RULES,

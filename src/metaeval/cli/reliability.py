@@ -159,21 +159,6 @@ def reliability(data, metrics, human, sizes, system,
     _reliability_tables(results, api.get("target", signature(_CONSISTENCY)["target"].default))
 
 
-def _refuse_rotating_raters(ds, traits):
-    """validity: MTMM and CFA take each rater as one method; raters rotating over cells are not."""
-    import numpy as np
-
-    from ..reliability import _rater_design
-
-    for t in traits:
-        r = np.asarray(ds.ratings(t), dtype=float)
-        if r.shape[0] >= 2 and _rater_design(r.reshape(r.shape[0], -1), "same") == "rotating":
-            raise DataError(f"the raters of {t!r} rotate over cells (fewer than two cells rated by all "
-                            f"{r.shape[0]}): MTMM and CFA treat each rater as one method and need the same "
-                            "raters in every cell; run `metaeval reliability` for the one-way ICC(1)/ICC(1,k) "
-                            "and Krippendorff's alpha, which apply")
-
-
 def _some(api, *keys):
     """The given options among ``keys``."""
     return {k: api[k] for k in keys if api.get(k) is not None}
@@ -239,26 +224,17 @@ def validity(data, human, metrics, level, method, criterion, no_cfa, system, inp
                              "would mix raters; run `metaeval reliability --rater-slots` for the agreement "
                              "forms that apply")
     ds = _load(data, system, input_, _split(human), _metrics(metrics), rater)
-    traits = _split(human) or [h for h in ds.human if ds.ratings(h).shape[0] >= 2]
-    single = [t for t in traits if ds.ratings(t).shape[0] < 2]
-    if single:
-        raise click.BadParameter(f"{', '.join(map(repr, single))}: one rating per cell; MTMM and CFA take "
-                                 "human columns with 2+ raters (long files: --rater)", param_hint="--human")
-    if not traits:
-        raise DataError("no human column has individual raters: MTMM and CFA need 2+ raters "
-                        "(long files: --rater; raters in columns: --raters)")
-    _refuse_rotating_raters(ds, traits)
     # checked before the CFA (minutes on large data): a file of human ratings only has no metric
     # to validate; MTMM and CFA still run (issue 14.6)
     has_metrics = bool(_metrics(metrics) or ds.metrics)
     if criterion == "factors" and not has_metrics:
         raise DataError(f"--criterion factors: {os.path.basename(data)!r} has no metric column, so there is "
                         "no concurrent validity to compute (name metric columns with --metrics)")
-    if len(traits) < 2:
-        raise click.BadParameter(f"MTMM needs 2+ human columns (traits) with raters; got {traits[0]!r}",
-                                 param_hint="--human")
     lm = given({"level": level, "method": method})
-    res_mtmm = mtmm(ds, traits, **lm)
+    # the traits (default: every human column with 2+ raters) and the rules of the rating design
+    # (single raters, raters rotating over cells, one trait) are the analysis' own (issue 25)
+    res_mtmm = mtmm(ds, _split(human) or None, **lm)
+    traits = list(res_mtmm.traits)
     fa = None if no_cfa else cfa(ds, {t: [f"{t}@{r}" for r in ds.rater_labels(t)] for t in traits})
     crit = fa if criterion == "factors" else traits
     cv = concurrent_validity(ds, crit, metrics=_metrics(metrics), **lm) \

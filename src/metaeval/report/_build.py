@@ -756,6 +756,7 @@ class _Builder:
 
     def reliability(self, bar=None):
         from .. import reliability as rl
+        from ..stats.agreement import rater_design
 
         s = self.sec("reliability", "Reliability of metrics and human ratings", rd.intro("reliability"))
         ds = self.ds
@@ -764,7 +765,7 @@ class _Builder:
         if rated:
             s.functions.append("metaeval.agreement")
             methods = ("krippendorff_interval", "krippendorff_ordinal", "icc2", "icc2k")
-            if any(rl._rater_design(np.asarray(ds.ratings(c), dtype=float).reshape(ds.ratings(c).shape[0], -1),
+            if any(rater_design(np.asarray(ds.ratings(c), dtype=float).reshape(ds.ratings(c).shape[0], -1),
                                     "same") == "rotating" for c in rated):
                 # raters nested in the cells: ICC(2) is NaN, the one-way forms apply (as `metaeval reliability`)
                 methods += ("icc1", "icc1k")
