@@ -1323,7 +1323,7 @@ def test_judge_command(server, files, tmp_path, monkeypatch):
     got = json.loads(res.output)
     assert got["n_cached"] == 10 and got["n_requested"] == 0 and got["n_missing"] == 2
     res = CliRunner().invoke(main, args + ["--scale", "five"])
-    assert res.exit_code == 2 and "--scale 'five'" in res.output
+    assert res.exit_code == 2 and "scale='five'" in res.output
     res = CliRunner().invoke(main, args + ["--max-inputs", "1", "--format", "csv"])
     assert res.exit_code == 0, res.output
     assert len(pd.read_csv(io.StringIO(res.output))) == 6      # 3 systems x 1 input x 2 samples

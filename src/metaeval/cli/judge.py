@@ -80,7 +80,7 @@ def _judge_log():
               help="A request failing after its retries: stop (resumable), or NaN and go on.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base of the per-request seeds.")
 @click.option("--max-tokens", type=int, default=512, show_default=True)
-@click.option("--name", default="llm_judge", show_default=True, help="The score column.")
+@click.option("--name", default=None, help="The score column (none: the judge's, llm_judge).")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Response cache folder (default $METAEVAL_CACHE_DIR, $XDG_CACHE_HOME/metaeval or ~/.cache/metaeval).")
 @click.option("--no-cache", is_flag=True, help="Cache nothing.")
