@@ -30,7 +30,12 @@ from ._exactsum import (
 from ._jit import kernel
 from ._kbase import _chunk, _n_workers
 from ._kendall import kendall_stats_numpy
-from ._pearson import _pearson_row_given_y, _y_side, average_ranks_numpy, pearson_rows_numpy
+from ._pearson import (
+    _pearson_row_given_y,
+    _y_side,
+    average_ranks_numpy,
+    pearson_rows_numpy,
+)
 
 # numba.prange once the family is compiled (_jit.compile_family); the builtin
 # range until then.

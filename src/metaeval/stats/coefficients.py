@@ -58,8 +58,7 @@ import numpy as np
 
 from .. import _choices
 from ..errors import ParameterError, ResourceError
-from ._columns import C, D, KX, KY, NVALID, TX, TXY, TY
-
+from ._columns import KX, KY, NVALID, TX, TXY, TY, C, D  # noqa: F401 (imported from here by levels, cellboot)
 
 #: Calls of a parallel kernel on fewer values than this run its serial build
 #: (:func:`metaeval.stats._jit.kernel`: the same bits, no parallel region to
