@@ -904,12 +904,19 @@ def test_estimate_follows_the_sizes():
     a = estimate(16, 100, 6, 212, full)["parts"]
     b = estimate(16, 100, 6, 106, full)["parts"]
     c = estimate(32, 100, 6, 212, full)["parts"]
+    z = estimate(0, 100, 6, 212, full)["parts"]  # no cells: the fixed parts alone
     assert a["correlation intervals"] == pytest.approx(2 * b["correlation intervals"])  # linear in metrics
-    assert c["correlation intervals"] == pytest.approx(2 * a["correlation intervals"])  # and in cells
+    # affine in the cells: a fixed part per interval, the replicates in proportion to the cells
+    assert c["correlation intervals"] - a["correlation intervals"] == pytest.approx(
+        a["correlation intervals"] - z["correlation intervals"])
+    assert c["correlation intervals"] > a["correlation intervals"] > z["correlation intervals"] > 0
     assert a["significance clusters"] == b["significance clusters"]  # the pairwise set is fixed (10)
     q = estimate(16, 100, 6, 212, quick)
-    # --quick: intervals for 20 metrics, 100 instead of 1000 resamples
-    assert q["parts"]["correlation intervals"] == pytest.approx(a["correlation intervals"] * 20 / 212 * 101 / 1001)
+    # --quick: intervals for 20 metrics, 100 instead of 1000 resamples: per interval, the same fixed
+    # part and a tenth of the replicates
+    per_a, per_q = a["correlation intervals"] / (6 * 212 * 4), q["parts"]["correlation intervals"] / (6 * 20 * 4)
+    per_z = z["correlation intervals"] / (6 * 212 * 4)
+    assert per_q - per_z == pytest.approx((per_a - per_z) * 101 / 1001)
     assert "--quick rule: bootstrap intervals for the first 20 of 212 metrics" in q["text"]
     # the wide file of issue 14.8 (6 humans x 212 metrics), quick: 175 CPU-s measured (issue 26.3, a
     # generated 16 x 100 file, load 8); the estimate must be within 2x of it

@@ -62,29 +62,33 @@ MODES = {
 }
 
 #: CPU seconds per unit of work (issue 26.3), calibrated on the 2-core machine of BENCHMARKS.md with the
-#: CPU time of each section (time.process_time around each builder step and around the writer) of two
-#: quick runs at load 5-8: SummEval (1 human column x 43 metrics, 17 x 100; 23.6 CPU-s in all) and an
-#: 11 x 96 file (4 human columns with 3 raters x 12 metrics; 44.3 CPU-s), and the full SummEval run's
-#: section times (4 x 43 x 4 x 1001 bootstrap correlations, 4 x 4 x 45 x 1000 pair resamples, DP + RC):
-#: "corr" one bootstrap correlation of 1600 cells at one level; "stat" one statistic (human x metric x
-#: level); "pair" one permutation resample of a metric pair at one level; "dp" one DP resample of a
-#: pair for one coefficient and "dp_fixed" that pair's set-up; "measures_fixed" ranking consistency and
-#: the rest of the section per human column; "views" the figures and tables (PNG + SVG per figure), a
-#: fixed part in "base" and "views_per_column"; "base" the interpreter, imports, data, reliability and
-#: validity; "per_column" per human column x metric, mostly the diagnostics (0.052-0.059 CPU-s in the two
-#: quick runs and in a quick run on 16 x 100 cells with 6 human columns x 212 metrics, 175 CPU-s in all).  "compile": compiling the kernels
-#: the report uses when neither the shipped nor the user's numba cache has them (26-30 CPU-s measured
-#: by benchmarks/startup_compile.py).
-#: "pair" and "pair_fixed": one permutation resample of a pair at one level and the pair's fixed part
-#: (statistics, set-up): the CPU time of the clusters at 201 resamples (0.046 CPU-s per pair and
-#: level, above) split as measured at 201 and 1999 resamples on SummEval coherence (10 pairs x 4
-#: levels, 7.1 and 9.3 s: the fixed part is 96.5% of the time at 201).
-COST = {"corr": 3.5e-4, "stat": 0.005, "pair": 8.0e-6, "pair_fixed": 0.0446, "dp": 4.5e-5, "dp_fixed": 0.0116,
-        "measures_fixed": 1.5, "views_per_column": 1.5, "base": 9.2, "per_column": 0.06, "compile": 30.0,
+#: CPU time of every section (``time.process_time`` around each step and around the writer's flushes:
+#: ``benchmarks/report_sections.py``) of three runs at load 3.6-7.2: ``report --quick`` on SummEval (1 human
+#: column x 43 metrics, 17 x 100; 27.7 CPU-s), ``report --quick`` on the generated 11 x 96 file of
+#: ``benchmarks/rated_file.py`` (4 human columns with 3 raters x 12 metrics; 59.6 CPU-s) and the full
+#: ``report`` on SummEval (348 CPU-s; BENCHMARKS.md, "First run, start-up, estimates ... second turn").
+#: "corr" one bootstrap replicate of one interval on 1600 cells and "corr_fixed" the interval's fixed
+#: part (its groups sorted once, the statistic): an interval costs corr_fixed + (n + 1) corr (cells / 1600);
+#: "stat" one statistic (human x metric x level); "pair" one permutation resample of a metric pair at one
+#: level on 1600 cells and "pair_fixed" the pair's fixed part at that level; "dp" one DP resample of a
+#: pair for one coefficient and "dp_fixed" that pair's set-up; "measures_fixed" + "rc_split" x splits the
+#: ranking consistency and the rest of the section per human column; "views" + "views_per_column" x
+#: human columns the tables and figures (PNG + SVG per figure); "base" the interpreter, imports, data,
+#: reliability and validity; "per_column" + "per_column_sample" x the sample-size study's resamples, per
+#: human column x metric, mostly the diagnostics.  "compile": compiling the kernels the report uses when
+#: neither the shipped nor the user's numba cache has them (a cold report --quick without any cache
+#: against a warm one: 28 CPU-s in the first turn, 53 in the second, more kernels since: coldwarm.py).  The first calibration (first turn) made the intervals' cost
+#: proportional to the resamples; the full SummEval run measured 30 CPU-s for them where that estimated
+#: 256 (and 167 for DP and RC where it estimated 134): an interval's fixed part dominates at 100 and at
+#: 1000 resamples.
+COST = {"corr": 1.1e-5, "corr_fixed": 0.0275, "stat": 0.005, "pair": 1.6e-5, "pair_fixed": 0.064,
+        "dp": 4.5e-5, "dp_fixed": 0.0116, "measures_fixed": 0.9, "rc_split": 0.009,
+        "views": 7.0, "views_per_column": 2.5, "base": 3.9, "per_column": 0.05, "per_column_sample": 0.0005,
+        "compile": 45.0,
         # pairwise preferences, per annotator (a metric of the pairwise set or the human ceiling) and pair of
         # outputs: one bootstrap resample, and the fixed part (labels, tie calibration, point estimates);
-        # the section's CPU time in the two quick runs above (1.2 and 1.5 CPU-s)
-        "pref": 6.2e-8, "pref_fixed": 6.5e-6}
+        # the section's CPU time in the quick and full SummEval runs above (1.1 and 28.2 CPU-s)
+        "pref": 3.8e-8, "pref_fixed": 9.5e-6}
 
 
 #: the clusters' resolution: without an explicit --n-resamples the permutation tests draw enough
@@ -115,9 +119,10 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, com
     pairwise tests of the clusters (humans x levels x pairs x resamples) and discriminative power
     (humans x levels x 3 coefficients x pairs x resamples) grow with the resamples; each count is
     multiplied by a cost per unit (:data:`COST`) scaled by the number of cells, plus fixed parts per
-    human column (figures, ranking consistency) and for the run.  Calibrated to within 1.5x of the CPU
-    time on the runs :data:`COST` names (wall time is longer on a loaded machine, shorter with idle
-    cores); the text diagnostics, which rescore texts, are not included.
+    interval, per pair, per human column (figures, ranking consistency) and for the run.  Calibrated to
+    within 1.1x of the CPU time of the runs :data:`COST` names (wall time is longer on a loaded machine,
+    shorter with idle cores); the text diagnostics, which rescore texts, are not included (17 CPU-s of
+    the full SummEval run's 348).
     """
     if compiled is None:
         from ..stats import kernels_compiled
@@ -134,19 +139,20 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, com
                                                                                 cfg.value("resolution"))
     scale = n_systems * n_inputs / 1600
     parts = {
-        "correlation intervals": n_humans * k_ci * levels * (n + 1) * COST["corr"] * scale,
+        "correlation intervals": n_humans * k_ci * levels * (COST["corr_fixed"] + (n + 1) * COST["corr"] * scale),
         "correlation statistics": n_humans * n_metrics * levels * COST["stat"],
-        "significance clusters": n_humans * levels * pairs * (n_c * COST["pair"] + COST["pair_fixed"]) * scale,
+        "significance clusters": n_humans * levels * pairs * (COST["pair_fixed"] + n_c * COST["pair"] * scale),
         "discriminative power": n_humans * levels * 3 * pairs * (COST["dp_fixed"] + n * COST["dp"] * scale)
-        + n_humans * COST["measures_fixed"],
+        + n_humans * (COST["measures_fixed"] + COST["rc_split"] * cfg.value("splits")),
         # pairwise set + the human ceiling, bootstrapped over the output pairs of every input
         "pairwise preferences": (n_humans if n_rated is None else n_rated) * (p + 1)
         * (n_systems * (n_systems - 1) // 2) * n_inputs * (n * COST["pref"] + COST["pref_fixed"]),
-        "figures and tables": n_humans * COST["views_per_column"],
+        "figures and tables": COST["views"] + n_humans * COST["views_per_column"],
     }
     if not compiled:
         parts["compiling the kernels"] = COST["compile"]
-    seconds = sum(parts.values()) + COST["base"] + COST["per_column"] * n_humans * n_metrics
+    per_column = COST["per_column"] + COST["per_column_sample"] * cfg.value("sample_resamples")
+    seconds = sum(parts.values()) + COST["base"] + per_column * n_humans * n_metrics
     cap_txt = (f"; --quick rule: bootstrap intervals for the first {k_ci} of {n_metrics} metrics per human column"
                if cap is not None and n_metrics > cap else "")
     cold = "; kernels not compiled yet (no numba cache)" if not compiled else ""
