@@ -398,7 +398,7 @@ def test_validity_with_one_trait_error_named_no_option(tmp_path):
         f"S{s},i{i},r{r},{(s + i + r) % 5},{s * i}\n" for s in range(3) for i in range(4) for r in range(2)))
     res = run("validity", path, "--human", "human", "--rater-col", "rater", "--format", "json")
     err = check_run(res, "validity", files=[path])
-    assert res.exit_code == 2 and "--human" in err and "MTMM needs 2+ human columns" in err, err
+    assert res.exit_code == 2 and "--human" in err and "needs at least 2 traits" in err, err  # the analysis' message (issue 25: the rule lives in mtmm)
 
 
 def test_diagnose_sizes_above_the_texts_error_named_sizes_not_the_option(tmp_path):

@@ -91,7 +91,9 @@ def test_read_only_install_without_writable_home_runs(sandbox):
     assert helped.returncode == 0, helped.stderr
     assert "Usage:" in helped.stdout
     res = run("-c", CLI, "correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
-              "--level", "system", "--ci", "none", "--format", "csv")
+              "--level", "system", "--method", "pearson,kendall_b", "--ci", "none", "--format", "csv")
+    # (kendall_b needs the numba kernels: a Pearson of 16 system means alone loads no numba since
+    # issue 26.2, and the regression is about numba's cache locator)
     assert res.returncode == 0, res.stderr
     assert "no locator" not in res.stderr
     got = pd.read_csv(io.StringIO(res.stdout))
@@ -109,6 +111,8 @@ def test_read_only_install_without_writable_home_runs(sandbox):
     row = got[(got["level"] == "system") & (got["method"] == "pearson")]
     assert len(row) == 1
     assert row["statistic"].iloc[0] == pytest.approx(want, rel=1e-12)
+    tau = got[(got["level"] == "system") & (got["method"] == "kendall_b")]["statistic"].iloc[0]
+    assert tau == pytest.approx(scipy.stats.kendalltau(x, z).statistic, rel=1e-12)
 
 
 def test_private_cache_dir_not_ours_is_not_used(tmp_path, monkeypatch):
