@@ -110,8 +110,11 @@ def _drift(command):
                 out.append(f"{p.opts[0]}: reads default {p.api_default!r}, {p.api_target} has {want!r}")
             if p.default is not None:
                 out.append(f"{p.opts[0]}: has a default of its own ({p.default!r})")
-            if not (p.help or "").endswith(f"[default: {shown(want)}]"):
-                out.append(f"{p.opts[0]}: help does not end with [default: {shown(want)}]: {p.help!r}")
+            text = p.when_absent if want is None and p.when_absent else shown(want, p.api_kind, p.api_keyword)
+            if not (p.help or "").endswith(f"[default: {text}]"):
+                out.append(f"{p.opts[0]}: help does not end with [default: {text}]: {p.help!r}")
+            if want is None and p.api_kind in (int, float) and "[default: none]" in (p.help or ""):
+                out.append(f"{p.opts[0]}: a number option shows [default: none], a word it refuses")
     return out
 
 

@@ -209,10 +209,15 @@ def _documented(target, name):
     return _descriptions(ast.get_docstring(fn) or "").get(name, "")
 
 
-def shown(value):
-    """A default as the help shows it."""
+def shown(value, kind=None, keyword=None):
+    """A default as the help shows it.  None on a numeric option (``kind`` int or float), which
+    does not take the word ``none``, is "not set" (``rng``: "fresh entropy")."""
     if isinstance(value, (tuple, list)):
         return ",".join(map(str, value)) if value else "none"
+    if value is None and keyword in ("rng", "seed"):
+        return "fresh entropy"
+    if value is None and kind in (int, float):
+        return "not set"
     if value is None:
         return "none"
     if isinstance(value, bool):
@@ -245,9 +250,11 @@ class ApiOption(click.Option):
     defaults to "not given" (None) and shows the analysis' default; ``aliases`` are older
     spellings that still work and are not shown."""
 
-    def __init__(self, decls, *, api_target=None, api_keyword=None, aliases=(), api_default=None, **kw):
+    def __init__(self, decls, *, api_target=None, api_keyword=None, aliases=(), api_default=None,
+                 api_kind=None, when_absent=None, **kw):
         super().__init__(decls, **kw)
         self.api_target, self.api_keyword, self.api_default = api_target, api_keyword, api_default
+        self.api_kind, self.when_absent = api_kind, when_absent
         self.aliases = tuple(aliases)
 
     def get_help_record(self, ctx):
@@ -274,7 +281,7 @@ def _split_list(kind):
 
 
 #: Help of keywords whose docstring describes a Python value the command line cannot take.
-_CLI_HELP = {"rng": "Random seed, an integer (none: fresh entropy, recorded in the signature)."}
+_CLI_HELP = {"rng": "Random seed, a non-negative integer (not set: fresh entropy, recorded in the signature)."}
 
 
 def _kind(p):
@@ -294,7 +301,7 @@ def _kind(p):
 
 
 def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict_choices=None, type=None,
-               help=None, callback=None, metavar=None, hidden=False, default_shown=None):
+               help=None, callback=None, metavar=None, hidden=False, when_absent=None):
     """One option for ``keyword`` of ``target`` (see the module's docstring).
 
     ``name``: the option when it cannot be the keyword (two analyses' keywords in one command);
@@ -303,7 +310,9 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
     the analysis' message names a wrong value; with ``type=list``: comma-separated);
     ``strict_choices``: a ``click.Choice`` (click refuses other values);
     ``type``: int, float, str, bool or list (default: from the signature); ``help``: replaces the
-    docstring's sentence; ``callback``: converts the given value (not called when absent)."""
+    docstring's sentence; ``callback``: converts the given value (not called when absent);
+    ``when_absent``: what the analysis does when its default is None (shown as the default, e.g.
+    ``holm; none with --clusters mtme``) where the word "none" would mislead."""
 
     def build():
         p = signature(target).get(keyword)
@@ -313,9 +322,13 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
         flag = "--" + (name or keyword).replace("_", "-")
         old = tuple(aliases if aliases is not None else OLD_SPELLINGS.get(keyword, ()))
         text = (help if help is not None else _CLI_HELP.get(keyword, p.doc)) or ""
+        if kind in (int, float) and p.default is None:
+            text = text.replace("(none: ", "(not set: ")  # a number option refuses the word none
         if choices and "|".join(choices) not in text:
             text = f"{'|'.join(choices)}: {text}".rstrip(": ")
-        default_text = default_shown if default_shown is not None else shown(p.default)
+        if when_absent is not None and p.default is not None:
+            raise LookupError(f"{flag}: when_absent is for a None default; {target} has {p.default!r}")
+        default_text = when_absent if when_absent is not None else shown(p.default, kind, keyword)
         text = f"{text} [default: {default_text}]".strip()
         kw = dict(default=None, show_default=False, help=text, hidden=hidden, metavar=metavar)
         decls = [f"{flag}/--no-{flag[2:]}" if kind is bool else flag, *old, name or keyword]
@@ -334,6 +347,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
         if callback is not None:
             kw["callback"] = lambda ctx, prm, v: None if v is None else callback(ctx, prm, v)
         return ApiOption(decls, api_target=target, api_keyword=keyword, aliases=old, api_default=p.default,
+                         api_kind=kind, when_absent=when_absent,
                          **{k: v for k, v in kw.items() if v is not None or k == "default"})
 
     def deco(f):

@@ -100,7 +100,8 @@ def _one_level(ctx, param, value):
              cluster_correction=dict(
                  choices=_choices.CORRECTIONS,
                  help="|".join(_choices.CORRECTIONS) + ": correction of the one-sided p-values that form the "
-                      "clusters (none: holm; none with --clusters mtme, mt-metrics-eval's exact rule)."),
+                      "clusters (none: no correction).",
+                 when_absent="holm; none with --clusters mtme, mt-metrics-eval's exact rule"),
              clusters=dict(strict_choices=_choices.CLUSTER_RULES,
                            help="p-values of the clusters: (count+1)/(n+1), or count/n as mt-metrics-eval "
                                 "(mtme)."),

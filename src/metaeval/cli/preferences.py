@@ -30,7 +30,8 @@ _LENGTH = "preferences:length_bias"
 @click.option("--compare", "compare_", default=None, help="Two judges 'A,B': paired test of their agreement.")
 @api_options(_AGREE, "epsilon", "ceiling", "n_resamples", "confidence_level", "rng",
              epsilon=dict(help="Fixed tie threshold of judge margins (none: tie-calibrated, acc_eq)."),
-             ceiling=dict(help="Add the human-human ceiling rows (none: when the data has 2+ raters)."))
+             ceiling=dict(help="Add the human-human ceiling rows (--no-ceiling: never).",
+                          when_absent="when the data has 2+ raters"))
 @api_option(_COMPARE, "measure", choices=_choices.PREFERENCE_COMPARE_MEASURES, help="--compare statistic.")
 @api_option(_LENGTH, "per", aliases=("--length-per",),
             help="Length-bias slope per this many words of length difference.")
