@@ -58,3 +58,52 @@ def test_number_options_do_not_show_the_word_none_they_refuse(name):
 def test_rng_default_is_fresh_entropy():
     assert "[default: fresh entropy]" in _option_help("compare", "--rng")
     assert "[default: not set]" in _option_help("diagnose", "--low")
+
+
+def _codes3(tmp_path):
+    """A 1-5 human column with a failure code -1 (as the blind run's codes3.csv)."""
+    rows = ["system,input,coh,judge"]
+    for s in range(3):
+        for i in range(4):
+            rows.append(f"s{s},d{i},{-1 if (s, i) == (0, 0) else 1 + (s + i) % 5},{(s * i) % 5 + 1}")
+    path = tmp_path / "codes3.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+@pytest.mark.parametrize("spelling", ["1:5", "coh=1:5"])
+def test_bounds_takes_low_high_for_every_human_column(tmp_path, spelling):
+    """correlate --bounds 1:5 got --where's message (expected COLUMN=VALUE...): LOW:HIGH is the
+    scale of every human column (docs/data.md, simulate), COL=LOW:HIGH of one column."""
+    res = CliRunner().invoke(main, ["correlate", _codes3(tmp_path), "--human", "coh", "--metrics", "judge",
+                                    "--bounds", spelling])
+    assert res.exit_code != 0
+    assert "COLUMN=VALUE" not in res.output
+    assert "outside its declared scale [1, 5]" in res.output and "--missing-values coh=-1" in res.output
+
+
+def test_bad_bounds_message_names_bounds_and_its_syntax(tmp_path):
+    res = CliRunner().invoke(main, ["correlate", _codes3(tmp_path), "--human", "coh", "--bounds", "1-5"])
+    assert res.exit_code != 0 and "COLUMN=VALUE" not in res.output
+    assert "--bounds '1-5'" in res.output and "LOW:HIGH" in res.output and "COL=LOW:HIGH" in res.output
+    assert len(res.output.strip().splitlines()) == 1
+
+
+def test_bounds_parses_as_dataset_bounds():
+    from metaeval.cli._data import parse_bounds
+    from metaeval.errors import ParameterError
+
+    assert parse_bounds(()) is None
+    assert parse_bounds(("1:5",)) == (1.0, 5.0)
+    assert parse_bounds(("a=1:5,b=0:10",)) == {"a": (1.0, 5.0), "b": (0.0, 10.0)}
+    assert parse_bounds(("a=1:5", "b=0:10")) == {"a": (1.0, 5.0), "b": (0.0, 10.0)}
+    with pytest.raises(ParameterError, match="several scales"):
+        parse_bounds(("1:5,a=1:5",))
+
+
+def test_simulate_keeps_the_old_scale_bounds_spelling():
+    """README: old spellings such as --scale-bounds still work; simulate refused it."""
+    cmd = main.commands["simulate"]
+    opt = next(p for p in cmd.params if "--bounds" in p.opts)
+    assert "--scale-bounds" in opt.opts and "--scale-bounds" in opt.aliases
+    assert "--scale-bounds" not in _help("simulate")

@@ -249,9 +249,8 @@ def _layout_options(texts=False, rater_col=False, run_col=False, bounds=True):
                           "repeatable."),
     ]
     if bounds:
-        opts.insert(4, click.option("--bounds", "--scale-bounds", "scale_bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True, metavar="COL=LOW:HIGH",
-                     help="Declare a column's rating scale, e.g. judge=1:5: values outside are an "
-                          "error (undeclared scales are checked for failure codes); repeatable."))
+        opts.insert(4, click.option("--bounds", "--scale-bounds", "scale_bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True, metavar="[COL=]LOW:HIGH",
+                     help=BOUNDS_HELP))
     if rater_col:
         opts.append(click.option("--rater", "--rater-col", "layout_rater", cls=ApiOption, aliases=("--rater-col",), default=None,
                                  help="Rater column (long files with several raters per cell: human "
@@ -326,19 +325,48 @@ def _layout_values(ctx):
             "where": where, "rater_cols": raters, "text_cols": texts}
 
 
+BOUNDS_HELP = ("Rating scales: LOW:HIGH for every human column (e.g. 1:5) or COL=LOW:HIGH for one "
+               "column (e.g. judge=1:5); comma-separated or repeated. Values outside are an error "
+               "(undeclared scales are checked for failure codes).")
+
+
+def parse_bounds(values):
+    """--bounds as ``Dataset(bounds=)`` takes it: ``LOW:HIGH`` alone -> (low, high), the scale of
+    every human column; ``COL=LOW:HIGH`` (comma-separated or repeated) -> {col: (low, high)}.
+    Empty -> None; a one-line error naming --bounds otherwise."""
+    items = [t.strip() for v in values for t in v.split(",") if t.strip()]
+
+    def pair(text, item):
+        lo, sep, hi = text.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            return float(lo), float(hi)
+        except ValueError:
+            raise ParameterError(f"--bounds {item!r}: write LOW:HIGH for every human column (e.g. 1:5) "
+                                 "or COL=LOW:HIGH for one column (e.g. judge=1:5)") from None
+
+    if not items:
+        return None
+    if len(items) == 1 and "=" not in items[0]:
+        return pair(items[0], items[0])
+    out = {}
+    for item in items:
+        key, sep, rest = item.partition("=")
+        if not sep or not key.strip():
+            raise ParameterError(f"--bounds {item!r}: with several scales write COL=LOW:HIGH for each "
+                                 "(e.g. judge=1:5,coh=1:5), or one LOW:HIGH for every human column")
+        if key.strip() in out:
+            raise ParameterError(f"--bounds: {key.strip()!r} is given twice")
+        out[key.strip()] = pair(rest.strip(), item)
+    return out
+
+
 def _scale_values(ctx):
     """--bounds / --missing-values as the ``bounds`` / ``missing_values`` keywords of the reader."""
     raw = (ctx.meta.get("metaeval.layout") if ctx is not None else None) or {}
     out = {}
-    bounds = {}
-    for key, vals in _pairs(raw.get("scale_bounds") or (), "--bounds", several=False).items():
-        lo, sep, hi = vals[0].partition(":")
-        try:
-            bounds[key] = (float(lo), float(hi))
-        except ValueError:
-            raise ParameterError(f"--bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5") from None
-        if not sep:
-            raise ParameterError(f"--bounds {key}={vals[0]}: write COL=LOW:HIGH, e.g. judge=1:5")
+    bounds = parse_bounds(raw.get("scale_bounds") or ())
     if bounds:
         out["bounds"] = bounds
     codes = {}

@@ -13,12 +13,14 @@ from ._api import ApiOption
 from ._data import (
     _ALL_LEVELS,
     _LEVELS_HELP,
+    BOUNDS_HELP,
     FORMATS,
     _layout_options,
     _levels_option,
     _load,
     _metrics,
     _split,
+    parse_bounds,
 )
 from ._output import (
     _clean,
@@ -65,28 +67,10 @@ def _sizes(v):
 
 
 def _bounds(v, human):
-    """--bounds as Dataset(bounds=) reads it: LOW:HIGH is the scale of every human column (here the
-    --human column), COL=LOW:HIGH[,COL=LOW:HIGH] that of each named column -> {col: (low, high)}."""
-    if v is None:
-        return None
-
-    def pair(t):
-        try:
-            lo, hi = t.split(":")
-            return float(lo), float(hi)
-        except ValueError:
-            raise click.BadParameter(f"{t!r}: write LOW:HIGH, e.g. 1:5", param_hint="--bounds") from None
-
-    items = _split(v) or []
-    if len(items) == 1 and "=" not in items[0]:
-        return {human: pair(items[0])}
-    out = {}
-    for t in items:
-        if "=" not in t:
-            raise click.BadParameter(f"{t!r}: with several columns write COL=LOW:HIGH", param_hint="--bounds")
-        col, rng = t.rsplit("=", 1)
-        out[col.strip()] = pair(rng)
-    return out
+    """--bounds as the other commands read it (:func:`._data.parse_bounds`), LOW:HIGH being the
+    scale of the --human column here -> {col: (low, high)}."""
+    out = parse_bounds(v or ())
+    return {human: out} if isinstance(out, tuple) else out
 
 
 def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=None, labels=("system", "input")):
@@ -142,10 +126,10 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
               help="Simulate at the parameters estimated from this dataset (file or bundled name).")
 @click.option("--human", default=None, help="With --from-data: the human column.")
 @click.option("--metrics", default=None, help="With --from-data: comma-separated metrics (default: all).")
-@click.option("--bounds", default=None,
-              help="With --from-data: the rating scales for the 0-1 normalization, as Dataset(bounds=) and the "
-                   "other commands' --bounds read them: LOW:HIGH for the human column, COL=LOW:HIGH[,COL=LOW:HIGH] "
-                   "for named columns (default: each column's observed range).")
+@click.option("--bounds", "--scale-bounds", "bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True,
+              metavar="[COL=]LOW:HIGH",
+              help="With --from-data: the rating scales for the 0-1 normalization (not given: each column's "
+                   "observed range). " + BOUNDS_HELP.split(". ")[0] + ".")
 @click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
 @click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes (default: all cores for large grids).")
 @click.option("--dask", default=None, help="Dask scheduler address.")
