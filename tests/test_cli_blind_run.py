@@ -107,3 +107,12 @@ def test_simulate_keeps_the_old_scale_bounds_spelling():
     opt = next(p for p in cmd.params if "--bounds" in p.opts)
     assert "--scale-bounds" in opt.opts and "--scale-bounds" in opt.aliases
     assert "--scale-bounds" not in _help("simulate")
+
+
+@pytest.mark.parametrize("cmd", ["correlate", "spa"])
+def test_metrics_none_is_a_message_naming_metrics(cmd):
+    """correlate/spa --metrics none gave a bare 'error: metrics is empty'."""
+    res = CliRunner().invoke(main, [cmd, "summeval", "--human", "coherence", "--metrics", "none"])
+    assert res.exit_code == 2
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--metrics" in lines[0] and "at least one metric" in lines[0], res.output

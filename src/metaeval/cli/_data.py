@@ -22,6 +22,16 @@ def _metrics(v):
     return _split(v)
 
 
+def _some_metrics(v, command):
+    """--metrics for a command that scores metrics: ``none`` is a one-line error naming --metrics."""
+    mets = _metrics(v)
+    if mets == []:
+        raise click.BadParameter(f"{v!r}: {command} needs at least one metric column; name them "
+                                 "(comma-separated) or leave --metrics out for the data's metric columns",
+                                 param_hint="--metrics")
+    return mets
+
+
 def _split(v):
     if v is None:
         return None

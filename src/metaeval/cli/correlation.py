@@ -18,6 +18,7 @@ from ._data import (
     _levels_option,
     _load,
     _metrics,
+    _some_metrics,
     _one_level_option,
     _split,
     _system_level,
@@ -65,8 +66,8 @@ def correlate(data, human, metrics, system, input_, rater, fmt, **api):
     """Correlate every metric with a human column at the given levels."""
     from ..correlation import correlate as _correlate
 
-    ds = _load(data, system, input_, human, _metrics(metrics), rater)
-    mets = _metrics(metrics)
+    mets = _some_metrics(metrics, "correlate")
+    ds = _load(data, system, input_, human, mets, rater)
     total = len(mets or ds.metrics) * len(api.get("level") or [1]) * len(api.get("method") or [1])
     with _progress(total, "correlating") as prog:
         res = _correlate(ds, human, metrics=mets, progress=prog, system_scores=_system_level(), **given(api))

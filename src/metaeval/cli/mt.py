@@ -15,6 +15,7 @@ from ._data import (
     _layout_options,
     _load,
     _metrics,
+    _some_metrics,
     _split,
     _with,
 )
@@ -208,7 +209,8 @@ def spa_cmd(data, human, metrics, system, input_, rater, pair, fmt, **api):
     from ..wmt import compare_spa, soft_pairwise_accuracy
 
     api = given(api)
-    ds = _load(data, system, input_, human, _metrics(metrics), rater)
+    ds = _load(data, system, input_, human, _some_metrics(metrics, "spa") if pair is None else _metrics(metrics),
+               rater)
     if pair is not None:
         names = _split(pair) or []
         if len(names) != 2:
