@@ -116,3 +116,24 @@ def test_metrics_none_is_a_message_naming_metrics(cmd):
     assert res.exit_code == 2
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--metrics" in lines[0] and "at least one metric" in lines[0], res.output
+
+
+@pytest.mark.parametrize("args,new,old", [
+    (["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1", "--seed", "0", "--rng", "1"],
+     "--rng", "--seed"),
+    (["diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1", "--low", "3", "--ks-low=2"],
+     "--low", "--ks-low"),
+])
+def test_old_and_new_spelling_together_is_an_error(args, new, old):
+    """--seed 0 --rng 1 and --low 3 --ks-low 2 resolved silently to the last one."""
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, res.output
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and new in lines[0] and old in lines[0], res.output
+    assert f"{args[0]} --help" in lines[0]
+
+
+def test_an_old_spelling_alone_still_works():
+    from metaeval.cli._api import check_spellings
+
+    check_spellings(main.commands["correlate"], ["--seed", "0", "--", "--rng"])  # after --: not options

@@ -102,6 +102,14 @@ class _LazyCommands(dict):
 
 
 class _Group(click.Group):
+    def resolve_command(self, ctx, args):
+        name, cmd, rest = super().resolve_command(ctx, args)
+        if cmd is not None:
+            from ._api import check_spellings
+
+            check_spellings(cmd, rest, click.Context(cmd, info_name=name, parent=ctx))
+        return name, cmd, rest
+
     def invoke(self, ctx):
         import warnings
 

@@ -266,6 +266,26 @@ class ApiOption(click.Option):
             self.opts = opts
 
 
+def check_spellings(command, args, ctx=None):
+    """An option given under its name and under an old spelling (``--seed 0 --rng 1``,
+    ``--low 3 --ks-low 2``) would resolve silently to the last one: a one-line error naming both."""
+    used = set()
+    for a in args:
+        if a == "--":
+            break
+        if a.startswith("--"):
+            used.add(a.split("=", 1)[0])
+    for p in getattr(command, "params", ()):
+        old = set(getattr(p, "aliases", ()) or ()) & used
+        new = [o for o in p.opts if o not in old and o in used and o not in getattr(p, "aliases", ())]
+        if old and new:
+            raise click.UsageError(f"{new[0]} and {sorted(old)[0]} are one option ({sorted(old)[0]} is its old "
+                                   f"spelling): give {new[0]} only", ctx=ctx)
+        if len(old) > 1:
+            a, b = sorted(old)
+            raise click.UsageError(f"{a} and {b} are one option (old spellings of {p.opts[0]}): give {p.opts[0]} only", ctx=ctx)
+
+
 def _split_list(kind):
     def convert(ctx, param, value):
         if value is None:
