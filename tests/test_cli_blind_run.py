@@ -137,3 +137,66 @@ def test_an_old_spelling_alone_still_works():
     from metaeval.cli._api import check_spellings
 
     check_spellings(main.commands["correlate"], ["--seed", "0", "--", "--rng"])  # after --: not options
+
+
+def _visible_options(name):
+    import click
+
+    cmd = main.commands[name]
+    return [p for p in cmd.params if isinstance(p, click.Option) and not p.hidden]
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_every_visible_option_has_a_help_text(name):
+    """--system/--input, --n-jobs, --alpha and --format had no help on several commands."""
+    bare = [p.opts[0] for p in _visible_options(name)
+            if not (p.help or "").strip() or (p.help or "").strip().startswith("[default")]
+    assert bare == []
+
+
+@pytest.mark.parametrize("name", ["measures", "simulate", "report", "correlate"])
+def test_old_level_and_method_spellings_are_hidden(name):
+    text = _help(name)
+    assert "--levels" not in text and "--methods" not in text
+    assert "--level" in text
+
+
+@pytest.mark.parametrize("name", sorted(COMMANDS))
+def test_defaults_are_written_as_default_brackets(name):
+    """--rng/--n-jobs/--n-iterations wrote '(default: ...)' as free text."""
+    bad = [p.opts[0] for p in _visible_options(name)
+           if p.opts[0] in ("--rng", "--n-jobs", "--n-iterations") and "(default:" in (p.help or "")]
+    assert bad == []
+
+
+def test_system_help_is_shared_and_names_none():
+    for name in ("reliability", "validity", "report", "local", "perturb", "score", "judge", "correlate"):
+        assert "none: one unnamed system" in _option_help(name, "--system"), name
+
+
+def test_confidence_level_help_names_the_difference_only_on_compare():
+    assert "interval of the difference" in _option_help("compare", "--confidence-level")
+    for name in ("correlate", "spa", "preferences"):
+        assert "difference" not in _option_help(name, "--confidence-level"), name
+
+
+def test_correlate_method_lists_its_choices_once():
+    from metaeval import _choices
+
+    text = _option_help("correlate", "--method").split("[default:")[0]
+    for m in _choices.METHODS:
+        assert len(re.findall(rf"(?<![\w-]){re.escape(m)}(?![\w-])", text)) == 1, (m, text)
+
+
+def test_diagnose_human_takes_several_columns():
+    assert "COL[,COL]" in _option_help("diagnose", "--human")
+
+
+def test_spa_n_resamples_says_what_it_sets_with_compare():
+    text = _option_help("spa", "--n-resamples")
+    assert "--compare" in text and "Perm-Both" in text and "one-sided" in text
+
+
+def test_measures_n_jobs_help_names_no_private_module_or_dask_client():
+    text = _option_help("measures", "--n-jobs")
+    assert "_parallel" not in text and "Dask client" not in text

@@ -301,7 +301,12 @@ def _split_list(kind):
 
 
 #: Help of keywords whose docstring describes a Python value the command line cannot take.
-_CLI_HELP = {"rng": "Random seed, a non-negative integer (not set: fresh entropy, recorded in the signature)."}
+_CLI_HELP = {"rng": "Random seed, a non-negative integer (not set: fresh entropy, recorded in the signature).",
+             "n_jobs": "Worker processes, a positive integer (-1: one per core)."}
+
+#: Help of keywords whose docstring (or vocabulary home) describes them for one analysis only:
+#: keyword -> (the targets' prefix where the docstring's sentence holds, the text elsewhere).
+_CLI_HELP_OUTSIDE = {"confidence_level": ("compare:", "Confidence level of the bootstrap intervals.")}
 
 
 def _kind(p):
@@ -342,6 +347,8 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
         flag = "--" + (name or keyword).replace("_", "-")
         old = tuple(aliases if aliases is not None else OLD_SPELLINGS.get(keyword, ()))
         text = (help if help is not None else _CLI_HELP.get(keyword, p.doc)) or ""
+        if help is None and keyword in _CLI_HELP_OUTSIDE and not target.startswith(_CLI_HELP_OUTSIDE[keyword][0]):
+            text = _CLI_HELP_OUTSIDE[keyword][1]
         if kind in (int, float) and p.default is None:
             text = text.replace("(none: ", "(not set: ")  # a number option refuses the word none
         if choices and "|".join(choices) not in text:

@@ -335,6 +335,11 @@ def _layout_values(ctx):
             "where": where, "rater_cols": raters, "text_cols": texts}
 
 
+SYSTEM_HELP = "System column (files; none: one unnamed system)."
+INPUT_HELP = "Input column (files)."
+FORMAT_HELP = "Output: table (terminal), json or csv (stdout)."
+JOBS_HELP = "Worker processes, a positive integer (-1: one per core)."
+
 BOUNDS_HELP = ("Rating scales: LOW:HIGH for every human column (e.g. 1:5) or COL=LOW:HIGH for one "
                "column (e.g. judge=1:5); comma-separated or repeated. Values outside are an error "
                "(undeclared scales are checked for failure codes).")
@@ -549,8 +554,8 @@ _data_options = [
     click.option("--human", required=True, help="Human score column."),
     click.option("--metrics", default=None,
                  help="Comma-separated metric columns (default: all; none: no metric column)."),
-    click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help="System column (files)."),
-    click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help="Input column (files)."),
+    click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP),
+    click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP),
     click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column for long files with several raters."),
 ]
 

@@ -8,8 +8,9 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import api_option, api_options, command, given, signature
+from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
+    FORMAT_HELP,
     _ALL_LEVELS,
     _LEVELS_HELP,
     FORMATS,
@@ -56,12 +57,11 @@ def _level_list(ctx, param, value):
 @api_option(_CORRELATE, "level", aliases=("--levels",), callback=_level_list,
             help="Comma-separated: " + _LEVELS_HELP + ".")
 @api_option(_CORRELATE, "method", type=list, choices=_choices.METHODS,
-            help="Comma-separated coefficients: " + ", ".join(_choices.METHODS)
-                 + " (the default is the one of every correlation table).")
+            help="comma-separated coefficients (the default is the one of every correlation table).")
 @api_options(_CORRELATE, "average", "ci", "confidence_level", "n_resamples", "pvalue", "alternative", "rng",
              "n_jobs", average=dict(strict_choices=_choices.AVERAGES), ci=dict(choices=_choices.CI_METHODS),
              pvalue=dict(choices=_choices.PVALUE_METHODS), alternative=dict(choices=_choices.ALTERNATIVES))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def correlate(data, human, metrics, system, input_, rater, fmt, **api):
     """Correlate every metric with a human column at the given levels."""
     from ..correlation import correlate as _correlate
@@ -90,10 +90,10 @@ def _one_level(ctx, param, value):
 @_with(_data_options)
 @api_option(_COMPARE, "level", callback=_one_level, help="One of " + _LEVELS_HELP + ".")
 @api_option(_COMPARE, "method", choices=_choices.METHODS,
-            help="Coefficient: " + ", ".join(_choices.METHODS) + " (the default is the one of every correlation "
-                 "table).")
+            help="the coefficient (the default is the one of every correlation table).")
 @api_options(_COMPARE, "test", "average", "n_resamples", "alternative", "confidence_level", "correction",
              "cluster_correction", "clusters", "alpha", "rng", "n_jobs", "sequential",
+             alpha=dict(help="Significance level of the clusters (pairs whose adjusted p-value is <= alpha)."),
              test=dict(choices=_choices.TESTS, help=""), average=dict(strict_choices=_choices.AVERAGES),
              alternative=dict(choices=_choices.ALTERNATIVES),
              correction=dict(choices=_choices.CORRECTIONS,
@@ -108,7 +108,7 @@ def _one_level(ctx, param, value):
                                 "(mtme)."),
              sequential=dict(help="h: stop permutation tests early after h exceedances (Besag-Clifford); "
                                   "h >= alpha*(n_resamples+1) keeps every decision at alpha."))
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def compare(data, human, metrics, system, input_, rater, fmt, **api):
     """Test metric pairs (two metrics: one test; more: all pairs, clusters)."""
     from ..compare import compare as _compare
@@ -168,18 +168,18 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
 @click.option("--measures", "measures_", default=None,
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
                    "(default: the 12 of --level x --method).")
-@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
+@click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",), default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
 @api_options(_DP, "test", "n_resamples", "average", "rng", "n_jobs", "dask",
              test=dict(choices=_choices.TESTS, help="perm-both or williams (seed paper 000), or any test of compare."),
-             average=dict(strict_choices=_choices.AVERAGES), rng=dict(help="Random seed (none: fresh, recorded in --out)."),
+             average=dict(strict_choices=_choices.AVERAGES),
              dask=dict(help="Dask scheduler address: run the units on that cluster."))
 @api_option(_RC, "n_splits", aliases=("--splits",), help="Random half-splits for ranking consistency (0: skip it).")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tables, JSON, figures and checkpoints (a restarted run resumes).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def measures(data, human, metrics, system, input_, rater, measures_, levels, methods, out, fmt, **api):
     """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
     from ..measures import discriminative_power, measure_table, ranking_consistency

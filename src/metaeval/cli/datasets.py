@@ -7,12 +7,12 @@ import click
 from .. import _choices
 from ..report import tables as _tables
 from ._api import ApiOption, api_option, command
-from ._data import FORMATS, _split
+from ._data import FORMATS, _split, FORMAT_HELP
 from ._output import _emit_csv, _emit_json, _show
 
 
 @command(epilog="Example: metaeval datasets --format csv")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 @click.option("--fetch", "fetch_names", multiple=True, metavar="NAME",
               help="Download a registry dataset into the cache (once; checked against its pinned sha256) "
                    "and print its license and citation. Repeatable; 'all' fetches every one.")
@@ -68,8 +68,9 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
 @click.option("--method", default=None, help="Correlation coefficient (default: pearson).")
 @click.option("--n-resamples", type=int, default=1000, show_default=True,
               help="Bootstrap draws of the intervals and permutation draws of the paired tests.")
-@click.option("--confidence-level", type=float, default=0.95, show_default=True)
-@click.option("--alpha", type=float, default=0.05, show_default=True)
+@click.option("--confidence-level", type=float, default=0.95, show_default=True,
+              help="Confidence level of the bootstrap intervals.")
+@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="holm", show_default=True,
               help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
                    "of compare, wmt and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
@@ -86,7 +87,7 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
 @click.option("--data-dir", type=click.Path(file_okay=False), default=None,
               help="Dataset cache (default: $METAEVAL_DATA, else ~/.cache/metaeval/datasets).")
 @click.option("--base-url", default=None, metavar="URL", help="Download mirror (default: $METAEVAL_DATA_URL).")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help="Worker processes (datasets are the units).")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help="Worker processes, a positive integer (-1: one per core; datasets are the units).")
 @click.option("--dask", default=None, help="Dask scheduler address: run the datasets on that cluster.")
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "latex", "json"]), default="table",
               show_default=True, help="table: ranking and per-task tables; csv/latex: the WMT-style table.")

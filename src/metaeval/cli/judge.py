@@ -11,7 +11,7 @@ from .. import _choices
 from ..report import tables as _tables
 from ..report.tables import literal as _literal
 from ._api import ApiOption
-from ._data import FORMATS, _layout_options, _load, _split
+from ._data import FORMATS, _layout_options, _load, _split, SYSTEM_HELP, INPUT_HELP, FORMAT_HELP
 from ._output import _emit_csv, _emit_json, _nan_to_none, _progress, _show, _write_csv
 
 
@@ -44,7 +44,7 @@ def _judge_log():
               help="Integer rating scale LOW-HIGH: 1-5, 1-10, 0-100, ...")
 @click.option("--samples", type=int, default=1, show_default=True,
               help="Answers per output; each is a run of the metric (stability across samples).")
-@click.option("--temperature", type=float, default=0.0, show_default=True)
+@click.option("--temperature", type=float, default=0.0, show_default=True, help="Sampling temperature of the model.")
 @click.option("--aggregate", type=click.Choice(_choices.JUDGE_AGGREGATES), default="mean",
               show_default=True, help="Aggregation of the samples (geval: probability-weighted, needs logprobs).")
 @click.option("--backend", type=click.Choice(_choices.JUDGE_BACKENDS), required=True,
@@ -79,7 +79,7 @@ def _judge_log():
 @click.option("--on-error", type=click.Choice(_choices.JUDGE_ON_ERROR), default="raise", show_default=True,
               help="A request failing after its retries: stop (resumable), or NaN and go on.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Base of the per-request seeds.")
-@click.option("--max-tokens", type=int, default=512, show_default=True)
+@click.option("--max-tokens", type=int, default=512, show_default=True, help="Largest answer, in tokens.")
 @click.option("--name", default=None, help="The score column (none: the judge's, llm_judge).")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Response cache folder (default $METAEVAL_CACHE_DIR, $XDG_CACHE_HOME/metaeval or ~/.cache/metaeval).")
@@ -87,12 +87,12 @@ def _judge_log():
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and source/references.")
 @click.option("--human", default=None, help="Human columns (files).")
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--max-inputs", type=int, default=None, help="Judge only the first K inputs (a trial run).")
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write one row per system x input x sample (value, rating, status, raw answer) to CSV or Parquet.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 @click.option("--pairwise", is_flag=True,
               help="Compare the outputs of each pair of systems (A, B or tie, in both orders) instead of "
                    "rating them; --template and --pattern then give the pairwise prompt and verdict parser.")

@@ -10,6 +10,7 @@ from .. import _choices
 from ..report import tables as _tables
 from ._api import api_option, api_options, command, given, signature
 from ._data import (
+    FORMAT_HELP,
     FORMATS,
     _data_options,
     _layout_options,
@@ -141,7 +142,8 @@ SPA_PRECISIONS = ("float64", "float32")
                            help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs "
                                 "(the rule of compare and the report); mtme: mt-metrics-eval's exact rule, count/n "
                                 "uncorrected; metaeval: (count+1)/(n+1) uncorrected."))
-@click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "csv", "latex"]), default="text", show_default=True,
+              help="Output: text (terminal), csv or latex (stdout).")
 def wmt_cmd(root, testset, lps, refs, fmt, **api):
     """A WMT metrics-task table from mt-metrics-eval data (ROOT/TESTSET). See docs/mt.md."""
     from ..wmt import run_wmt
@@ -164,7 +166,7 @@ def wmt_cmd(root, testset, lps, refs, fmt, **api):
 @api_option(_SPANS, "match", strict_choices=("char", "exact"),
             help="char: F1 over characters marked as error; exact: F1 over identical spans.")
 @api_option(_SPANS, "severity", help="A match needs the same severity.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def span_agreement_cmd(files, fmt, **api):
     """Rater agreement on error spans: precision/recall/F1 per rater pair (docs/mt.md).
 
@@ -193,13 +195,15 @@ def span_agreement_cmd(files, fmt, **api):
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @api_options(_SPA, "n_permutations", "precision", "ci", "n_resamples", "confidence_level", "rng",
-             precision=dict(choices=SPA_PRECISIONS), ci=dict(choices=SPA_CI))
+             precision=dict(choices=SPA_PRECISIONS), ci=dict(choices=SPA_CI),
+             n_resamples=dict(help="Bootstrap resamples (--ci boot-inputs); with --compare: the Perm-Both draws "
+                                   "of the one-sided test that A's SPA is higher than B's."))
 @click.option("--compare", "pair", default=None, metavar="A,B",
               help="Two metrics: the Perm-Both test of their SPA difference (metaeval.wmt.compare_spa) "
                    "instead of the SPA of every metric.")
 @api_option(_COMPARE_SPA, "sequential",
             help="With --compare: stop the Perm-Both test early after h exceedances (Besag-Clifford).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def spa_cmd(data, human, metrics, system, input_, rater, pair, fmt, **api):
     """Soft pairwise accuracy of every metric (Thompson et al. 2024, WMT24's system-level statistic).
 

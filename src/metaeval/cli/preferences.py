@@ -7,7 +7,7 @@ import click
 from .. import _choices
 from ..report import tables as _tables
 from ._api import api_option, api_options, command, given, signature
-from ._data import FORMATS, _split
+from ._data import FORMATS, _split, FORMAT_HELP
 from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 
 _AGREE = "preferences:preference_agreement"
@@ -35,7 +35,7 @@ _LENGTH = "preferences:length_bias"
 @api_option(_COMPARE, "measure", choices=_choices.PREFERENCE_COMPARE_MEASURES, help="--compare statistic.")
 @api_option(_LENGTH, "per", aliases=("--length-per",),
             help="Length-bias slope per this many words of length difference.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def preferences(data, input_format, judges, human, judge_outputs, compare_, fmt, **api):
     """Pairwise-preference meta-evaluation of judges against human raters.
 

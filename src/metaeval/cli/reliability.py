@@ -11,6 +11,9 @@ from ..errors import DataError, ParameterError
 from ..report import tables as _tables
 from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
+    SYSTEM_HELP,
+    INPUT_HELP,
+    FORMAT_HELP,
     _LEVELS_HELP,
     FORMATS,
     _layout_options,
@@ -87,8 +90,8 @@ _MTMM = "validity:mtmm"
              ci=dict(choices=_choices.CONSISTENCY_CI, help="Interval of alpha."),
              normalize=dict(choices=_choices.NORMALIZATIONS, help="Rank normalization first."))
 @click.option("--sizes", default=None, help="Comma-separated input counts for the alpha-vs-size curve.")
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
 @click.option("--run", "--run-col", "run", cls=ApiOption, aliases=("--run-col",), default=None,
               help="Run column (long files where a stochastic metric was scored several times): "
@@ -103,7 +106,7 @@ _MTMM = "validity:mtmm"
                    "Krippendorff's alpha).")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def reliability(data, metrics, human, sizes, system,
                 input_, rater, run, agreement_methods, rater_slots, out, fmt, **api):
     """Reliability: metric stability (runs), consistency (Cronbach's alpha), rater agreement (seed paper 002)."""
@@ -202,15 +205,15 @@ def _reliability_tables(results, target):
 @click.option("--criterion", type=click.Choice(["human", "factors"]), default="human", show_default=True,
               help="Concurrent validity against the raw human means or the CFA factor scores.")
 @click.option("--no-cfa", is_flag=True, help="Skip the confirmatory factor analysis.")
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
 @click.option("--rater-slots", is_flag=True,
               help="The rater columns are slots (different people in different cells): refused here, "
                    "since MTMM and CFA treat each rater as one method; use `reliability --rater-slots`.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and the MTMM table as HTML.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def validity(data, human, metrics, level, method, criterion, no_cfa, system, input_, rater, rater_slots,
              out, fmt):
     """Validity: MTMM table, confirmatory factor analysis, concurrent validity (seed paper 002)."""

@@ -11,6 +11,9 @@ import click
 from .. import _choices
 from ._api import ApiOption
 from ._data import (
+    SYSTEM_HELP,
+    INPUT_HELP,
+    JOBS_HELP,
     _ALL_LEVELS,
     _LEVELS_HELP,
     _layout_options,
@@ -76,11 +79,12 @@ def _report_progress():
               help="Output folder: report.html, results.json, figures/, tables/.")
 @click.option("--quick", is_flag=True,
               help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in results.json).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in results.json). "
+                                                                                              "[default: fresh entropy]")
 @click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
               show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "
                                       "(validity keeps Kendall's tau-b, as seed paper 002).")
-@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--n-resamples", type=int, default=None,
               help="Bootstrap and permutation resamples (default 1000; --quick 100).")
@@ -97,9 +101,9 @@ def _report_progress():
 @click.option("--ks-high", type=float, default=None, help="KS: high-quality texts have human >= this.")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
 @click.option("--run", "--run-col", "run", cls=ApiOption, aliases=("--run-col",), default=None, help="Run column (long files with repeated metric runs).")
 @click.option("--contexts", "context_cols", default=None, help="Files: comma-separated context label columns.")

@@ -11,6 +11,7 @@ from ..errors import DataError
 from ..report import tables as _tables
 from ._api import ApiOption
 from ._data import (
+    FORMAT_HELP,
     _ALL_LEVELS,
     _LEVELS_HELP,
     BOUNDS_HELP,
@@ -109,18 +110,18 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
               show_default=True, help="With --from-data: the input column (files).")
 @click.option("--grid", default=None, help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (options override it).")
 @click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
-@click.option("--mu-rho-item", default=None)
-@click.option("--sigma-rho-item", default=None)
+@click.option("--mu-rho-item", default=None, help="Mean of the item-level correlations: comma-separated values (a grid axis).")
+@click.option("--sigma-rho-item", default=None, help="Spread of the item-level correlations: comma-separated values (a grid axis).")
 @click.option("--c-m", default=None, help="Metric scale sizes (comma-separated; 'none' = continuous).")
 @click.option("--c-h", default=None, help="Human scale sizes (comma-separated; 'none' = continuous).")
 @click.option("--scale", type=click.Choice(_choices.SCALE_RESTRICTIONS), default=None,
               help="Which (c_m, c_h) combinations to run.")
 @click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
-@click.option("--n-iterations", type=int, default=None, help="T1 (default 100; the levels grid: 1000).")
+@click.option("--n-iterations", type=int, default=None, help="T1 iterations (not set: 100; the levels grid: 1000). [default: not set]")
 @click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
-@click.option("--level", "--levels", "levels", default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--method", "--methods", "methods", default=",".join(_choices.MEASURE_METHODS), show_default=True,
+@click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",), default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
 @click.option("--from-data", "from_data", default=None,
               help="Simulate at the parameters estimated from this dataset (file or bundled name).")
@@ -130,12 +131,13 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
               metavar="[COL=]LOW:HIGH",
               help="With --from-data: the rating scales for the 0-1 normalization (not given: each column's "
                    "observed range). " + BOUNDS_HELP.split(". ")[0] + ".")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes (default: all cores for large grids).")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). "
+                                                                                               "[default: fresh entropy]")
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes, a positive integer (not set: every core when the grid has more than two work units, else one). [default: not set]")
 @click.option("--dask", default=None, help="Dask scheduler address.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes, n_iterations,
              n_discretizations, levels, methods, from_data, human, metrics, bounds, seed, jobs, dask, out,
              fmt, system, input_):

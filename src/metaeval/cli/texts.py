@@ -11,6 +11,10 @@ from ..errors import ParameterError
 from ..report import tables as _tables
 from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import (
+    SYSTEM_HELP,
+    INPUT_HELP,
+    FORMAT_HELP,
+    JOBS_HELP,
     FORMATS,
     _data_options,
     _layout_options,
@@ -67,7 +71,9 @@ _REFS = "diagnostics:reference_sensitivity"
                       "--n-resamples 20 --rng 0")
 @_layout_options(texts=True, run_col=True)
 @_system_score_options
-@_with(_data_options)
+@_with([_data_options[0], click.option("--human", required=True, metavar="COL[,COL]",
+                                      help="Human score columns, comma-separated (each is diagnosed)."),
+        *_data_options[2:]])
 @api_options(_KS, "low", "high", low=dict(aliases=("--ks-low",), help="KS: the low-quality group is human < this "
                                                                        "(none: seed paper 001 Table 3)."),
              high=dict(aliases=("--ks-high",), help="KS: the high-quality group is human >= this."))
@@ -89,7 +95,7 @@ _REFS = "diagnostics:reference_sensitivity"
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, JSON and figures (KS heatmap, meta-correlation bars, "
                    "correlation-design heatmaps, reference-sensitivity histogram).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def diagnose(data, human, metrics, system, input_, rater, reference_metrics, texts_path, cache, model, out, fmt,
              **api):
     """Text-level diagnostics: KS score, meta-correlation, sample size, correlation design,
@@ -192,12 +198,12 @@ def _text_adapters(metrics, model):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/reference/source.")
 @click.option("--human", default=None, help="Human columns (files).")
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write the scores (one row per metric x system x input) to CSV or Parquet.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def score(data, metrics, multi_ref, model, cache, texts_path, human, system, input_, jobs, out, fmt):
     """Score a dataset's texts with text metrics (sacreBLEU, rouge-score, METEOR, local models)."""
     from .. import textmetrics as tm
@@ -278,13 +284,13 @@ def _perturbation_options(pairs, names):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
 @click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Perturbation seed (default: fresh, recorded in --out).")
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Perturbation seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: detection.csv/json, perturbed texts (JSONL) and detection.png.")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, model, cache, texts_path,
             ci, seed, system, input_, jobs, out, fmt):
     """Perturbation detection: does each metric score outputs above their degraded versions?
@@ -377,13 +383,13 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 @api_option(_CHI, "correction", choices=_choices.CORRECTIONS, help="Across metrics / context pairs.")
 @api_option(_TAU, "cluster_threshold",
             help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed (default: fresh, recorded in --out).")
-@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True)
-@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True)
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True)
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
+@click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
+@click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
+@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
-@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True)
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
 def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
           cache, pair_context, lower, seed, system, input_, jobs, out, fmt, average=None, ties=None, chi2_test=None,
           chi2_resamples=None, tau_resamples=None, tau_variant=None, correction=None, cluster_threshold=None):
