@@ -200,3 +200,17 @@ def test_spa_n_resamples_says_what_it_sets_with_compare():
 def test_measures_n_jobs_help_names_no_private_module_or_dask_client():
     text = _option_help("measures", "--n-jobs")
     assert "_parallel" not in text and "Dask client" not in text
+
+
+def test_report_spells_splits_and_ks_thresholds_as_measures_and_diagnose():
+    """report had --splits and --ks-low/--ks-high where measures/diagnose have --n-splits, --low/--high."""
+    text = _help("report")
+    for new in ("--n-splits", "--low", "--high"):
+        assert re.search(rf"{new}\b", text), new
+    assert "--ks-low" not in text and "--ks-high" not in text and not re.search(r"--splits\b", text)
+    cmd = main.commands["report"]
+    for new, old in (("--n-splits", "--splits"), ("--low", "--ks-low"), ("--high", "--ks-high")):
+        assert any(new in p.opts and old in getattr(p, "aliases", ()) for p in cmd.params), (new, old)
+    for new in ("--n-splits", "--low", "--high"):
+        assert new in {o for p in main.commands["measures" if new == "--n-splits" else "diagnose"].params
+                       for o in getattr(p, "opts", ())}

@@ -88,7 +88,8 @@ def _report_progress():
               help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--n-resamples", type=int, default=None,
               help="Bootstrap and permutation resamples (default 1000; --quick 100).")
-@click.option("--splits", type=int, default=None, help="Ranking-consistency splits (default 1000; --quick 100).")
+@click.option("--n-splits", "--splits", "splits", cls=ApiOption, aliases=("--splits",), type=int, default=None,
+              help="Ranking-consistency splits (not set: 1000; --quick 100). [default: not set]")
 @click.option("--pairwise-metrics", "pairwise", default=None,
               help="Metrics of the pairwise sections (clusters, DP, RC): a number K (default 10; --quick 5), "
                    "'all', or comma-separated names.")
@@ -97,8 +98,11 @@ def _report_progress():
 @click.option("--no-text", is_flag=True, help="Skip the text diagnostics (rescoring perturbed texts).")
 @click.option("--text-metrics", default="bleu,rouge1", show_default=True,
               help="Text metrics of the perturbation-detection test.")
-@click.option("--ks-low", type=float, default=None, help="KS: low-quality texts have human < this.")
-@click.option("--ks-high", type=float, default=None, help="KS: high-quality texts have human >= this.")
+@click.option("--low", "--ks-low", "ks_low", cls=ApiOption, aliases=("--ks-low",), type=float, default=None,
+              help="KS: low-quality texts have human < this (not set: seed paper 001's for a known dataset). "
+                   "[default: not set]")
+@click.option("--high", "--ks-high", "ks_high", cls=ApiOption, aliases=("--ks-high",), type=float, default=None,
+              help="KS: high-quality texts have human >= this. [default: not set]")
 @click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
@@ -138,7 +142,7 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
                 raise click.BadParameter("give at least 2 metrics", param_hint="--pairwise-metrics")
         elif p != "all":
             pairwise = tuple(_split(p))
-    for name, v in (("--n-resamples", n_resamples), ("--splits", splits)):
+    for name, v in (("--n-resamples", n_resamples), ("--n-splits", splits)):
         if v is not None and v < 1:
             raise click.BadParameter("must be a positive integer", param_hint=name)
     cfg = ReportConfig(human=tuple(_split(human) or ()) or None, metrics=tuple(_metrics(metrics) or ()) or None,
