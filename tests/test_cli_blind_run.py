@@ -214,3 +214,39 @@ def test_report_spells_splits_and_ks_thresholds_as_measures_and_diagnose():
     for new in ("--n-splits", "--low", "--high"):
         assert new in {o for p in main.commands["measures" if new == "--n-splits" else "diagnose"].params
                        for o in getattr(p, "opts", ())}
+
+
+def _long_raters(tmp_path):
+    """Three systems x six inputs x two raters, long (as the blind run's long_rot.csv)."""
+    rows = ["system,input,rater,coherence,bleu,rouge"]
+    for s in range(3):
+        for i in range(6):
+            for r in range(2):
+                rows.append(f"s{s},d{i},R{r},{1 + (s + i + r) % 5},{(s * 7 + i * 3) % 11 / 10},"
+                            f"{(s * 5 + i * 2) % 13 / 10}")
+    path = tmp_path / "long.csv"
+    path.write_text("\n".join(rows) + "\n")
+    return str(path)
+
+
+def test_reliability_header_names_the_default_target(tmp_path):
+    """reliability's header read 'inputs for None' without --target (0.9 is used)."""
+    res = CliRunner().invoke(main, ["reliability", _long_raters(tmp_path), "--human", "coherence",
+                                    "--rater", "rater", "--rng", "0"], terminal_width=250)
+    assert res.exit_code == 0, res.output
+    import inspect
+
+    from metaeval.reliability import consistency
+
+    want = inspect.signature(consistency).parameters["target"].default
+    assert f"inputs for {want}" in res.output and "inputs for None" not in res.output
+
+
+def test_diagnose_sample_size_prints_a_dash_with_a_footnote(tmp_path):
+    """diagnose's sample-size table printed a literal None in 'recommended'."""
+    res = CliRunner().invoke(main, ["diagnose", _long_raters(tmp_path), "--human", "coherence", "--rater", "rater",
+                                    "--metrics", "bleu,rouge", "--low", "3", "--high", "4", "--rng", "0",
+                                    "--n-resamples", "5", "--sizes", "5,10"], terminal_width=300)
+    assert res.exit_code == 0, res.output
+    block = res.output.split("recommended", 1)[1].split("correlation design")[0]
+    assert "None" not in block and "recommended -: no --threshold given" in res.output

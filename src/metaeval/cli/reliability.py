@@ -159,7 +159,8 @@ def reliability(data, metrics, human, sizes, system,
     if fmt == "csv":
         _emit_csv_by_analysis({k: v for k, v in results.items() if k != "consistency_curve"})
         return
-    _reliability_tables(results, api.get("target", signature(_CONSISTENCY)["target"].default))
+    target = api.get("target")  # absent options are None here: the analysis' default then
+    _reliability_tables(results, signature(_CONSISTENCY)["target"].default if target is None else target)
 
 
 def _some(api, *keys):

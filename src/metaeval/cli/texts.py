@@ -159,7 +159,25 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
     if fmt == "csv":
         _emit_csv_by_analysis(results)
         return
-    _show(*(_tables.frame_table(name, res) for name, res in results.items()))
+    tables = [_tables.frame_table(name, res) for name, res in results.items()]
+    for t in tables:
+        _dash_unset_recommended(t, threshold="threshold" in api)
+    _show(*tables)
+
+
+def _dash_unset_recommended(table, threshold):
+    """The sample-size table's ``recommended`` is None when no size qualifies: a dash, and a
+    footnote saying why (no --threshold, or no size whose sd is below it)."""
+    if "recommended" not in table.columns:
+        return
+    k = table.columns.index("recommended")
+    unset = [r for r in table.rows if r[k] == "None"]
+    for r in unset:
+        r[k] = "-"
+    if unset:
+        why = ("no size has an sd below --threshold" if threshold
+               else "no --threshold given (with it: the smallest size whose sd is below it)")
+        table.caption = "\n".join(filter(None, [table.caption, f"recommended -: {why}"]))
 
 
 _MODEL_METRICS = _choices.MODEL_METRICS
