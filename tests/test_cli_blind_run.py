@@ -250,3 +250,38 @@ def test_diagnose_sample_size_prints_a_dash_with_a_footnote(tmp_path):
     assert res.exit_code == 0, res.output
     block = res.output.split("recommended", 1)[1].split("correlation design")[0]
     assert "None" not in block and "recommended -: no --threshold given" in res.output
+
+
+@pytest.mark.parametrize("cmd", [["correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1"],
+                                 ["report", "summeval", "--human", "coherence"]])
+def test_a_negative_rng_says_non_negative_integer(cmd):
+    """--rng -3 listed Python types (None, a SeedSequence, a numpy Generator)."""
+    res = CliRunner().invoke(main, [*cmd, "--rng", "-3"])
+    assert res.exit_code == 2
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "non-negative integer" in lines[0] and "'--rng'" in lines[0], res.output
+    assert "SeedSequence" not in lines[0] and "--seed" not in lines[0]
+
+
+def test_system_none_on_a_file_with_a_system_column_names_the_options(tmp_path):
+    path = tmp_path / "f.csv"
+    path.write_text("system,input,coh,m\n" + "".join(f"s{i % 2},d{i},{i % 5 + 1},{i / 7}\n" for i in range(8)))
+    res = CliRunner().invoke(main, ["correlate", str(path), "--human", "coh", "--system", "none"])
+    assert res.exit_code != 0
+    assert "drop --system none" in res.output and "--system system" in res.output
+
+
+def test_spa_on_sparse_data_names_the_selection_options():
+    import numpy as np
+
+    from metaeval import Dataset
+    from metaeval.errors import DataError
+    from metaeval.wmt import soft_pairwise_accuracy
+
+    h = np.arange(9, dtype=float).reshape(3, 3)
+    m = h.copy()
+    for s in range(3):
+        h[s, s] = np.nan  # no input scored by every system
+    ds = Dataset({"coh": h, "m": m}, human=["coh"], systems=["a", "b", "c"], inputs=["d0", "d1", "d2"])
+    with pytest.raises(DataError, match="--exclude-systems or --where"):
+        soft_pairwise_accuracy(ds, "coh", metrics=["m"])

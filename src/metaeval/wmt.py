@@ -54,7 +54,7 @@ def _complete_inputs(dataset, columns):
         raise DataError(
             f"no input has scores of every system for {', '.join(map(repr, columns))}: soft "
             "pairwise accuracy needs the same inputs for all systems (a paired test); drop "
-            "the systems with missing scores (Dataset.subset; --exclude-systems)"
+            "the systems with missing scores (Dataset.subset; option --exclude-systems or --where)"
         )
     dropped = int((~ok).sum())
     if dropped:

@@ -257,6 +257,9 @@ class ApiOption(click.Option):
         self.api_kind, self.when_absent = api_kind, when_absent
         self.aliases = tuple(aliases)
 
+    def get_error_hint(self, ctx):
+        return " / ".join(f"'{o}'" for o in self.opts if o not in self.aliases)
+
     def get_help_record(self, ctx):
         opts = self.opts
         try:
@@ -284,6 +287,26 @@ def check_spellings(command, args, ctx=None):
         if len(old) > 1:
             a, b = sorted(old)
             raise click.UsageError(f"{a} and {b} are one option (old spellings of {p.opts[0]}): give {p.opts[0]} only", ctx=ctx)
+
+
+class Seed(click.ParamType):
+    """--rng: a non-negative integer (the message says so, not the Python types rng= takes)."""
+
+    name = "integer"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return value
+        try:
+            out = int(str(value).strip())
+        except ValueError:
+            out = -1
+        if out < 0:
+            self.fail(f"{value!r}: give a non-negative integer (or leave it out for fresh entropy)", param, ctx)
+        return out
+
+
+SEED = Seed()
 
 
 def _split_list(kind):
@@ -369,6 +392,8 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
                 kw["callback"] = conv
         else:
             ptype = {int: click.INT, float: click.FLOAT, str: click.STRING}[kind]
+            if keyword in ("rng", "seed"):
+                ptype = SEED
             kw["type"] = (click.Choice(tuple(strict_choices)) if strict_choices
                           else Registry(choices) if choices else ptype)
         if callback is not None:

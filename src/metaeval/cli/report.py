@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import click
 
 from .. import _choices
-from ._api import ApiOption
+from ._api import SEED, ApiOption
 from ._data import (
     SYSTEM_HELP,
     INPUT_HELP,
@@ -79,7 +79,7 @@ def _report_progress():
               help="Output folder: report.html, results.json, figures/, tables/.")
 @click.option("--quick", is_flag=True,
               help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in results.json). "
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in results.json). "
                                                                                               "[default: fresh entropy]")
 @click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
               show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "

@@ -9,7 +9,7 @@ import click
 from .. import _choices
 from ..errors import DataError
 from ..report import tables as _tables
-from ._api import ApiOption
+from ._api import SEED, ApiOption
 from ._data import (
     FORMAT_HELP,
     _ALL_LEVELS,
@@ -131,7 +131,7 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
               metavar="[COL=]LOW:HIGH",
               help="With --from-data: the rating scales for the 0-1 normalization (not given: each column's "
                    "observed range). " + BOUNDS_HELP.split(". ")[0] + ".")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). "
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). "
                                                                                                "[default: fresh entropy]")
 @click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes, a positive integer (not set: every core when the grid has more than two work units, else one). [default: not set]")
 @click.option("--dask", default=None, help="Dask scheduler address.")

@@ -9,7 +9,7 @@ import click
 from .. import _choices
 from ..errors import ParameterError
 from ..report import tables as _tables
-from ._api import ApiOption, api_option, api_options, command, given, signature
+from ._api import SEED, ApiOption, api_option, api_options, command, given, signature
 from ._data import (
     SYSTEM_HELP,
     INPUT_HELP,
@@ -302,7 +302,7 @@ def _perturbation_options(pairs, names):
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
 @click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Perturbation seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Perturbation seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
@@ -401,7 +401,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 @api_option(_CHI, "correction", choices=_choices.CORRECTIONS, help="Across metrics / context pairs.")
 @api_option(_TAU, "cluster_threshold",
             help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=int, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
+@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)

@@ -1359,5 +1359,6 @@ def _one_system(df):
         raise ParameterError("system=None (one system) takes a long DataFrame, not a mapping of frames")
     if "system" in df.columns:
         raise ParameterError("system=None declares one unnamed system, but the frame has a 'system' column; "
-                             "pass system='system' to use it")
+                             "pass system='system' to use it (command line: drop --system none, or give "
+                             "--system system)")
     return df.assign(system="system")
