@@ -250,9 +250,9 @@ def dup_csv(tmp_path):
 
 
 def test_duplicate_keys_error_named_api_keywords_rater_and_run(dup_csv):
-    # validity has --rater-col but no --run-col (correlate has both since issue 14.6)
+    # validity has --rater and, since the blind run (issue 25 item 3), --run as correlate
     res = run("validity", dup_csv, "--human", "human")
-    assert_one_line_error(res, "pass --rater with the column")
+    assert_one_line_error(res, "pass --rater or --run with the column")
     assert "rater=" not in res.stderr and "run=" not in res.stderr and "groupby" not in res.stderr
 
 
@@ -268,7 +268,7 @@ def test_unknown_metric_error_named_no_option(names_csv):
 
 def test_unknown_label_column_error_named_api_keywords(dup_csv):
     res = run("validity", dup_csv, "--human", "human", "--system-col", "sys")
-    assert_one_line_error(res, "(check --system, --input, --rater): 'sys'")
+    assert_one_line_error(res, "(check --system, --input, --rater, --run): 'sys'")  # --run: as correlate
     res = run("correlate", dup_csv, "--human", "human", "--system-col", "sys")
     assert_one_line_error(res, "(check --system, --input, --rater, --run): 'sys'")
     assert "`system`" not in res.stderr

@@ -36,7 +36,7 @@ def _judge_log():
 
 @click.command(epilog="Example: metaeval judge summeval --aspect coherence --backend openai --model "
                       "gpt-4o-mini --max-inputs 2")
-@_layout_options(texts=True, rater_col=True)
+@_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--aspect", required=True,
               help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")

@@ -191,7 +191,7 @@ def _reliability_tables(results, target):
 
 
 @command(epilog="Example: metaeval validity summeval --human coherence,consistency,fluency --no-cfa")
-@_layout_options(texts=False)
+@_layout_options(texts=False, run_col=True)
 @click.argument("data")
 @click.option("--human", default=None,
               help="Comma-separated human columns with individual raters: the MTMM traits and CFA "

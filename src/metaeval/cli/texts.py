@@ -202,7 +202,7 @@ def _text_adapters(metrics, model):
 
 
 @click.command(epilog="Example: metaeval score summeval --metrics bleu,rouge1 --format csv")
-@_layout_options(texts=True, rater_col=True)
+@_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
               help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
@@ -284,7 +284,7 @@ def _perturbation_options(pairs, names):
 
 
 @click.command(epilog="Example: metaeval perturb summeval --perturbation drop_words --metrics bleu --rng 0")
-@_layout_options(texts=True, rater_col=True)
+@_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
               help="Comma-separated perturbations (" + ", ".join(_choices.PERTURBATIONS) + ").")
@@ -361,7 +361,7 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
 
 @command(epilog="Example: metaeval local summeval --context system --human coherence --metrics "
                       "ROUGE.1,ROUGE.2,BLEU --chi2-resamples 99 --tau-resamples 99 --rng 0")
-@_layout_options(texts=True, rater_col=True)
+@_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
               help="The context category: system, input, or a context column (--contexts).")
