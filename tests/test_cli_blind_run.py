@@ -295,3 +295,12 @@ def test_run_column_option_on_every_file_command(name):
     opt = [p for p in main.commands[name].params if "--run" in getattr(p, "opts", ())]
     assert len(opt) == 1 and opt[0].name == ref.name and opt[0].help == ref.help
     assert "--run-col" in opt[0].aliases and re.search(r"--run\b", _help(name))
+
+
+@pytest.mark.parametrize("cmd", ["compare", "measures"])
+def test_metrics_none_on_a_bundled_dataset_is_not_every_metric(cmd):
+    """compare/measures --metrics none on summeval ran all 43 metrics (none fell back to the default)."""
+    res = CliRunner().invoke(main, [cmd, "summeval", "--human", "coherence", "--metrics", "none"])
+    assert res.exit_code == 2, res.output[-300:]
+    lines = [ln for ln in res.output.splitlines() if ln.strip()]
+    assert len(lines) == 1 and "--metrics" in lines[0] and "gives 0" in lines[0], res.output[-300:]

@@ -115,7 +115,8 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
     from ..compare import compare_all as _compare_all
 
     ds = _load(data, system, input_, human, _metrics(metrics), rater)
-    mets = _metrics(metrics) or list(ds.metrics)
+    mets = _metrics(metrics)
+    mets = list(ds.metrics) if mets is None else mets  # --metrics none: no metric (an error below)
     if len(mets) < 2:
         raise click.BadParameter(f"a comparison needs at least 2 metrics; {os.path.basename(data)} gives "
                                  f"{len(mets)}: {', '.join(map(repr, mets)) or 'none'}", param_hint="--metrics")
@@ -185,7 +186,8 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     from ..measures import discriminative_power, measure_table, ranking_consistency
 
     ds = _load(data, system, input_, human, _metrics(metrics), rater)
-    mets = _metrics(metrics) or list(ds.metrics)
+    mets = _metrics(metrics)
+    mets = list(ds.metrics) if mets is None else mets  # --metrics none: no metric (an error below)
     api = given(api)
     api["rng"] = _run_seed(api.get("rng"), out)
     splits = api.pop("n_splits", signature(_RC)["n_splits"].default)
