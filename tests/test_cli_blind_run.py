@@ -304,3 +304,49 @@ def test_metrics_none_on_a_bundled_dataset_is_not_every_metric(cmd):
     assert res.exit_code == 2, res.output[-300:]
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
     assert len(lines) == 1 and "--metrics" in lines[0] and "gives 0" in lines[0], res.output[-300:]
+
+
+def test_validity_read_no_wide_file_of_several_traits(tmp_path):
+    """validity refused the usual wide multi-trait file (coherence_r1..r3, fluency_r1..r3): each
+    trait's raters were labelled by their column names, so the traits had 'different raters', and
+    the command line had no way to label them. --raters HUMAN=LABEL:COLUMN,... names them; the
+    system-level Kendall tau-b of concurrent validity is checked against scipy.stats.kendalltau on
+    the system means of the raters' mean (the seed paper's design: traits x raters)."""
+    import csv
+    import io
+
+    import numpy as np
+    from scipy import stats
+
+    g = np.random.default_rng(5)
+    N, M = 6, 8
+    q = np.linspace(-1, 1, N)[:, None] + 0.3 * g.standard_normal((N, M))
+    rows, coh, flu, bleu = [], {}, {}, {}
+    for i in range(N):
+        for j in range(M):
+            c = [float(np.clip(np.rint(3 + q[i, j] + 0.7 * g.standard_normal()), 1, 5)) for _ in range(3)]
+            f = [float(np.clip(np.rint(3 + q[i, j] + 0.7 * g.standard_normal()), 1, 5)) for _ in range(3)]
+            b = float(np.round(q[i, j] + 0.5 * g.standard_normal(), 3))
+            coh[i, j], flu[i, j], bleu[i, j] = np.mean(c), np.mean(f), b
+            rows.append([f"s{i}", f"d{j}", b, *c, *f])
+    path = tmp_path / "two_traits.csv"
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["system", "input", "bleu", "coherence_r1", "coherence_r2", "coherence_r3",
+                    "fluency_r1", "fluency_r2", "fluency_r3"])
+        w.writerows(rows)
+    base = ["validity", str(path), "--metrics", "bleu", "--no-cfa", "--format", "csv"]
+    unlabelled = CliRunner().invoke(main, [*base, "--raters", "coherence=coherence_r*", "--raters",
+                                           "fluency=fluency_r*"])
+    assert unlabelled.exit_code == 2 and "--raters coherence=r1:coherence_r1" in unlabelled.output
+    res = CliRunner().invoke(main, [*base, "--raters", "coherence=r1:coherence_r1,r2:coherence_r2,r3:coherence_r3",
+                                    "--raters", "fluency=r1:fluency_r1,r2:fluency_r2,r3:fluency_r3"])
+    assert res.exit_code == 0, res.output
+    got = {r["criterion"]: float(r["statistic"]) for r in csv.DictReader(io.StringIO(res.output))}
+    sys_mean = lambda d: [np.mean([d[i, j] for j in range(M)]) for i in range(N)]  # noqa: E731
+    for trait, d in (("coherence", coh), ("fluency", flu)):
+        want = stats.kendalltau(sys_mean(bleu), sys_mean(d)).statistic
+        assert got[trait] == pytest.approx(want, abs=1e-12), trait
+    bad = CliRunner().invoke(main, [*base, "--raters", "coherence=r1:coherence_r1,coherence_r2",
+                                    "--raters", "fluency=fluency_r*"])
+    assert bad.exit_code == 2 and "LABEL:COLUMN" in bad.output

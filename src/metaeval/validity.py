@@ -949,7 +949,9 @@ def _design(dataset, design):
             if dataset.rater_labels(c) != labels:
                 raise DataError(
                     f"columns {cols[0]!r} and {c!r} have different raters; a list design needs "
-                    "the same raters (methods) for every trait"
+                    "the same raters (methods) for every trait (raters in columns: give them the same "
+                    "labels, raters={'coherence': {'r1': 'coherence_r1', ...}, ...}, on the command "
+                    "line --raters coherence=r1:coherence_r1,r2:coherence_r2)"
                 )
         traits, methods = list(cols), list(labels)
         out = {r: {c: f"{c}{_SEP}{r}" for c in cols} for r in labels}

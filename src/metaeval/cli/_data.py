@@ -253,7 +253,9 @@ def _layout_options(texts=False, rater_col=False, run_col=False, bounds=True):
                           "expressions); repeat for several columns (all must match)."),
         click.option("--raters", "--rater-cols", "rater_cols", cls=ApiOption, aliases=("--rater-cols",), multiple=True, metavar="HUMAN=COL,COL|PATTERN",
                      help="Raters in columns: HUMAN=c_r1,c_r2,c_r3 or a pattern HUMAN='coherence_r*' "
-                          "makes HUMAN a human column with one rater per column; repeatable."),
+                          "makes HUMAN a human column with one rater per column (the rater labels are "
+                          "the column names); HUMAN=r1:c_r1,r2:c_r2 names the raters, so that several "
+                          "human columns share them (validity); repeatable."),
         click.option("--missing-values", "missing_values", multiple=True, metavar="COL=V[,V]",
                      help="Codes that mean 'no score' in a column, made missing, e.g. judge=-1,0; "
                           "repeatable."),
@@ -318,6 +320,17 @@ def _layout_values(ctx):
         elif len(vals) < 2:
             raise ParameterError(f"--raters {key}={vals[0]}: give two or more rater columns or a "
                                  "pattern such as 'coherence_r*'")
+        elif any(":" in v for v in vals):
+            # LABEL:COLUMN items name the raters, so that several human columns share their raters
+            # (validity's traits x methods; Dataset.from_frame(raters={human: {label: column}}))
+            pairs = [v.partition(":") for v in vals]
+            if not all(sep and lab.strip() and col.strip() for lab, sep, col in pairs):
+                raise ParameterError(f"--raters {key}=...: give every rater as LABEL:COLUMN (e.g. "
+                                     f"{key}=r1:{key}_r1,r2:{key}_r2) or none of them")
+            labels = [lab.strip() for lab, _, _ in pairs]
+            if len(set(labels)) < len(labels):
+                raise ParameterError(f"--raters {key}=...: a rater label is given twice")
+            raters[key] = {lab.strip(): col.strip() for lab, _, col in pairs}
         else:
             raters[key] = vals
     text_items = _split(raw.get("text_cols")) or []
