@@ -754,3 +754,15 @@ def test_one_percentile_interval_for_preferences_and_the_rest():
                 else:
                     want = np.quantile(ok, [(1 - cl) / 2, (1 + cl) / 2])
                     assert got == pytest.approx(tuple(want), rel=1e-14, abs=1e-15)
+
+
+def test_a_file_of_judges_only_said_human_preferences_are_empty(tmp_path):
+    """Blind run: a preferences CSV without rater rows (no 'rater' column) stopped with 'human
+    preferences are empty', naming neither the column nor the option; now one line says both."""
+    p = tmp_path / "prefs.csv"
+    p.write_text("input,system_a,system_b,judge,order,preference\n"
+                 "d1,A,B,llm,ab,1\n"
+                 "d1,A,B,llm,ba,0\n")
+    with pytest.raises(DataError, match=r"prefs.csv: no row has a human rater \(a row with a value in the "
+                                        r"'rater' column .*--input-format"):
+        read_preferences(p)

@@ -589,6 +589,10 @@ def _from_long(df, name):
     if both.any() or neither.any():
         rows = np.flatnonzero((both | neither).to_numpy())
         raise DataError(f"{name}: each row needs exactly one of 'rater' (human) and 'judge'; rows {fmt_labels(rows)}")
+    if not (r != "").any():  # only judges: nothing to meta-evaluate against
+        raise DataError(f"{name}: no row has a human rater (a row with a value in the 'rater' column is a "
+                        f"human preference, one with a value in 'judge' a judge's): add the raters' rows, "
+                        f"or give the file's format with --input-format")
     h = df[(r != "").to_numpy()].drop(columns=["judge"])
     jd = df[(j != "").to_numpy()].drop(columns=["rater"])
     for c in ("output_a", "output_b", "length_a", "length_b"):
