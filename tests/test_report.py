@@ -1234,3 +1234,17 @@ def test_local_chi2_permutations_resolve_holm_over_the_metrics():
     (n,) = {r["n_resamples"] for r in rows}
     assert M / (n + 1) <= 0.05 / 10 < M / n  # the fewest such n: 10 * 60 / 0.05 - 1 = 11999
     assert n == 11999
+
+
+def test_header_rerun_hint_names_an_option_report_shows(tiny_report):
+    """Review before stop: the header said 'rerun with --seed S', the spelling issue 25 hid as an
+    alias of --rng; the hint names the option `metaeval report --help` lists."""
+    from click.testing import CliRunner
+
+    from metaeval.cli import main
+
+    out, doc, _ = tiny_report
+    html = (out / "report.html").read_text()
+    assert f"rerun with <code>--rng {doc['seed']}</code>" in html
+    shown = CliRunner().invoke(main, ["report", "--help"], terminal_width=200).output
+    assert "--rng " in shown and "--seed" not in shown
