@@ -52,31 +52,8 @@ DECLARED = {
     ("bench", "clusters"): ("bench:bench", "clusters"),
     ("bench", "weighting"): ("bench:bench", "weighting"),
     ("bench", "jobs"): ("bench:bench", "n_jobs"),
-    ("score", "multi_ref"): ("textmetrics:score", "multi_ref"),
-    ("score", "jobs"): ("textmetrics:score", "n_jobs"),
-    ("perturb", "multi_ref"): ("perturb:score_perturbed", "multi_ref"),
-    ("perturb", "jobs"): ("perturb:score_perturbed", "n_jobs"),
     ("local", "multi_ref"): ("perturb:score_perturbed", "multi_ref"),
     ("local", "jobs"): ("local:context_tau", "n_jobs"),
-    ("judge", "scale"): ("textmetrics._judge:LLMJudge", "scale"),
-    ("judge", "samples"): ("textmetrics._judge:LLMJudge", "samples"),
-    ("judge", "temperature"): ("textmetrics._judge:LLMJudge", "temperature"),
-    ("judge", "aggregate"): ("textmetrics._judge:LLMJudge", "aggregate"),
-    ("judge", "on_failure"): ("textmetrics._judge:LLMJudge", "on_failure"),
-    ("judge", "on_error"): ("textmetrics._judge:LLMJudge", "on_error"),
-    ("judge", "max_tokens"): ("textmetrics._judge:LLMJudge", "max_tokens"),
-    ("judge", "name"): ("textmetrics._judge:LLMJudge", "name"),
-    ("judge", "task"): ("textmetrics._judge:LLMJudge", "task"),
-    ("judge", "source_des"): ("textmetrics._judge:LLMJudge", "source_des"),
-    ("judge", "target_des"): ("textmetrics._judge:LLMJudge", "target_des"),
-    ("judge", "context"): ("textmetrics._judge:LLMJudge", "context"),
-    ("judge", "api_key_env"): ("textmetrics._judge_backends:OpenAIBackend", "api_key_env"),
-    ("judge", "concurrency"): ("textmetrics._judge_backends:OpenAIBackend", "concurrency"),
-    ("judge", "timeout"): ("textmetrics._judge_backends:OpenAIBackend", "timeout"),
-    ("judge", "max_retries"): ("textmetrics._judge_backends:OpenAIBackend", "max_retries"),
-    ("judge", "max_backoff"): ("textmetrics._judge_backends:OpenAIBackend", "max_backoff"),
-    ("judge", "max_response_bytes"): ("textmetrics._judge_backends:OpenAIBackend", "max_response_bytes"),
-    ("judge", "decoding"): ("textmetrics._judge_backends:LocalBackend", "decoding"),
     ("report", "method"): ("report:ReportConfig", "method"),
     ("report", "levels"): ("report:ReportConfig", "levels"),
     ("report", "text_metrics"): ("report:ReportConfig", "text_metrics"),
@@ -130,10 +107,11 @@ def test_every_option_of_a_keyword_shows_the_signature_default(name):
 def test_the_generated_options_cover_every_command_that_runs_an_analysis():
     with_api = {n for n in COMMANDS if any(isinstance(p, ApiOption) and p.api_target
                                            for p in main.commands[n].params)}
-    # datasets lists and fetches (no analysis keyword); report, judge, simulate, score, perturb,
-    # diagnose, local, reliability, validity, bench and read-mtme have their keyword options
-    # checked in DECLARED or generated below
-    assert {"correlate", "compare", "measures", "preferences", "wmt", "span-agreement", "spa"} <= with_api
+    # datasets lists and fetches (no analysis keyword); report, simulate, diagnose, local,
+    # reliability, validity, bench and read-mtme have their keyword options checked in DECLARED
+    # or generated below
+    assert {"correlate", "compare", "measures", "preferences", "wmt", "span-agreement", "spa", "judge", "score",
+            "perturb"} <= with_api
 
 
 def test_planted_drift_fails():
@@ -190,6 +168,8 @@ CALLS = [
     (["spa", "summeval", "--human", "coherence", "--compare", "ROUGE.1,BLEU"], "wmt:compare_spa"),
     (["preferences", "summeval", "--human", "coherence", "--judges", "ROUGE.1"],
      "preferences:preference_agreement"),
+    (["score", "summeval", "--metrics", "bleu"], "textmetrics:score"),
+    (["perturb", "summeval", "--perturbation", "drop_words", "--metrics", "bleu"], "perturb:score_perturbed"),
 ]
 
 
@@ -239,6 +219,119 @@ def test_old_spellings_are_hidden_aliases():
                      ("--run", "--run-col")):
         assert re.search(rf"{new}\b", text) and old not in text, (new, old)
         assert any(old in p.opts and new in p.opts for p in cmd.params), (new, old)
+
+
+def test_perturb_passes_detection_keywords_only_when_given(monkeypatch):
+    """--min-human and --ci set perturbation_detection's keywords (through PerturbedScores.detection)."""
+    import metaeval.perturb as mod
+
+    seen = []
+
+    class Scored:
+        def detection(self, **kw):
+            seen.append(kw)
+            raise _Stop
+
+    monkeypatch.setattr(mod, "score_perturbed", lambda *a, **kw: Scored())
+    args = ["perturb", "summeval", "--perturbation", "drop_words", "--metrics", "bleu"]
+    res = CliRunner().invoke(main, args)
+    assert isinstance(res.exception, _Stop), res.output
+    res = CliRunner().invoke(main, args + ["--human", "coherence", "--min-human", "3", "--ci", "clopper-pearson"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert seen == [{}, {"human": "coherence", "min_human": 3.0, "ci": "clopper-pearson"}]
+    res = CliRunner().invoke(main, args + ["--min-human", "3"])
+    assert res.exit_code == 2 and "--min-human needs --human" in res.output
+
+
+class _Recorder:
+    """Stands for a class of the judge: records its arguments, then stops or goes on."""
+
+    def __init__(self, calls, stop=False):
+        self.calls, self.stop = calls, stop
+
+    def __call__(self, *a, **kw):
+        self.calls.append((a, kw))
+        if self.stop:
+            raise _Stop
+        return object()
+
+
+def test_judge_passes_only_the_given_keywords(monkeypatch):
+    import metaeval.textmetrics as tm
+
+    backends, judges = [], []
+    monkeypatch.setattr(tm, "OpenAIBackend", _Recorder(backends))
+    monkeypatch.setattr(tm, "LocalBackend", _Recorder(backends))
+    monkeypatch.setattr(tm, "LLMJudge", _Recorder(judges, stop=True))
+    base = ["judge", "summeval", "--aspect", "coherence", "--model", "m"]
+    res = CliRunner().invoke(main, base)
+    assert isinstance(res.exception, _Stop), res.output
+    # --backend left out: the LLMJudge default (openai), built with the model only
+    assert backends == [(("m",), {})] and len(judges) == 1
+    (aspect,), kw = judges[0]
+    assert aspect == "coherence" and set(kw) == {"backend"}
+    backends.clear(), judges.clear()
+    res = CliRunner().invoke(main, base + ["--timeout", "5", "--max-response-bytes", "100", "--samples", "3",
+                                           "--seed", "2", "--name", "j", "--no-cache"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert backends == [(("m",), {"timeout": 5.0, "max_response_bytes": 100})]
+    kw = judges[0][1]
+    assert {k: v for k, v in kw.items() if k != "backend"} == {"samples": 3, "seed": 2, "name": "j",
+                                                               "cache_dir": False}
+    backends.clear(), judges.clear()
+    res = CliRunner().invoke(main, base + ["--backend", "local", "--decoding", "rating"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert backends == [(("m",), {"decoding": "rating"})]
+    # an option of the other backend is refused, also when --backend is left out (openai)
+    res = CliRunner().invoke(main, base + ["--decoding", "rating"])
+    assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output
+    res = CliRunner().invoke(main, base + ["--backend", "local", "--timeout", "3"])
+    assert res.exit_code == 2 and "--timeout apply to --backend openai, not local" in res.output
+    # --pairwise: the pattern is the verdict parser, the rating options are refused
+    judges.clear()
+    res = CliRunner().invoke(main, base + ["--pairwise", "--pattern", "V: (A|B)"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert judges[0][1].get("preference_pattern") == "V: (A|B)" and "pattern" not in judges[0][1]
+    res = CliRunner().invoke(main, base + ["--pairwise", "--samples", "2"])
+    assert res.exit_code == 2 and "--samples apply to ratings, not to --pairwise" in res.output
+
+
+def test_a_class_target_reads_init_and_the_class_docstring():
+    """``module:Class`` targets: the keywords of ``__init__``, described in the class docstring
+    (numpydoc puts a class' Parameters there)."""
+    from metaeval.textmetrics import LLMJudge, OpenAIBackend
+
+    params = signature("textmetrics._judge:LLMJudge")
+    want = {k: p.default for k, p in inspect.signature(LLMJudge).parameters.items()
+            if p.default is not inspect.Parameter.empty}
+    assert {k: p.default for k, p in params.items()} == want
+    assert "self" not in params and "aspect" not in params  # positional without a default
+    doc = " ".join(inspect.getdoc(LLMJudge).replace("``", "").split())
+    for k in ("scale", "samples", "temperature", "context", "on_error", "max_tokens"):
+        # the description's first words, as the class docstring writes them under its name
+        head = " ".join(params[k].doc.split()[:3]).rstrip(",.;:")
+        assert re.search(rf"\b{k} : [^:]+? {re.escape(head)}", doc), (k, params[k].doc)
+    # a default written as arithmetic on numbers (16 * 2**20) reads as its value
+    backend = signature("textmetrics._judge_backends:OpenAIBackend")
+    assert backend["max_response_bytes"].default == \
+        inspect.signature(OpenAIBackend).parameters["max_response_bytes"].default == 16777216
+
+
+def test_a_default_the_ast_cannot_compute_is_named():
+    import ast
+
+    from metaeval.cli._api import _resolve
+
+    with pytest.raises(LookupError, match=r"cannot read the default \"'ab' \* 2\""):
+        _resolve("correlation", ast.parse("'ab' * 2", mode="eval").body)
+
+
+def test_as_in_follows_the_named_function():
+    """A keyword described "As in metaeval.textmetrics.score." gets score's description."""
+    assert "As in" in inspect.getdoc(_function("perturb:score_perturbed"))
+    got = signature("perturb:score_perturbed")["multi_ref"].doc
+    assert got == signature("textmetrics:score")["multi_ref"].doc
+    assert got.startswith("How the scores against several references become one")
 
 
 def test_given_drops_absent_options():

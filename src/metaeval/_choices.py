@@ -123,11 +123,12 @@ LOCAL_TIES = ("incorrect", "exclude")
 CHI2_TESTS = ("auto", "asymptotic", "permutation")
 WTAU_VARIANTS = ("vigna", "shieh")
 
-#: The LLM judge's registries (:mod:`metaeval.textmetrics`): aggregates, backends, decodings and
-#: what to do with answers without a rating or failed requests.
+#: The LLM judge's registries (:mod:`metaeval.textmetrics`): aggregates, backends, decodings,
+#: what fills the prompt's {source}, and what to do with answers without a rating or failed requests.
 JUDGE_AGGREGATES = ("mean", "median", "geval")
 JUDGE_BACKENDS = ("openai", "local")
 JUDGE_DECODINGS = ("generate", "rating")
+JUDGE_CONTEXTS = ("source", "references")
 JUDGE_ON_FAILURE = ("nan", "random")
 JUDGE_ON_ERROR = ("raise", "nan")
 

@@ -248,9 +248,9 @@ def perturbation_detection(
         Human scores of the originals (same shape), or a human column of
         ``original`` when it is a Dataset; needed for ``min_human``.
     min_human : float, optional
-        Keep only pairs whose original has a human score >= ``min_human``
-        (the paper excludes scores below 3 "to ensure the quality of the
-        original").
+        Keep only the pairs whose original has a human score of at least
+        this (seed paper 001 uses 3 "to ensure the quality of the
+        original"; needs ``human``).
     atol : float
         Absolute tolerance of a tie (default 0: exact equality).
     ci : {"wilson", "clopper-pearson"}

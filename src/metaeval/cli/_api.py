@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import operator
 import re
 from pathlib import Path
 
@@ -58,13 +59,23 @@ def _module_ast(module):
     return ast.parse(_module_path(module).read_text(encoding="utf-8"))
 
 
+#: Arithmetic a default may be written with (on numbers only): ``16 * 2**20`` reads as 16777216.
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Pow: operator.pow,
+               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv}
+
+
 def _resolve(module, node):
-    """The value of a default written as a literal, a constant of ``_choices`` or a module-level
-    literal constant; a LookupError names what cannot be read without running the module."""
+    """The value of a default written as a literal, arithmetic on numbers, a constant of ``_choices``
+    or a module-level literal constant; a LookupError names what cannot be read without running the
+    module."""
     try:
         return ast.literal_eval(node)
     except ValueError:
         pass
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:  # e.g. 16 * 2**20
+        left, right = _resolve(module, node.left), _resolve(module, node.right)
+        if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (left, right)):
+            return _ARITHMETIC[type(node.op)](left, right)
     from .. import _choices
 
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "_choices":
@@ -195,6 +206,8 @@ def signature(target):
     params = {n: Param(n, _resolve(module, d), ast.unparse(arg.annotation) if arg.annotation else "",
                        docs.get(n, "")) for n, (arg, d) in out.items()}
     for p in params.values():
+        if p.doc.startswith(("As in ", "As for ")):
+            p.doc = _referred(module, p.name, p.doc) or p.doc
         if not p.doc or p.doc.startswith("As in") or p.doc.startswith("As for"):
             for home in _VOCABULARY:
                 if home != target and _documented(home, p.name):
@@ -206,7 +219,20 @@ def signature(target):
 def _documented(target, name):
     module, _, fname = target.partition(":")
     module, fn = _find_function(module, fname)
-    return _descriptions(ast.get_docstring(fn) or "").get(name, "")
+    return _descriptions(ast.get_docstring(getattr(fn, "docstring_owner", fn)) or "").get(name, "")
+
+
+def _referred(module, name, doc):
+    """The description of ``name`` in the function a docstring refers to ("As in
+    metaeval.textmetrics.score.", "As in judge." for a function of the same module), or ""."""
+    m = re.fullmatch(r"As (?:in|for) ([A-Za-z_][\w.]*\w)\.?", doc)
+    if m is None:
+        return ""
+    where, _, fname = m.group(1).removeprefix("metaeval.").rpartition(".")
+    try:
+        return _documented(f"{where or module}:{fname}", name)
+    except LookupError:
+        return ""
 
 
 def shown(value, kind=None, keyword=None):
@@ -349,7 +375,7 @@ def _kind(p):
 
 
 def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict_choices=None, type=None,
-               help=None, callback=None, metavar=None, hidden=False, when_absent=None):
+               help=None, prefix="", callback=None, metavar=None, hidden=False, when_absent=None):
     """One option for ``keyword`` of ``target`` (see the module's docstring).
 
     ``name``: the option when it cannot be the keyword (two analyses' keywords in one command);
@@ -358,7 +384,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
     the analysis' message names a wrong value; with ``type=list``: comma-separated);
     ``strict_choices``: a ``click.Choice`` (click refuses other values);
     ``type``: int, float, str, bool or list (default: from the signature); ``help``: replaces the
-    docstring's sentence; ``callback``: converts the given value (not called when absent);
+    docstring's sentence; ``prefix``: put before it (``"openai: "``, an option of one backend); ``callback``: converts the given value (not called when absent);
     ``when_absent``: what the analysis does when its default is None (shown as the default, e.g.
     ``holm; none with --clusters mtme``) where the word "none" would mislead."""
 
@@ -376,6 +402,9 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
             text = text.replace("(none: ", "(not set: ")  # a number option refuses the word none
         if choices and "|".join(choices) not in text:
             text = f"{'|'.join(choices)}: {text}".rstrip(": ")
+        if prefix and text[:2].istitle():  # "openai: the API root"
+            text = text[0].lower() + text[1:]
+        text = prefix + text
         if when_absent is not None and p.default is not None:
             raise LookupError(f"{flag}: when_absent is for a None default; {target} has {p.default!r}")
         default_text = when_absent if when_absent is not None else shown(p.default, kind, keyword)
@@ -392,8 +421,8 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
                 kw["callback"] = conv
         else:
             ptype = {int: click.INT, float: click.FLOAT, str: click.STRING}[kind]
-            if keyword in ("rng", "seed"):
-                ptype = SEED
+            if keyword in ("rng", "seed") and p.default is None:
+                ptype = SEED  # its message says that leaving it out draws fresh entropy
             kw["type"] = (click.Choice(tuple(strict_choices)) if strict_choices
                           else Registry(choices) if choices else ptype)
         if callback is not None:

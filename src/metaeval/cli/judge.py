@@ -10,7 +10,7 @@ import click
 from .. import _choices
 from ..report import tables as _tables
 from ..report.tables import literal as _literal
-from ._api import ApiOption
+from ._api import ApiOption, api_option, api_options, command, given, signature
 from ._data import FORMATS, _layout_options, _load, _split, SYSTEM_HELP, INPUT_HELP, FORMAT_HELP
 from ._output import _emit_csv, _emit_json, _nan_to_none, _progress, _show, _write_csv
 
@@ -34,53 +34,41 @@ def _judge_log():
         log.removeHandler(handler)
 
 
-@click.command(epilog="Example: metaeval judge summeval --aspect coherence --backend openai --model "
-                      "gpt-4o-mini --max-inputs 2")
+_JUDGE = "textmetrics._judge:LLMJudge"
+_OPENAI = "textmetrics._judge_backends:OpenAIBackend"
+_LOCAL = "textmetrics._judge_backends:LocalBackend"
+
+#: The keywords of each backend's options (given with another --backend: an error).
+_BACKEND_KEYWORDS = {"openai": ("base_url", "api_key_env", "concurrency", "timeout", "max_retries", "max_backoff",
+                                "max_response_bytes"),
+                     "local": ("decoding",)}
+#: Keywords of ratings, refused with --pairwise (its verdicts have no scale, samples or aggregation).
+_RATING_KEYWORDS = ("scale", "samples", "aggregate", "on_failure")
+
+
+@command(epilog="Example: metaeval judge summeval --aspect coherence --backend openai --model "
+                "gpt-4o-mini --max-inputs 2")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--aspect", required=True,
               help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")
-@click.option("--scale", default="1-5", show_default=True,
-              help="Integer rating scale LOW-HIGH: 1-5, 1-10, 0-100, ...")
-@click.option("--samples", type=int, default=1, show_default=True,
-              help="Answers per output; each is a run of the metric (stability across samples).")
-@click.option("--temperature", type=float, default=0.0, show_default=True, help="Sampling temperature of the model.")
-@click.option("--aggregate", type=click.Choice(_choices.JUDGE_AGGREGATES), default="mean",
-              show_default=True, help="Aggregation of the samples (geval: probability-weighted, needs logprobs).")
-@click.option("--backend", type=click.Choice(_choices.JUDGE_BACKENDS), required=True,
-              help="openai: any OpenAI-compatible chat-completions endpoint; local: a causal LM folder.")
+@api_option(_JUDGE, "backend", strict_choices=_choices.JUDGE_BACKENDS)
 @click.option("--model", required=True, help="Model name (openai) or local model folder (local).")
-@click.option("--base-url", default=None,
-              help="openai: the API root (default $OPENAI_BASE_URL, else https://api.openai.com/v1); "
-                   "redirects are never followed.")
-@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True,
-              help="openai: environment variable holding the API key (never printed or stored).")
-@click.option("--concurrency", type=int, default=4, show_default=True, help="openai: requests in flight.")
-@click.option("--timeout", type=float, default=60.0, show_default=True,
-              help="openai: deadline in seconds of each attempt (connect, send, whole answer).")
-@click.option("--max-retries", type=int, default=5, show_default=True,
-              help="openai: retries on 429/5xx/time-outs (exponential backoff with jitter).")
-@click.option("--max-backoff", type=float, default=60.0, show_default=True,
-              help="openai: longest wait between attempts; a longer Retry-After stops the request.")
-@click.option("--max-response-bytes", type=int, default=16 * 2**20, show_default=True,
-              help="openai: largest response body accepted.")
-@click.option("--decoding", type=click.Choice(_choices.JUDGE_DECODINGS), default="generate", show_default=True,
-              help="local: free answer then parse, or the rating drawn from the scale values' probabilities.")
-@click.option("--task", default="the target text", show_default=True, help="{task} of the prompt.")
-@click.option("--source-des", default="Source text", show_default=True, help="{source_des} of the prompt.")
-@click.option("--target-des", default="Target text", show_default=True, help="{target_des} of the prompt.")
+@api_options(_JUDGE, "scale", "samples", "temperature", "aggregate",
+             aggregate=dict(strict_choices=_choices.JUDGE_AGGREGATES))
+@api_options(_OPENAI, *_BACKEND_KEYWORDS["openai"],
+             **{k: dict(prefix="openai: ") for k in _BACKEND_KEYWORDS["openai"] if k != "base_url"},
+             base_url=dict(prefix="openai: ", when_absent="$OPENAI_BASE_URL, else https://api.openai.com/v1"))
+@api_option(_LOCAL, "decoding", strict_choices=_choices.JUDGE_DECODINGS, prefix="local: ")
+@api_options(_JUDGE, "task", "source_des", "target_des")
 @click.option("--template", "template_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="A prompt template file (default: seed paper 000 Table 4).")
-@click.option("--context", type=click.Choice(["source", "references"]), default="source", show_default=True,
-              help="What fills {source}.")
-@click.option("--pattern", default=None, help="Rating regex with one group (default: the number after 'Rating:').")
-@click.option("--on-failure", type=click.Choice(_choices.JUDGE_ON_FAILURE), default="nan", show_default=True,
-              help="Answers without a rating: NaN, or paper 000's random rating (replication only).")
-@click.option("--on-error", type=click.Choice(_choices.JUDGE_ON_ERROR), default="raise", show_default=True,
-              help="A request failing after its retries: stop (resumable), or NaN and go on.")
-@click.option("--seed", type=int, default=0, show_default=True, help="Base of the per-request seeds.")
-@click.option("--max-tokens", type=int, default=512, show_default=True, help="Largest answer, in tokens.")
-@click.option("--name", default=None, help="The score column (none: the judge's, llm_judge).")
+@api_options(_JUDGE, "context", "pattern", "on_failure", "on_error", "seed", "max_tokens", "name",
+             context=dict(strict_choices=_choices.JUDGE_CONTEXTS),
+             pattern=dict(when_absent="the number after 'Rating:'"),
+             on_failure=dict(strict_choices=_choices.JUDGE_ON_FAILURE),
+             on_error=dict(strict_choices=_choices.JUDGE_ON_ERROR),
+             name=dict(when_absent="llm_judge"))
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Response cache folder (default $METAEVAL_CACHE_DIR, $XDG_CACHE_HOME/metaeval or ~/.cache/metaeval).")
 @click.option("--no-cache", is_flag=True, help="Cache nothing.")
@@ -96,55 +84,40 @@ def _judge_log():
 @click.option("--pairwise", is_flag=True,
               help="Compare the outputs of each pair of systems (A, B or tie, in both orders) instead of "
                    "rating them; --template and --pattern then give the pairwise prompt and verdict parser.")
-def judge(data, aspect, scale, samples, temperature, aggregate, backend, model, base_url, api_key_env,
-          concurrency, timeout, max_retries, max_backoff, max_response_bytes, decoding, task, source_des, target_des, template_path, context,
-          pattern, on_failure, on_error, seed, max_tokens, name, cache, no_cache, texts_path, human, system,
-          input_, max_inputs, out, fmt, pairwise):
+def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human, system, input_, max_inputs, out,
+          fmt, pairwise, **api):
     """Rate a dataset's outputs with an LLM judge (prompt of seed paper 000 Table 4; G-Eval)."""
     from .. import textmetrics as tm
 
     if os.path.isfile(aspect):
         with open(aspect, encoding="utf8") as f:
             aspect = f.read().strip()
-    kw = {}
+    api = given(api)
     if template_path is not None:
         with open(template_path, encoding="utf8") as f:
-            kw["template"] = f.read()
-    from click.core import ParameterSource
-
-    ctx = click.get_current_context()
-    only = {"openai": ("concurrency", "timeout", "max_retries", "max_backoff", "max_response_bytes",
-                       "base_url", "api_key_env"),
-            "local": ("decoding",)}
-    for other, names in only.items():
-        given = [n for n in names if other != backend
-                 and ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
-        if given:
-            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+            api["template"] = f.read()
+    backend = api.pop("backend", signature(_JUDGE)["backend"].default)
+    for other, names in _BACKEND_KEYWORDS.items():
+        wrong = [n for n in names if other != backend and n in api]
+        if wrong:
+            flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
             raise click.BadParameter(f"{flags} apply to --backend {other}, not {backend}",
                                      param_hint="--backend")
     if pairwise:
-        given = [n for n in ("scale", "samples", "aggregate", "on_failure")
-                 if ctx.get_parameter_source(n) == ParameterSource.COMMANDLINE]
-        if given:
-            flags = ", ".join("--" + n.replace("_", "-") for n in given)
+        wrong = [n for n in _RATING_KEYWORDS if n in api]
+        if wrong:
+            flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
             raise click.BadParameter(f"{flags} apply to ratings, not to --pairwise verdicts",
                                      param_hint="--pairwise")
-        if "template" in kw:
-            kw["pairwise_template"] = kw.pop("template")
-        if pattern is not None:
-            kw["preference_pattern"], pattern = pattern, None
-    if backend == "openai":
-        be = tm.OpenAIBackend(model, base_url=base_url, api_key_env=api_key_env, timeout=timeout,
-                              max_retries=max_retries, max_backoff=max_backoff,
-                              max_response_bytes=max_response_bytes, concurrency=concurrency)
-    else:
-        be = tm.LocalBackend(model, decoding=decoding)
-    metric = tm.LLMJudge(aspect, backend=be, scale=scale, samples=samples, temperature=temperature,
-                         aggregate=aggregate, task=task, source_des=source_des, target_des=target_des,
-                         context=context, pattern=pattern, on_failure=on_failure, on_error=on_error,
-                         seed=seed, max_tokens=max_tokens, name=name,
-                         cache_dir=False if no_cache else cache, **kw)
+        if "template" in api:
+            api["pairwise_template"] = api.pop("template")
+        if "pattern" in api:
+            api["preference_pattern"] = api.pop("pattern")
+    backend_kw = {k: api.pop(k) for k in _BACKEND_KEYWORDS[backend] if k in api}
+    be = (tm.OpenAIBackend if backend == "openai" else tm.LocalBackend)(model, **backend_kw)
+    if no_cache or cache is not None:
+        api["cache_dir"] = False if no_cache else cache
+    metric = tm.LLMJudge(aspect, backend=be, **api)
     ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
     if max_inputs is not None:
         if max_inputs < 1:

@@ -201,13 +201,18 @@ def _text_adapters(metrics, model):
     return adapters
 
 
-@click.command(epilog="Example: metaeval score summeval --metrics bleu,rouge1 --format csv")
+_SCORE = "textmetrics:score"
+_PERTURBED = "perturb:score_perturbed"
+_DETECTION = "diagnostics:perturbation_detection"
+
+
+@command(epilog="Example: metaeval score summeval --metrics bleu,rouge1 --format csv")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--metrics", required=True,
               help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
                    "configured by `metaeval judge`).")
-@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
+@api_option(_SCORE, "multi_ref", choices=_choices.MULTI_REF)
 @click.option("--model", default=None,
               help="Model of bertscore / gptscore / bartscore (a local folder; nothing is downloaded), "
                    "comet (a local COMET model or a name such as Unbabel/wmt22-comet-da) or bleurt.")
@@ -218,19 +223,19 @@ def _text_adapters(metrics, model):
 @click.option("--human", default=None, help="Human columns (files).")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
+@api_option(_SCORE, "n_jobs")
 @click.option("--out", default=None, type=click.Path(dir_okay=False),
               help="Write the scores (one row per metric x system x input) to CSV or Parquet.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
-def score(data, metrics, multi_ref, model, cache, texts_path, human, system, input_, jobs, out, fmt):
+def score(data, metrics, model, cache, texts_path, human, system, input_, out, fmt, **api):
     """Score a dataset's texts with text metrics (sacreBLEU, rouge-score, METEOR, local models)."""
     from .. import textmetrics as tm
 
     adapters = _text_adapters(metrics, model)
     ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
     with _progress(None, "scoring texts") as bar:
-        res = tm.score(ds, adapters, multi_ref=multi_ref, cache_dir=cache, n_jobs=jobs,
-                       progress=bar.update if bar is not None else None)
+        res = tm.score(ds, adapters, cache_dir=cache, progress=bar.update if bar is not None else None,
+                       **given(api))
     frame = res.to_frame()
     if out:
         if out.endswith((".parquet", ".pq")):
@@ -283,7 +288,7 @@ def _perturbation_options(pairs, names):
     return out
 
 
-@click.command(epilog="Example: metaeval perturb summeval --perturbation drop_words --metrics bleu --rng 0")
+@command(epilog="Example: metaeval perturb summeval --perturbation drop_words --metrics bleu --rng 0")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--perturbation", "perturbations", required=True,
@@ -292,25 +297,25 @@ def _perturbation_options(pairs, names):
 @click.option("--option", "options", multiple=True,
               help="KEY=VALUE option of the perturbations that have it (repeatable), e.g. fraction=0.3.")
 @click.option("--human", default=None, help="Human column of the originals (with --min-human; and for files).")
-@click.option("--min-human", type=float, default=None,
-              help="Keep only originals whose human score is >= this (seed paper 001 uses 3).")
-@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
+@api_option(_DETECTION, "min_human")
+@api_option(_PERTURBED, "multi_ref", choices=_choices.MULTI_REF)
 @click.option("--model", default=None, type=click.Path(exists=True),
               help="Local model folder for bertscore / gptscore / bartscore.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False),
               help="Score cache folder: a re-run computes nothing it has already scored.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file: JSONL with system, input, hypothesis and references/source.")
-@click.option("--ci", default="wilson", show_default=True, help="|".join(_choices.BINOMIAL_CIS))
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Perturbation seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
+@api_option(_DETECTION, "ci", choices=_choices.BINOMIAL_CIS)
+@api_option(_PERTURBED, "rng",
+            help="Perturbation seed, a non-negative integer (not set: fresh entropy, recorded in --out).")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
+@api_option(_PERTURBED, "n_jobs")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: detection.csv/json, perturbed texts (JSONL) and detection.png.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
-def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, model, cache, texts_path,
-            ci, seed, system, input_, jobs, out, fmt):
+def perturb(data, perturbations, metrics, options, human, model, cache, texts_path, system, input_, out, fmt,
+            **api):
     """Perturbation detection: does each metric score outputs above their degraded versions?
 
     Seed paper 001, section 2.3.2: every hypothesis is perturbed (seeded), the original and the
@@ -324,19 +329,22 @@ def perturb(data, perturbations, metrics, options, human, min_human, multi_ref, 
     names = _split(perturbations) or []
     opts = _perturbation_options(options, names)
     adapters = _text_adapters(metrics, model)
-    if min_human is not None and not human:
-        raise click.BadParameter("--min-human needs --human (the column of the originals)", param_hint="--human")
+    api = given(api)
+    detection = {k: api.pop(k) for k in ("min_human", "ci") if k in api}
+    if "min_human" in detection:
+        if not human:
+            raise click.BadParameter("--min-human needs --human (the column of the originals)",
+                                     param_hint="--human")
+        detection["human"] = human
     ds = _load(data, system, input_, _split(human), None, None, texts=texts_path, need_texts=True)
-    seed = _run_seed(seed, out)
+    seed = _run_seed(api.pop("rng", None), out)
     results, scored = {}, {}
     for name in names:
         with _progress(None, f"{name}: scoring originals and perturbed texts") as bar:
-            ps = score_perturbed(ds, name, adapters, rng=seed, options=opts[name], multi_ref=multi_ref,
-                                 cache_dir=cache, n_jobs=jobs,
-                                 progress=bar.update if bar is not None else None)
+            ps = score_perturbed(ds, name, adapters, rng=seed, options=opts[name], cache_dir=cache,
+                                 progress=bar.update if bar is not None else None, **api)
         scored[name] = ps
-        results[name] = ps.detection(human=human if min_human is not None else None,
-                                     min_human=min_human, ci=ci)
+        results[name] = ps.detection(**detection)
     frame = pd.concat([r.to_frame().assign(perturbation=n, n_skipped=scored[n].perturbation.n_skipped)
                        for n, r in results.items()], ignore_index=True)
     frame = frame[["perturbation", *[c for c in frame.columns if c != "perturbation"]]]

@@ -470,10 +470,11 @@ class LLMJudge(TextMetric):
         The evaluation criterion (the ``{aspect}`` of the template), e.g.
         SummEval's definition of coherence.
     backend : {"openai", "local"} or JudgeBackend
-        ``"openai"``: an OpenAI-compatible chat-completions endpoint
-        (:class:`OpenAIBackend`); ``"local"``: a causal LM in a local folder
-        (:class:`LocalBackend`).  Pass a backend instance to set its
-        options (time-out, retries, concurrency, decoding, ...).
+        Where the answers come from: an OpenAI-compatible chat-completions
+        endpoint (``"openai"``, :class:`OpenAIBackend`) or a causal LM in a
+        local folder (``"local"``, :class:`LocalBackend`).  Pass a backend
+        instance to set its options (time-out, retries, concurrency,
+        decoding, ...).
     model : str, optional
         With a backend name: the model name (``"openai"``) or folder
         (``"local"``).
@@ -486,17 +487,20 @@ class LLMJudge(TextMetric):
         ``"0-100"`` or any ``"LOW-HIGH"``; ``{scale}`` is filled with
         ``"LOW to HIGH"``.
     samples : int
-        Answers per output (default 1).  Each is a separate request with its
-        own seed and cache entry, and a run of the metric in the result.
+        Answers per output (default 1), each a run of the metric
+        (stability across samples).  Each is a separate request with its own
+        seed and cache entry.
     temperature : float
-        Sampling temperature (default 0).  Seed paper 000 uses T=0 sampled
+        Sampling temperature of the model (default 0).  Seed paper 000 uses T=0 sampled
         once and T=1 sampled ten times and averaged.
     aggregate : {"mean", "median", "geval"}
-        ``"mean"`` (default) or ``"median"`` of the samples' ratings, NaN
-        samples left out; ``"geval"``: per sample, the G-Eval
-        probability-weighted score ``sum_v v p(v) / sum_v p(v)`` over the
-        scale's values ``v`` (Liu et al. 2023, Eq. 1), from the backend's
-        token log-probabilities (see Notes), then their mean.
+        How the samples of an output become its score: the ``"mean"``
+        (default) or ``"median"`` of their ratings, or ``"geval"``, the mean
+        of their G-Eval probability-weighted scores (needs token
+        log-probabilities).  NaN samples are left out.  ``"geval"`` scores
+        a sample by ``sum_v v p(v) / sum_v p(v)`` over the scale's values
+        ``v`` (Liu et al. 2023, Eq. 1), from the backend's token
+        log-probabilities (see Notes).
     template : str
         The prompt (default :data:`TABLE4_TEMPLATE`, seed paper 000 Table 4)
         with fields among ``{task}``, ``{aspect}``, ``{scale}``,
@@ -505,19 +509,24 @@ class LLMJudge(TextMetric):
     task : str
         ``{task}``: what is evaluated (default ``"the target text"``; e.g.
         ``"a summary of a news article"``).
-    source_des, target_des : str
-        ``{source_des}`` and ``{target_des}``: the names of the two texts
-        (default ``"Source text"`` and ``"Target text"``; e.g.
-        ``"Article"`` and ``"Summary"``).
+    source_des : str
+        ``{source_des}``: the name of the source text (default
+        ``"Source text"``; e.g. ``"Article"``).
+    target_des : str
+        ``{target_des}``: the name of the rated text (default
+        ``"Target text"``; e.g. ``"Summary"``).
     context : {"source", "references"}
         What fills ``{source}``: the output's source (default) or its
         references, separated by blank lines.
     pattern : str or re.Pattern, optional
-        The rating parser (default :data:`DEFAULT_PATTERN`); see
-        :func:`parse_rating`.
+        The rating parser: a regular expression with one group around the
+        number (default :data:`DEFAULT_PATTERN`, the number after
+        ``"Rating:"``); see :func:`parse_rating`.
     on_failure : {"nan", "random"}
-        ``"nan"`` (default): an answer without a rating in the scale is NaN,
-        counted (``n_unparseable``, ``n_out_of_scale``), warned about
+        What an answer without a rating in the scale gets: NaN (default), or
+        seed paper 000's random rating (``"random"``, replication only).
+        ``"nan"``: such an answer is NaN, counted (``n_unparseable``,
+        ``n_out_of_scale``), warned about
         (:class:`~metaeval.errors.ParseFailureWarning`) and kept raw.
         ``"random"``: seed paper 000's policy (section 3.3), only for
         replicating that paper: such a sample gets a rating drawn uniformly
@@ -525,20 +534,21 @@ class LLMJudge(TextMetric):
         1]).integers(low, high + 1)``, counted in ``n_filled`` (the raw answer,
         the status and the unfilled ``ratings`` are kept).
     on_error : {"raise", "nan"}
-        A request that fails for good (after the backend's retries):
-        ``"raise"`` (default) stops with
+        What a request that fails for good (after the backend's retries)
+        does: stop the run, resumable from the cache (default), or record NaN
+        and go on.  ``"raise"`` stops with
         :class:`~metaeval.errors.JudgeRequestError` after the requests in
         flight have finished and been cached; ``"nan"`` records NaN (status
         ``request_failed``, counted in ``n_failed``) and goes on.
     seed : int or None
-        Base of the per-request seeds (default 0): request ``(prompt,
+        Base of the per-request seeds (default 0).  Request ``(prompt,
         sample)`` gets :func:`sample_seed` ``(seed, messages, sample)``, sent as
         the ``seed`` field to HTTP endpoints (best-effort determinism on
         their side) and used by the local backend's sampler (exact).  None
         sends no seed (not allowed for the local backend or with
         ``on_failure="random"``).
     max_tokens : int or None
-        Longest answer in tokens (default 512; ``max_tokens`` of the request;
+        Longest answer, in tokens (default 512; ``max_tokens`` of the request;
         None sends none to an HTTP endpoint).
     top_logprobs : int
         With ``aggregate="geval"``: alternatives asked per token (default 20,

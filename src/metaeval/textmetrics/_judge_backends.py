@@ -324,7 +324,8 @@ class OpenAIBackend(JudgeBackend):
         The model name sent in each request (``"gpt-4o-mini"``, the name a
         vLLM server serves, ...).
     base_url : str, optional
-        The API root; requests go to ``{base_url}/chat/completions``.
+        The API root (redirects are never followed); requests go to
+        ``{base_url}/chat/completions``.
         Precedence: this argument, else the environment variable
         ``$OPENAI_BASE_URL`` (read when the backend is built), else
         ``"https://api.openai.com/v1"``.  User info in it
@@ -332,11 +333,11 @@ class OpenAIBackend(JudgeBackend):
         and never shown: keys, signatures, reprs, logs and errors carry the
         URL without it.
     api_key_env : str
-        Name of the environment variable holding the API key (default
-        ``"OPENAI_API_KEY"``), sent as ``Authorization: Bearer ...`` when the
-        variable is set and not empty.  The key is read at each request and
+        Name of the environment variable holding the API key, which is
         never stored, logged, hashed into a cache key or shown in an error
-        (a server echoing it is redacted, see :func:`redact`).
+        (default ``"OPENAI_API_KEY"``).  The key is read at each request and
+        sent as ``Authorization: Bearer <key>`` when the variable is set and
+        not empty; a server echoing it is redacted (see :func:`redact`).
     api_key_header : str
         The header carrying the key (default ``"Authorization"``, as
         ``Bearer <key>``); another name sends the bare key in that header
@@ -368,7 +369,7 @@ class OpenAIBackend(JudgeBackend):
         Draws the jitter (anything :func:`numpy.random.default_rng`
         accepts); it changes waits only, never answers or cache keys.
     concurrency : int
-        Requests in flight at once (threads; default 4).
+        Requests in flight at once, each in a thread (default 4).
     max_response_bytes : int
         Largest response body accepted (default 16 MiB); a larger one is
         an error (not retried) naming the limit.
@@ -789,7 +790,9 @@ class LocalBackend(JudgeBackend):
         A folder written by ``save_pretrained`` (``config.json``, tokenizer,
         weights) holding an ``AutoModelForCausalLM``.  Nothing is downloaded.
     decoding : {"generate", "rating"}
-        ``"generate"`` (default): sample an answer token by token at the
+        How the answer is made: a free answer sampled token by token, then
+        parsed (default), or the rating drawn from the probabilities of the
+        scale's values.  ``"generate"``: sample an answer token by token at the
         judge's temperature (full-vocabulary sampling: no top-k or top-p; 0
         is greedy) for at most ``max_tokens`` new tokens or until the EOS
         token, then parse it like an API answer.  ``"rating"``: append

@@ -296,11 +296,11 @@ def score(dataset: Dataset, metrics, *, multi_ref: str = "best", cache_dir=None,
         Registry names (:func:`list_metrics`) or configured adapters
         (:func:`get_metric`, or the adapter classes).
     multi_ref : {"best", "max", "min", "mean", "native"}
-        How the scores against several references become one: per-reference
-        scores and then their ``max``, ``min`` or ``mean``; ``"best"``
-        (default) is ``max`` for metrics where higher is better and ``min``
-        for TER; ``"native"`` is the library's own multi-reference score (see
-        each adapter).  Ignored by source-based metrics.
+        How the scores against several references become one: the best of
+        the per-reference scores (``"best"``: the ``max``, or the ``min`` where
+        lower is better, as for TER), their ``max``, ``min`` or ``mean``, or the library's own
+        multi-reference score (``"native"``, see each adapter).  The default
+        is ``"best"``.  Ignored by source-based metrics.
     cache_dir : str or Path or ScoreCache, optional
         Folder of the on-disk cache; scores found there are not computed
         again, and new ones are stored as each chunk finishes.  No cache by
