@@ -8,6 +8,8 @@ is not passed, so the analysis' own default applies by construction and an optio
 can never differ from the function's (tests/test_cli_api.py checks every command).  A bool
 default becomes a ``--x/--no-x`` flag; sequences are comma-separated; an option whose keyword
 the analysis checks against a registry of :mod:`metaeval._choices` lists it (and completes it).
+A target is ``"module:function"`` or ``"module:Class"`` (the keywords of its ``__init__``,
+described in the class docstring, as numpydoc writes them: ``textmetrics._judge:LLMJudge``).
 
 The signature and the docstring are read from the analysis module's source (``ast``), not by
 importing it: ``metaeval <command> --help`` then imports no statistics, pandas or numba
