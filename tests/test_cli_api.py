@@ -52,8 +52,6 @@ DECLARED = {
     ("bench", "clusters"): ("bench:bench", "clusters"),
     ("bench", "weighting"): ("bench:bench", "weighting"),
     ("bench", "jobs"): ("bench:bench", "n_jobs"),
-    ("local", "multi_ref"): ("perturb:score_perturbed", "multi_ref"),
-    ("local", "jobs"): ("local:context_tau", "n_jobs"),
     ("report", "method"): ("report:ReportConfig", "method"),
     ("report", "levels"): ("report:ReportConfig", "levels"),
     ("report", "text_metrics"): ("report:ReportConfig", "text_metrics"),
@@ -107,11 +105,10 @@ def test_every_option_of_a_keyword_shows_the_signature_default(name):
 def test_the_generated_options_cover_every_command_that_runs_an_analysis():
     with_api = {n for n in COMMANDS if any(isinstance(p, ApiOption) and p.api_target
                                            for p in main.commands[n].params)}
-    # datasets lists and fetches (no analysis keyword); report, simulate, diagnose, local,
-    # reliability, validity, bench and read-mtme have their keyword options checked in DECLARED
-    # or generated below
+    # datasets lists and fetches (no analysis keyword); report, simulate, reliability, validity,
+    # bench and read-mtme have their keyword options checked in DECLARED or generated below
     assert {"correlate", "compare", "measures", "preferences", "wmt", "span-agreement", "spa", "judge", "score",
-            "perturb"} <= with_api
+            "perturb", "local", "diagnose"} <= with_api
 
 
 def test_planted_drift_fails():
@@ -170,6 +167,13 @@ CALLS = [
      "preferences:preference_agreement"),
     (["score", "summeval", "--metrics", "bleu"], "textmetrics:score"),
     (["perturb", "summeval", "--perturbation", "drop_words", "--metrics", "bleu"], "perturb:score_perturbed"),
+    (["local", "summeval", "--context", "system", "--human", "coherence", "--metrics", "ROUGE.1,BLEU"],
+     "local:local_pairs"),
+    (["local", "summeval", "--context", "system", "--human", "coherence", "--metrics", "ROUGE.1,BLEU"],
+     "local:local_accuracy"),
+    (["local", "summeval", "--context", "system", "--perturbation", "drop_words", "--metrics", "bleu,chrf"],
+     "perturb:score_perturbed"),
+    (["diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"], "diagnostics:ks_score"),
 ]
 
 

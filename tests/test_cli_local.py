@@ -153,3 +153,69 @@ def test_average_takes_macro_micro_and_their_earlier_names(human_file):
     assert "avg:micro|" in got[got.analysis == "accuracy"].signature.iloc[0]
     bad = run(*base, "--average", "inputs")
     assert bad.exit_code == 2 and "'inputs' is not one of 'macro', 'micro'" in bad.stderr
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_local_options_reach_the_analyses(human_file, monkeypatch):
+    """Issue 25.3: every generated option of `local` sets its keyword (the old spellings --seed and
+    --jobs too), and an absent one is not passed (the analysis' default applies)."""
+    seen = {}
+
+    def recording(name):
+        real = getattr(lc, name)
+
+        def call(*a, **kw):
+            seen[name] = kw
+            return real(*a, **kw)
+        monkeypatch.setattr(lc, name, call)
+
+    for name in ("local_pairs", "local_accuracy", "context_chi2", "context_tau"):
+        recording(name)
+    base = ("local", human_file, "--human", "human", "--metrics", "m1,m2,m3", "--contexts", "domain",
+            "--context", "domain", "--chi2-test", "asymptotic", "--tau-resamples", 9, "--format", "json")
+    res = run(*base, "--pair-context", "within", "--lower-is-better", "m3", "--atol", "0.5", "--human-atol", "1",
+              "--ci", "clopper-pearson", "--confidence-level", "0.9", "--n-clusters", 1, "--seed", 4, "--jobs", 1,
+              "--correction", "bh")
+    assert res.exit_code == 0, res.output
+    assert {k: seen["local_pairs"][k] for k in ("pair_context", "lower_is_better", "atol", "human_atol")} == {
+        "pair_context": "within", "lower_is_better": ("m3",), "atol": 0.5, "human_atol": 1.0}
+    assert seen["local_accuracy"] == {"ci": "clopper-pearson", "confidence_level": 0.9}
+    assert seen["context_chi2"] == {"correction": "bh", "test": "asymptotic", "rng": 4}
+    assert seen["context_tau"] == {"correction": "bh", "n_clusters": 1, "n_resamples": 9, "rng": 4, "n_jobs": 1}
+    res = run(*base, "--lower-is-better", "none", "--rng", 4)
+    assert res.exit_code == 0, res.output
+    assert seen["local_pairs"]["lower_is_better"] == ()
+    assert set(seen["local_pairs"]) == {"context", "human", "metrics", "lower_is_better"}
+    assert seen["local_accuracy"] == {} and set(seen["context_tau"]) == {"n_resamples", "rng"}
+
+
+def test_local_perturbation_options_reach_score_perturbed(monkeypatch):
+    import metaeval.perturb as mod
+
+    seen = {}
+
+    def record(*a, **kw):
+        seen.update(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "score_perturbed", record)
+    base = ("local", "summeval", "--perturbation", "drop_words", "--metrics", "bleu,chrf", "--context", "system")
+    res = run(*base, "--multi-ref", "mean", "--n-jobs", 2, "--rng", 5)
+    assert isinstance(res.exception, _Stop), res.output
+    assert seen["multi_ref"] == "mean" and seen["n_jobs"] == 2 and seen["rng"] == 5
+    seen.clear()
+    res = run(*base, "--rng", 5)
+    assert isinstance(res.exception, _Stop), res.output
+    assert "multi_ref" not in seen and "n_jobs" not in seen
+
+
+def test_local_refuses_options_of_the_other_kind_of_pairs(human_file):
+    res = run("local", "summeval", "--perturbation", "drop_words", "--metrics", "bleu,chrf", "--context",
+              "system", "--human-atol", "1")
+    assert res.exit_code == 2 and "--human-atol apply to human pairs" in res.output
+    res = run("local", human_file, "--human", "human", "--metrics", "m1,m2", "--contexts", "domain",
+              "--context", "domain", "--multi-ref", "mean")
+    assert res.exit_code == 2 and "--multi-ref applies to perturbation pairs" in res.output

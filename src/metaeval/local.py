@@ -438,7 +438,10 @@ def local_pairs(
         ``local`` command applies too; a ``score_perturbed`` result brings
         its adapters' own ``higher_is_better``.
     pair_context : {"better", "worse", "within"}, optional
-        Human-ordered pairs only (default ``"better"``).
+        Human-ordered pairs whose two outputs have different context labels:
+        the label of the better output counts (``"better"``, default), that
+        of the worse one (``"worse"``), or such pairs are left out
+        (``"within"``).
     atol : float
         Tie tolerance of the metric scores (default 0: exact equality).
     human_atol : float
@@ -1068,6 +1071,7 @@ def local_accuracy(
         the case of independent pairs.  With one pair per input this is the
         plain binomial interval of the pairs.
     confidence_level : float
+        Confidence level of the binomial intervals (default 0.95).
 
     Returns
     -------
@@ -1365,7 +1369,7 @@ def context_chi2(
         from its own stream, named ``("local-chi2", metric)``
         (:func:`metaeval.stats.resampling.named_generator`), so its p-value
         does not depend on the other metrics.
-    correction : {"holm", "bh", "none"}
+    correction : {"holm", "bonferroni", "bh", "none"}
         Multiple-testing adjustment over the metrics (``pvalue_adjusted``;
         :func:`metaeval.stats.multitest.adjust_pvalues`).
 
@@ -1743,8 +1747,10 @@ def context_tau(
     average, ties : str
         As in :func:`local_accuracy`.
     variant : {"vigna", "shieh"}
-        See :func:`weighted_tau` (default ``"vigna"``: scipy's default,
-        symmetric).
+        The weighted tau (:func:`weighted_tau`): Vigna's additive weights,
+        averaged over the two contexts' rankings (``"vigna"``, default:
+        scipy's, symmetric), or Shieh's product weights from the first
+        context's ranks (``"shieh"``, directed).
     weigher : callable, optional
         Weight of a 0-based rank; default ``1/(r+1)``.
     n_resamples : int
@@ -1757,7 +1763,7 @@ def context_tau(
         ``Generator.permutation`` of the blocks' context labels (blocks
         sorted by context, then input) per resample, so the numbers do not
         depend on ``n_jobs``.
-    correction : {"holm", "bh", "none"}
+    correction : {"holm", "bonferroni", "bh", "none"}
         Adjustment of the pairs' p-values over the family of tested pairs.
     cluster_threshold : float
         In [-1, 1]; default 0.5.

@@ -9,12 +9,11 @@ import click
 from .. import _choices
 from ..errors import ParameterError
 from ..report import tables as _tables
-from ._api import SEED, ApiOption, api_option, api_options, command, given, signature
+from ._api import ApiOption, Registry, api_option, api_options, command, given, signature
 from ._data import (
     SYSTEM_HELP,
     INPUT_HELP,
     FORMAT_HELP,
-    JOBS_HELP,
     FORMATS,
     _data_options,
     _layout_options,
@@ -42,6 +41,7 @@ from ._output import (
 _ACC = "local:local_accuracy"
 _CHI = "local:context_chi2"
 _TAU = "local:context_tau"
+_PAIRS = "local:local_pairs"
 
 
 def _local_average(ctx, param, value):
@@ -367,13 +367,23 @@ def perturb(data, perturbations, metrics, options, human, model, cache, texts_pa
     _show(*(_tables.detection_table(n, det, scored[n].perturbation) for n, det in results.items()))
 
 
+def _lower_is_better(ctx, param, value):
+    """--lower-is-better: comma-separated columns, or none (no column) -> the API's tuple."""
+    return () if value.strip().lower() == "none" else tuple(_split(value) or ())
+
+
+#: local_pairs keywords that apply to human-ordered pairs only (perturbation pairs take each
+#: text metric's own direction and have no human scores)
+_HUMAN_PAIR_KEYWORDS = ("pair_context", "lower_is_better", "human_atol")
+
+
 @command(epilog="Example: metaeval local summeval --context system --human coherence --metrics "
-                      "ROUGE.1,ROUGE.2,BLEU --chi2-resamples 99 --tau-resamples 99 --rng 0")
+                "ROUGE.1,ROUGE.2,BLEU --chi2-resamples 99 --tau-resamples 99 --rng 0")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
               help="The context category: system, input, or a context column (--contexts).")
-@click.option("--perturbation", default=None,
+@click.option("--perturbation", default=None, type=Registry(_choices.PERTURBATIONS),
               help="Perturbation pairs (paper 004): degrade every output with this perturbation "
                    "(" + ", ".join(_choices.PERTURBATIONS) + ") and score both with the --metrics text metrics.")
 @click.option("--human", default=None,
@@ -386,49 +396,63 @@ def perturb(data, perturbations, metrics, options, human, model, cache, texts_pa
               help="For a data file: comma-separated label columns to use as contexts (e.g. speaker,domain).")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --perturbation: JSONL with the texts.")
-@click.option("--multi-ref", default="best", show_default=True, help="|".join(_choices.MULTI_REF))
+@api_option(_PERTURBED, "multi_ref", choices=_choices.MULTI_REF)
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--pair-context", type=click.Choice(_choices.PAIR_CONTEXTS), default=None,
-              help="Human pairs whose outputs have different contexts: whose label counts.")
-@click.option("--lower-is-better", "lower", default=None,
-              help="Human pairs: comma-separated metric columns where lower is better (WER, TER); "
-                   "default: the columns named like a lower-is-better text metric (" + ", ".join(
-                       _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
-                   "metaeval.direction); 'none' for no column.")
-@api_option(_ACC, "average", callback=_local_average,
+@api_options(_PAIRS, "pair_context", "lower_is_better", "atol", "human_atol",
+             pair_context=dict(strict_choices=_choices.PAIR_CONTEXTS, when_absent="better"),
+             lower_is_better=dict(callback=_lower_is_better, metavar="COL[,COL]",
+                                  help="Human pairs: comma-separated metric columns where lower is better "
+                                       "(WER, TER); none for no column.",
+                                  when_absent="the columns named like a lower-is-better text metric (" + ", ".join(
+                                      _choices.LOWER_IS_BETTER) + "), said on stderr (the API's rule, "
+                                      "metaeval.direction)"),
+             human_atol=dict(help="Human pairs: tie tolerance of the human scores (such pairs are left out)."))
+@api_option(_ACC, "average", choices=_choices.AVERAGES, callback=_local_average,
             help="|".join(_choices.AVERAGES) + ": macro is Eq. 2, the mean over inputs of the per-input accuracy "
                  "(each input weighs the same); micro pools the pairs (each input weighs by its pairs), as "
                  "--average in correlate. The earlier names input and pair are accepted.")
 @api_option(_ACC, "ties", strict_choices=_choices.LOCAL_TIES)
+@api_options(_ACC, "ci", "confidence_level", ci=dict(choices=_choices.BINOMIAL_CIS),
+             confidence_level=dict(help="Confidence level of the accuracies' binomial intervals."))
 @api_option(_CHI, "test", name="chi2_test", strict_choices=_choices.CHI2_TESTS,
             help="H1: chi-square p-value (auto: permutation when an expected count < 5).")
 @api_option(_CHI, "n_resamples", name="chi2_resamples", help="H1: permutations of the chi-square test.")
 @api_option(_TAU, "n_resamples", name="tau_resamples", help="H2: permutations of the weighted-tau test.")
-@api_option(_TAU, "variant", name="tau_variant", strict_choices=_choices.WTAU_VARIANTS)
-@api_option(_CHI, "correction", choices=_choices.CORRECTIONS, help="Across metrics / context pairs.")
+@api_option(_TAU, "variant", name="tau_variant", strict_choices=_choices.WTAU_VARIANTS, prefix="H2: ")
+@api_option(_CHI, "correction", choices=_choices.CORRECTIONS,
+            help="Multiple-testing adjustment of H1 (over metrics) and H2 (over context pairs).")
 @api_option(_TAU, "cluster_threshold",
             help="Contexts whose weighted tau is above this (average linkage) share a cluster.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). [default: fresh entropy]")
+@api_option(_TAU, "n_clusters", help="Cut the clustering into at most this many clusters instead.",
+            when_absent="not set: --cluster-threshold decides")
+@api_option(_TAU, "rng", help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out).")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
+@api_option(_TAU, "n_jobs")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: CSV tables, local.json, accuracy.png (Figures 1a-3a), tau.png (1b-3b).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
-def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, multi_ref, model,
-          cache, pair_context, lower, seed, system, input_, jobs, out, fmt, average=None, ties=None, chi2_test=None,
-          chi2_resamples=None, tau_resamples=None, tau_variant=None, correction=None, cluster_threshold=None):
+def local(data, context, perturbation, human, metrics, options, context_cols, texts_path, model, cache, system,
+          input_, out, fmt, **api):
     """Local metric accuracy across contexts (paper 004): accuracy per context, H1 and H2 tests."""
     from .. import local as lc
 
     if perturbation is None and human is None:
         raise click.BadParameter("give --perturbation (perturbation pairs) or --human (human-ordered pairs)",
                                  param_hint="--perturbation")
-    if perturbation is not None and (pair_context is not None or lower is not None):
-        raise click.BadParameter("--pair-context and --lower-is-better apply to human pairs (perturbation "
-                                 "pairs take each text metric's own direction)", param_hint="--perturbation")
-    seed = _run_seed(seed, out)
+    api = given(api)
+    pairs_kw = {k: api.pop(k) for k in ("pair_context", "lower_is_better", "atol", "human_atol") if k in api}
+    scoring_kw = {k: api.pop(k) for k in ("multi_ref",) if k in api}
+    if perturbation is not None and any(k in pairs_kw for k in _HUMAN_PAIR_KEYWORDS):
+        flags = " and ".join("--" + k.replace("_", "-") for k in _HUMAN_PAIR_KEYWORDS if k in pairs_kw)
+        raise click.BadParameter(f"{flags} apply to human pairs (perturbation pairs take each text metric's "
+                                 "own direction)", param_hint="--perturbation")
+    if perturbation is None and scoring_kw:
+        raise click.BadParameter("--multi-ref applies to perturbation pairs (the text metrics scored against "
+                                 "references), not to human pairs", param_hint="--multi-ref")
+    seed = _run_seed(api.pop("rng", None), out)
+    jobs = {k: api.pop(k) for k in ("n_jobs",) if k in api}
     if perturbation is not None:
         met_cols = []  # the text metrics are scored below
     else:
@@ -453,10 +477,9 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
             raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
                                      param_hint="--metrics")
         with _progress(None, f"{perturbation}: scoring originals and perturbed texts") as bar:
-            scoring = score_perturbed(ds, perturbation, adapters, rng=seed, options=opts, multi_ref=multi_ref,
-                                      cache_dir=cache, n_jobs=jobs,
-                                      progress=bar.update if bar is not None else None)
-        pairs = lc.local_pairs(scoring, context=context)
+            scoring = score_perturbed(ds, perturbation, adapters, rng=seed, options=opts, cache_dir=cache,
+                                      progress=bar.update if bar is not None else None, **scoring_kw, **jobs)
+        pairs = lc.local_pairs(scoring, context=context, **pairs_kw)
     else:
         if options:
             raise click.BadParameter("--option needs --perturbation", param_hint="--option")
@@ -467,19 +490,19 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
         if len(mets) < 2:
             raise click.BadParameter("H2 ranks metrics within each context: give at least 2 metrics",
                                      param_hint="--metrics")
-        # one rule with the API (metaeval.direction): None -> columns named like a lower-is-better text
-        # metric, announced with an AssumedDirectionWarning (printed on stderr)
-        lower_list = None if lower is None else (() if lower.strip().lower() == "none" else tuple(_split(lower)))
-        pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets,
-                               pair_context=pair_context, lower_is_better=lower_list)
-    both = given({"average": average, "ties": ties})
-    acc = lc.local_accuracy(pairs, **both)
-    chi = lc.context_chi2(pairs, **given({"ties": ties, "test": chi2_test, "n_resamples": chi2_resamples,
-                                          "correction": correction}), rng=seed)
-    tau = lc.context_tau(pairs, **both, **given({"variant": tau_variant, "n_resamples": tau_resamples,
-                                                 "correction": correction, "cluster_threshold": cluster_threshold}),
-                         rng=seed, n_jobs=jobs)
-    ties = ties or signature(_ACC)["ties"].default
+        # one rule with the API (metaeval.direction): lower_is_better absent -> columns named like a
+        # lower-is-better text metric, announced with an AssumedDirectionWarning (printed on stderr)
+        pairs = lc.local_pairs(ds, context=context, human=hum[0], metrics=mets, **pairs_kw)
+    both = {k: api[k] for k in ("average", "ties") if k in api}
+    acc = lc.local_accuracy(pairs, **both, **{k: api[k] for k in ("ci", "confidence_level") if k in api})
+    chi = lc.context_chi2(pairs, **{k: api[k] for k in ("ties", "correction") if k in api},
+                          **given({"test": api.get("chi2_test"), "n_resamples": api.get("chi2_resamples")}),
+                          rng=seed)
+    tau = lc.context_tau(pairs, **both, **{k: api[k] for k in ("correction", "cluster_threshold", "n_clusters")
+                                           if k in api},
+                         **given({"variant": api.get("tau_variant"), "n_resamples": api.get("tau_resamples")}),
+                         rng=seed, **jobs)
+    ties = api.get("ties", signature(_ACC)["ties"].default)
     results = {"accuracy": acc, "chi2": chi, "tau": tau}
     if out:
         os.makedirs(out, exist_ok=True)
