@@ -38,6 +38,9 @@ from ._output import (
     _write_json,
 )
 
+#: The text metrics a command scores (llm_judge is configured by `metaeval judge`).
+_SCORABLE = tuple(m for m in _choices.TEXT_METRICS if m != "llm_judge")
+
 _ACC = "local:local_accuracy"
 _CHI = "local:context_chi2"
 _TAU = "local:context_tau"
@@ -83,7 +86,7 @@ _REFS = "diagnostics:reference_sensitivity"
 @api_options(_SIZES, "sizes", "threshold", "n_resamples", "rng",
              sizes=dict(help="Sample sizes of the pre-assessment study."),
              threshold=dict(help="Sample size: largest acceptable sd."))
-@click.option("--reference-metrics", default=None,
+@click.option("--reference-metrics", default=None, type=Registry(_SCORABLE, many=True),
               help="Text metrics for the reference-sensitivity study (seed paper 001, App. B): each is scored "
                    "against every reference, and one reference per input is drawn --reference-draws times.")
 @api_option(_REFS, "n_resamples", name="reference_draws",
@@ -209,8 +212,8 @@ _DETECTION = "diagnostics:perturbation_detection"
 @command(epilog="Example: metaeval score summeval --metrics bleu,rouge1 --format csv")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
-@click.option("--metrics", required=True,
-              help="Comma-separated text metrics (" + ", ".join(_choices.TEXT_METRICS) + "; llm_judge is "
+@click.option("--metrics", required=True, type=Registry(_SCORABLE, many=True),
+              help="Comma-separated text metrics (" + ", ".join(_SCORABLE) + "; llm_judge is "
                    "configured by `metaeval judge`).")
 @api_option(_SCORE, "multi_ref", choices=_choices.MULTI_REF)
 @click.option("--model", default=None,
@@ -291,9 +294,10 @@ def _perturbation_options(pairs, names):
 @command(epilog="Example: metaeval perturb summeval --perturbation drop_words --metrics bleu --rng 0")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
-@click.option("--perturbation", "perturbations", required=True,
+@click.option("--perturbation", "perturbations", required=True, type=Registry(_choices.PERTURBATIONS, many=True),
               help="Comma-separated perturbations (" + ", ".join(_choices.PERTURBATIONS) + ").")
-@click.option("--metrics", required=True, help="Comma-separated text metrics (as for `metaeval score`).")
+@click.option("--metrics", required=True, type=Registry(_SCORABLE, many=True),
+              help="Comma-separated text metrics (as for `metaeval score`).")
 @click.option("--option", "options", multiple=True,
               help="KEY=VALUE option of the perturbations that have it (repeatable), e.g. fraction=0.3.")
 @click.option("--human", default=None, help="Human column of the originals (with --min-human; and for files).")
