@@ -174,6 +174,8 @@ CALLS = [
     (["local", "summeval", "--context", "system", "--perturbation", "drop_words", "--metrics", "bleu,chrf"],
      "perturb:score_perturbed"),
     (["diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"], "diagnostics:ks_score"),
+    (["diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"],
+     "diagnostics:meta_correlation"),
 ]
 
 

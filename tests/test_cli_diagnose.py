@@ -76,3 +76,67 @@ def test_diagnose_reference_sensitivity_from_texts(tmp_path):
     assert got.statistic == pytest.approx(want.statistic, abs=1e-12)
     assert got["std"] == pytest.approx(want.std, abs=1e-12)
     assert (tmp_path / "o" / "reference_sensitivity.png").exists()
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_diagnose_options_reach_their_analyses(monkeypatch):
+    """Issue 25.4: each generated option sets its analysis' keyword; absent, it is not passed."""
+    seen = {}
+
+    def recording(name, stop=False):
+        real = getattr(dg, name)
+
+        def call(*a, **kw):
+            seen[name] = kw
+            if stop:
+                raise _Stop
+            return real(*a, **kw)
+        monkeypatch.setattr(dg, name, call)
+
+    for name in ("ks_score", "meta_correlation", "sample_size"):
+        recording(name)
+    recording("correlation_design", stop=True)
+    base = ("diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2", "--sizes", "5",
+            "--n-resamples", 3, "--rng", 0)
+    res = run(*base, "--pvalue", "asymp", "--meta-method", "kendall_b", "--alternative", "greater",
+              "--alpha", "system=0.05,global=0.001", "--correction", "holm")
+    assert isinstance(res.exception, _Stop), res.output
+    assert seen["ks_score"]["pvalue"] == "asymp"
+    assert {k: seen["meta_correlation"][k] for k in ("meta_method", "alternative")} == {
+        "meta_method": "kendall_b", "alternative": "greater"}
+    assert {k: seen["correlation_design"][k] for k in ("alpha", "correction", "alternative")} == {
+        "alpha": {"system": 0.05, "global": 0.001}, "correction": "holm", "alternative": "greater"}
+    res = run(*base, "--alpha", "0.01")
+    assert isinstance(res.exception, _Stop), res.output
+    assert seen["correlation_design"]["alpha"] == 0.01
+    passed = set(seen["ks_score"]) | set(seen["meta_correlation"]) | set(seen["correlation_design"])
+    assert not {"pvalue", "meta_method", "alternative", "correction"} & passed
+    res = run(*base, "--alpha", "five")
+    assert res.exit_code == 2 and "--alpha" in res.output and "system=0.05,global=0.001" in res.output
+
+
+def test_diagnose_reference_options_need_reference_metrics():
+    res = run("diagnose", "summeval", "--human", "coherence", "--coverage", "0.9", "--level", "system")
+    assert res.exit_code == 2
+    assert "--level, --coverage set the reference-sensitivity study: give --reference-metrics" in res.output
+
+
+def test_diagnose_reference_level_and_coverage_reach_reference_sensitivity(monkeypatch):
+    pytest = __import__("pytest")
+    pytest.importorskip("sacrebleu")
+    seen = {}
+
+    def record(*a, **kw):
+        seen.update(kw)
+        raise _Stop
+
+    monkeypatch.setattr(dg, "reference_sensitivity", record)
+    res = run("diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2", "--sizes", "5",
+              "--n-resamples", 3, "--rng", 1, "--reference-metrics", "bleu", "--reference-draws", 7,
+              "--level", "group-by-system", "--coverage", "0.8")
+    assert isinstance(res.exception, _Stop), res.output
+    assert {k: seen[k] for k in ("level", "coverage", "n_resamples", "rng")} == {
+        "level": "item", "coverage": 0.8, "n_resamples": 7, "rng": 1}

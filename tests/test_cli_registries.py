@@ -41,6 +41,7 @@ def _registries():
         "CORRECTIONS": tuple(multitest.ADJUSTMENTS),
         "BINOMIAL_CIS": diagnostics.BINOMIAL_CIS,
         "DIAGNOSTIC_METHODS": diagnostics.CORRELATIONS,
+        "KS_PVALUES": diagnostics.KS_PVALUES,
         "TEXT_METRICS": tuple(METRICS),
         "MODEL_METRICS": tuple(n for n, e in METRICS.items() if e.extra in ("neural", "comet")),
         "LOWER_IS_BETTER": tuple(n for n, e in METRICS.items()
@@ -141,6 +142,9 @@ CHOICES = [
     ("measures", "--average", "AVERAGES"),
     ("report", "--method", "REPORT_METHODS"),
     ("diagnose", "--method", "DIAGNOSTIC_METHODS"),
+    ("diagnose", "--meta-method", "DIAGNOSTIC_METHODS"),
+    ("diagnose", "--pvalue", "KS_PVALUES"),
+    ("diagnose", "--alternative", "ALTERNATIVES"),
     ("simulate", "--scale", "SCALE_RESTRICTIONS"),
     ("judge", "--aggregate", "JUDGE_AGGREGATES"),
     ("judge", "--backend", "JUDGE_BACKENDS"),

@@ -36,6 +36,8 @@ REPORT_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
 #: and their default, Spearman's rho, as seed paper 001 (Table 2, Fig. 4).
 DIAGNOSTIC_METHODS = ("pearson", "spearman", "kendall_b", "kendall_c")
 DIAGNOSTIC_METHOD = "spearman"
+#: :data:`metaeval.diagnostics.KS_PVALUES` (the methods of ``scipy.stats.ks_2samp``).
+KS_PVALUES = ("auto", "exact", "asymp")
 
 # ----------------------------------------------------------------------------- registries' names
 

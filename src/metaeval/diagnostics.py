@@ -704,8 +704,12 @@ def meta_correlation(
     method : {"pearson", "spearman", "kendall_b", "kendall_c"}
         rho of Eq. 6 (default Spearman, as the paper's Figure 4).
     meta_method : str, optional
-        rho of Eq. 7 (default: ``method``, as the paper's Table 11).
+        The coefficient correlating the systems' quality with their
+        correlations (rho of Eq. 7).  Default: ``method``, as in the
+        paper's Table 11.
     alternative : {"two-sided", "greater", "less"}
+        Alternative hypothesis of the analytic p-value of M (default
+        two-sided).
 
     Returns
     -------
@@ -1193,8 +1197,11 @@ def reference_sensitivity(
         index k (R calls), on the dataset's texts (``hypothesis`` and
         ``references`` columns), to build the (N, M, R) array.
     level : {"system", "input", "item", "global"}
+        The level of the correlations (default ``"global"``, the paper's
+        sample level).
     method : {"pearson", "spearman", "kendall_b", "kendall_c"}
     n_resamples : int
+        Draws of one reference per input (default 1000).
     coverage : float
         Central share of the distribution reported as ``low``-``high``.
     rng : seed, optional
@@ -1470,8 +1477,13 @@ def correlation_design(
     levels : "system", "global" or both
     method : {"pearson", "spearman", "kendall_b", "kendall_c"}
     alpha : float or mapping level -> float
+        Significance level of the corrected p-values, or one per level
+        (default 0.05; the paper: ``{"system": .05, "global": .001}``).
     correction : {"bonferroni", "holm", "bh", "none"}
+        Multiple-testing adjustment within each level's family of tests
+        (default Bonferroni, as the paper).
     alternative : {"two-sided", "greater", "less"}
+        Alternative hypothesis of the analytic p-values (default two-sided).
     system_scores : {None, "given", "mean"}
         At the ``system`` level, a column with given system-level scores
         (:attr:`metaeval.Dataset.system_scores`, e.g. corpus BLEU) enters

@@ -402,11 +402,11 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
             text = _CLI_HELP_OUTSIDE[keyword][1]
         if kind in (int, float) and p.default is None:
             text = text.replace("(none: ", "(not set: ")  # a number option refuses the word none
-        if choices and "|".join(choices) not in text:
-            text = f"{'|'.join(choices)}: {text}".rstrip(": ")
         if prefix and text[:2].istitle():  # "openai: the API root"
             text = text[0].lower() + text[1:]
-        text = prefix + text
+        if choices and "|".join(choices) not in text:
+            text = f"{'|'.join(choices)}: {text}".rstrip(": ")
+        text = prefix + text  # "Correlation design: bonferroni|holm|bh|none: multiple-testing ..."
         if when_absent is not None and p.default is not None:
             raise LookupError(f"{flag}: when_absent is for a None default; {target} has {p.default!r}")
         default_text = when_absent if when_absent is not None else shown(p.default, kind, keyword)

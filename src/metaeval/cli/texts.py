@@ -11,6 +11,7 @@ from ..errors import ParameterError
 from ..report import tables as _tables
 from ._api import ApiOption, Registry, api_option, api_options, command, given, signature
 from ._data import (
+    _one_level_option,
     SYSTEM_HELP,
     INPUT_HELP,
     FORMAT_HELP,
@@ -66,8 +67,27 @@ def _sample_size(dg, ds, humans, **kw):
 
 
 _KS = "diagnostics:ks_score"
+_META = "diagnostics:meta_correlation"
 _SIZES = "diagnostics:sample_size"
+_DESIGN = "diagnostics:correlation_design"
 _REFS = "diagnostics:reference_sensitivity"
+#: Keywords of the reference-sensitivity study (run with --reference-metrics only).
+_REF_KEYWORDS = ("reference_draws", "level", "coverage")
+
+
+def _alpha(ctx, param, value):
+    """--alpha: a level, or LEVEL=A[,LEVEL=A] (one per level of the design) -> float or dict."""
+    try:
+        if "=" not in value:
+            return float(value)
+        out = {}
+        for item in _split(value) or []:
+            key, _, a = item.partition("=")
+            out[key.strip()] = float(a)
+        return out
+    except ValueError:
+        raise click.BadParameter(f"{value!r}: give a number such as 0.05, or system=0.05,global=0.001",
+                                 param_hint="--alpha") from None
 
 
 @command(epilog="Example: metaeval diagnose summeval --human coherence --metrics ROUGE.1,ROUGE.2,BLEU "
@@ -77,12 +97,23 @@ _REFS = "diagnostics:reference_sensitivity"
 @_with([_data_options[0], click.option("--human", required=True, metavar="COL[,COL]",
                                       help="Human score columns, comma-separated (each is diagnosed)."),
         *_data_options[2:]])
-@api_options(_KS, "low", "high", low=dict(aliases=("--ks-low",), help="KS: the low-quality group is human < this "
-                                                                       "(none: seed paper 001 Table 3)."),
-             high=dict(aliases=("--ks-high",), help="KS: the high-quality group is human >= this."))
+@api_options(_KS, "low", "high", "pvalue",
+             low=dict(aliases=("--ks-low",), help="KS: the low-quality group is human < this "
+                                                  "(none: seed paper 001 Table 3)."),
+             high=dict(aliases=("--ks-high",), help="KS: the high-quality group is human >= this."),
+             pvalue=dict(strict_choices=_choices.KS_PVALUES, prefix="KS: "))
 @api_option(_SIZES, "method", strict_choices=_choices.DIAGNOSTIC_METHODS,
             help="Coefficient of the sample-level correlations (Spearman by default, as seed paper 001, Fig. 4 "
                  "and Table 2).")
+@api_option(_META, "meta_method", strict_choices=_choices.DIAGNOSTIC_METHODS, prefix="Meta-correlation: ",
+            when_absent="--method")
+@api_option(_META, "alternative", strict_choices=_choices.ALTERNATIVES,
+            help="Meta-correlation and correlation design: alternative hypothesis of the analytic p-values.")
+@api_options(_DESIGN, "alpha", "correction",
+             alpha=dict(type=str, callback=_alpha, metavar="A|LEVEL=A,...",
+                        help="Correlation design: significance level of the corrected p-values, or one per level "
+                             "(system=0.05,global=0.001, as seed paper 003)."),
+             correction=dict(choices=_choices.CORRECTIONS, prefix="Correlation design: "))
 @api_options(_SIZES, "sizes", "threshold", "n_resamples", "rng",
              sizes=dict(help="Sample sizes of the pre-assessment study."),
              threshold=dict(help="Sample size: largest acceptable sd."))
@@ -91,6 +122,11 @@ _REFS = "diagnostics:reference_sensitivity"
                    "against every reference, and one reference per input is drawn --reference-draws times.")
 @api_option(_REFS, "n_resamples", name="reference_draws",
             help="Draws of one reference per input (reference sensitivity).")
+@api_options(_REFS, "level", "coverage",
+             level=dict(choices=tuple(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS),
+                        callback=_one_level_option, prefix="Reference sensitivity: ",
+                        help="The level of the correlations (group-by-system: metaeval's item level)."),
+             coverage=dict(prefix="Reference sensitivity: "))
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
@@ -105,6 +141,10 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
     reference sensitivity (papers 001, 003)."""
     from .. import diagnostics as dg
 
+    if not reference_metrics and any(api.get(k) is not None for k in _REF_KEYWORDS):
+        flags = ", ".join("--" + k.replace("_", "-") for k in _REF_KEYWORDS if api.get(k) is not None)
+        raise click.BadParameter(f"{flags} set the reference-sensitivity study: give --reference-metrics too",
+                                 param_hint="--reference-metrics")
     ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
     humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
     ds = _load(data, system, input_, humans, _metrics(metrics), rater, texts=texts_path,
@@ -124,24 +164,27 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
             ds = scored.attach(ds)  # the text metrics (best reference) are the metrics studied
     mets = _metrics(metrics) or list(ds.metrics)
     api = given(api)
-    ks = {k: api.pop(k) for k in ("low", "high") if k in api}
+    ks = {k: api.pop(k) for k in ("low", "high", "pvalue") if k in api}
     method = {"method": api["method"]} if "method" in api else {}
-    draws = api.pop("reference_draws", None)
+    meta = {k: api.pop(k) for k in ("meta_method", "alternative") if k in api}
+    design = {k: api.pop(k) for k in ("alpha", "correction") if k in api}
+    refs = {k: api.pop(k) for k in _REF_KEYWORDS if k in api}
+    refs = {"n_resamples" if k == "reference_draws" else k: v for k, v in refs.items()}
     if len(ds.systems) < 3:
         raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
                                  "correlates across systems and needs at least 3", param_hint="DATA")
     results = {
         "ks": dg.ks_score(ds, humans, metrics=mets, **ks),
-        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, **method),
+        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, **method, **meta),
         "sample_size": _sample_size(dg, ds, humans, metrics=mets, **api),
-        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], **method,
+        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], **method, **design,
+                                                    **{k: v for k, v in meta.items() if k == "alternative"},
                                                     system_scores=_system_level()),
     }
     if scored is not None:
         per_ref = {c: scored.reference_scores[c] for c in scored.columns}
         results["reference_sensitivity"] = dg.reference_sensitivity(
-            ds, humans, scores=per_ref, **method, **({"rng": api["rng"]} if "rng" in api else {}),
-            **({"n_resamples": draws} if draws is not None else {}))
+            ds, humans, scores=per_ref, **method, **({"rng": api["rng"]} if "rng" in api else {}), **refs)
     if out:
         os.makedirs(out, exist_ok=True)
         for name, res in results.items():
@@ -400,7 +443,7 @@ _HUMAN_PAIR_KEYWORDS = ("pair_context", "lower_is_better", "human_atol")
               help="For a data file: comma-separated label columns to use as contexts (e.g. speaker,domain).")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --perturbation: JSONL with the texts.")
-@api_option(_PERTURBED, "multi_ref", choices=_choices.MULTI_REF)
+@api_option(_PERTURBED, "multi_ref", choices=_choices.MULTI_REF, prefix="Perturbation pairs: ")
 @click.option("--model", default=None, type=click.Path(exists=True), help="Local model for bertscore etc.")
 @click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
 @api_options(_PAIRS, "pair_context", "lower_is_better", "atol", "human_atol",
