@@ -37,13 +37,48 @@ def _judge_log():
 _JUDGE = "textmetrics._judge:LLMJudge"
 _OPENAI = "textmetrics._judge_backends:OpenAIBackend"
 _LOCAL = "textmetrics._judge_backends:LocalBackend"
+_PAIRS = "textmetrics._judge:judge_pairs"
 
 #: The keywords of each backend's options (given with another --backend: an error).
-_BACKEND_KEYWORDS = {"openai": ("base_url", "api_key_env", "concurrency", "timeout", "max_retries", "max_backoff",
-                                "max_response_bytes"),
-                     "local": ("decoding",)}
+_BACKEND_KEYWORDS = {"openai": ("base_url", "api_key_env", "api_key_header", "concurrency", "timeout", "max_retries",
+                                "backoff", "max_backoff", "jitter", "rng", "max_response_bytes", "extra_body",
+                                "headers"),
+                     "local": ("decoding", "answer_prefix", "chat_template", "device")}
 #: Keywords of ratings, refused with --pairwise (its verdicts have no scale, samples or aggregation).
-_RATING_KEYWORDS = ("scale", "samples", "aggregate", "on_failure")
+_RATING_KEYWORDS = ("scale", "samples", "aggregate", "on_failure", "top_logprobs")
+
+
+def _prefixed(prefix, keywords, **per_keyword):
+    """api_options' per-keyword arguments of one backend's options: each help starts with ``prefix``."""
+    return {k: {"prefix": prefix, **per_keyword.get(k, {})} for k in keywords}
+
+
+def _system_pairs(ctx, param, value):
+    """--pairs A:B,C:D -> [(A, B), (C, D)] (judge_pairs checks the systems)."""
+    out = []
+    for item in _split(value) or []:
+        a, sep, b = item.partition(":")
+        if not sep or not a.strip() or not b.strip():
+            raise click.BadParameter(f"{item!r}: write each pair as system_a:system_b, e.g. M11:M13",
+                                     param_hint="--pairs")
+        out.append((a.strip(), b.strip()))
+    return out
+
+
+def _json_object(ctx, param, value):
+    """--extra-body / --headers: a JSON object -> dict (the backend checks its content)."""
+    import json
+
+    flag = "--" + param.name.replace("_", "-")
+    try:
+        out = json.loads(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"{value!r} is not JSON ({exc.msg}): give an object such as "
+                                 + ('\'{"top_p": 1.0}\'' if param.name == "extra_body"
+                                    else '\'{"OpenAI-Organization": "org-..."}\''), param_hint=flag) from None
+    if not isinstance(out, dict):
+        raise click.BadParameter(f"{value!r} is a JSON {type(out).__name__}: give an object {{...}}", param_hint=flag)
+    return out
 
 
 @command(epilog="Example: metaeval judge summeval --aspect coherence --backend openai --model "
@@ -54,12 +89,18 @@ _RATING_KEYWORDS = ("scale", "samples", "aggregate", "on_failure")
               help="The evaluation criterion ({aspect} of the prompt): the text itself, or a file holding it.")
 @api_option(_JUDGE, "backend", strict_choices=_choices.JUDGE_BACKENDS)
 @click.option("--model", required=True, help="Model name (openai) or local model folder (local).")
-@api_options(_JUDGE, "scale", "samples", "temperature", "aggregate",
+@api_options(_JUDGE, "scale", "samples", "temperature", "aggregate", "top_logprobs",
              aggregate=dict(strict_choices=_choices.JUDGE_AGGREGATES))
-@api_options(_OPENAI, *_BACKEND_KEYWORDS["openai"],
-             **{k: dict(prefix="openai: ") for k in _BACKEND_KEYWORDS["openai"] if k != "base_url"},
-             base_url=dict(prefix="openai: ", when_absent="$OPENAI_BASE_URL, else https://api.openai.com/v1"))
-@api_option(_LOCAL, "decoding", strict_choices=_choices.JUDGE_DECODINGS, prefix="local: ")
+@api_options(_OPENAI, *_BACKEND_KEYWORDS["openai"], **_prefixed("openai: ", _BACKEND_KEYWORDS["openai"],
+             base_url=dict(when_absent="$OPENAI_BASE_URL, else https://api.openai.com/v1"),
+             rng=dict(aliases=(),  # --seed is the judge's request seed
+                      help="Seed of the random part of the waits between retries (--jitter), a non-negative "
+                           "integer; it changes waits only, never answers or cache keys."),
+             extra_body=dict(callback=_json_object, metavar="JSON"),
+             headers=dict(callback=_json_object, metavar="JSON")))
+@api_options(_LOCAL, *_BACKEND_KEYWORDS["local"], **_prefixed("local: ", _BACKEND_KEYWORDS["local"],
+             decoding=dict(strict_choices=_choices.JUDGE_DECODINGS),
+             chat_template=dict(when_absent="when the tokenizer has one")))
 @api_options(_JUDGE, "task", "source_des", "target_des")
 @click.option("--template", "template_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="A prompt template file (default: seed paper 000 Table 4).")
@@ -84,6 +125,9 @@ _RATING_KEYWORDS = ("scale", "samples", "aggregate", "on_failure")
 @click.option("--pairwise", is_flag=True,
               help="Compare the outputs of each pair of systems (A, B or tie, in both orders) instead of "
                    "rating them; --template and --pattern then give the pairwise prompt and verdict parser.")
+@api_option(_PAIRS, "pairs", callback=_system_pairs, metavar="A:B[,A:B]",
+            help="With --pairwise: the system pairs to compare (system_a:system_b, comma-separated).",
+            when_absent="every pair of systems, in their order")
 def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human, system, input_, max_inputs, out,
           fmt, pairwise, **api):
     """Rate a dataset's outputs with an LLM judge (prompt of seed paper 000 Table 4; G-Eval)."""
@@ -103,6 +147,10 @@ def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human
             flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
             raise click.BadParameter(f"{flags} apply to --backend {other}, not {backend}",
                                      param_hint="--backend")
+    pairs = {"pairs": api.pop("pairs")} if "pairs" in api else {}
+    if pairs and not pairwise:
+        raise click.BadParameter("--pairs chooses the system pairs of --pairwise: give --pairwise too",
+                                 param_hint="--pairs")
     if pairwise:
         wrong = [n for n in _RATING_KEYWORDS if n in api]
         if wrong:
@@ -131,7 +179,7 @@ def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human
                     f"{counts['failed']} failed"))
 
         if pairwise:
-            return _judge_pairwise_output(tm.judge_pairs(ds, metric, progress=prog), out, fmt)
+            return _judge_pairwise_output(tm.judge_pairs(ds, metric, progress=prog, **pairs), out, fmt)
         res = tm.judge(ds, metric, progress=prog)
     frame = res.to_frame()
     if out:

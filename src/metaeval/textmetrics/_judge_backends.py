@@ -339,9 +339,9 @@ class OpenAIBackend(JudgeBackend):
         sent as ``Authorization: Bearer <key>`` when the variable is set and
         not empty; a server echoing it is redacted (see :func:`redact`).
     api_key_header : str
-        The header carrying the key (default ``"Authorization"``, as
-        ``Bearer <key>``); another name sends the bare key in that header
-        (e.g. ``"api-key"`` for Azure OpenAI).
+        The header carrying the key: ``"Authorization"`` (default) as
+        ``Bearer <key>``, any other name (e.g. ``"api-key"`` for Azure
+        OpenAI) the bare key.
     timeout : float
         Deadline of one attempt in seconds (default 60): connecting,
         sending, and receiving the whole response must fit in it, however
@@ -362,9 +362,9 @@ class OpenAIBackend(JudgeBackend):
     max_backoff : float
         Longest wait between attempts (default 60).
     jitter : float
-        Fraction of the backoff drawn at random, in [0, 1] (default 0.5;
-        0 waits exactly ``min(max_backoff, backoff * 2**k)``), so that
-        concurrent requests do not retry in lockstep.
+        Fraction of the backoff drawn at random, in [0, 1] (default 0.5), so
+        that concurrent requests do not retry in lockstep; 0 waits exactly
+        ``min(max_backoff, backoff * 2**k)``.
     rng : seed or numpy.random.Generator, optional
         Draws the jitter (anything :func:`numpy.random.default_rng`
         accepts); it changes waits only, never answers or cache keys.
@@ -809,7 +809,7 @@ class LocalBackend(JudgeBackend):
         message, with the generation prompt).  Default: when the tokenizer
         has one.
     device : str
-        Torch device (``"cpu"``).
+        Torch device, such as ``"cuda:0"`` (default ``"cpu"``).
 
     Notes
     -----
