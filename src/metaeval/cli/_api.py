@@ -377,7 +377,7 @@ def _kind(p):
 
 
 def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict_choices=None, type=None,
-               help=None, prefix="", callback=None, metavar=None, hidden=False, when_absent=None):
+               help=None, prefix="", callback=None, metavar=None, hidden=False, when_absent=None, complete=None):
     """One option for ``keyword`` of ``target`` (see the module's docstring).
 
     ``name``: the option when it cannot be the keyword (two analyses' keywords in one command);
@@ -388,7 +388,8 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
     ``type``: int, float, str, bool or list (default: from the signature); ``help``: replaces the
     docstring's sentence; ``prefix``: put before it (``"openai: "``, an option of one backend); ``callback``: converts the given value (not called when absent);
     ``when_absent``: what the analysis does when its default is None (shown as the default, e.g.
-    ``holm; none with --clusters mtme``) where the word "none" would mislead."""
+    ``holm; none with --clusters mtme``) where the word "none" would mislead; ``complete``: values
+    the shell completes when the help lists them in its own words (the level names)."""
 
     def build():
         p = signature(target).get(keyword)
@@ -417,7 +418,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
             kw.update(is_flag=True)
         elif kind is list:
             item = int if "int" in p.annotation else str
-            kw.update(type=Registry(choices, many=True) if choices else click.STRING)
+            kw.update(type=Registry(choices or complete, many=True) if choices or complete else click.STRING)
             conv = _split_list(item)
             if callback is None:
                 kw["callback"] = conv
@@ -426,7 +427,7 @@ def api_option(target, keyword, *, name=None, aliases=None, choices=None, strict
             if keyword in ("rng", "seed") and p.default is None:
                 ptype = SEED  # its message says that leaving it out draws fresh entropy
             kw["type"] = (click.Choice(tuple(strict_choices)) if strict_choices
-                          else Registry(choices) if choices else ptype)
+                          else Registry(choices or complete) if choices or complete else ptype)
         if callback is not None:
             kw["callback"] = lambda ctx, prm, v: None if v is None else callback(ctx, prm, v)
         return ApiOption(decls, api_target=target, api_keyword=keyword, aliases=old, api_default=p.default,

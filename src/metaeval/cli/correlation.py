@@ -8,7 +8,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import ApiOption, api_option, api_options, command, given, signature
+from ._api import ApiOption, Registry, api_option, api_options, command, given, signature
 from ._data import (
     FORMAT_HELP,
     _ALL_LEVELS,
@@ -44,6 +44,10 @@ _DP = "measures:discriminative_power"
 _RC = "measures:ranking_consistency"
 
 
+#: The level names as the command line spells them (completed by the shell).
+_LEVEL_NAMES = tuple(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
+
+
 def _level_list(ctx, param, value):
     """--level: comma-separated CLI level names -> the API's list."""
     return _split(_levels_option(ctx, param, value))
@@ -55,7 +59,7 @@ def _level_list(ctx, param, value):
 @_system_score_options
 @_with(_data_options)
 @api_option(_CORRELATE, "level", aliases=("--levels",), callback=_level_list,
-            help="Comma-separated: " + _LEVELS_HELP + ".")
+            help="Comma-separated: " + _LEVELS_HELP + ".", complete=_LEVEL_NAMES)
 @api_option(_CORRELATE, "method", type=list, choices=_choices.METHODS,
             help="comma-separated coefficients (the default is the one of every correlation table).")
 @api_options(_CORRELATE, "average", "ci", "confidence_level", "n_resamples", "pvalue", "alternative", "rng",
@@ -88,7 +92,7 @@ def _one_level(ctx, param, value):
 @_layout_options(texts=False, run_col=True)
 @_system_score_options
 @_with(_data_options)
-@api_option(_COMPARE, "level", callback=_one_level, help="One of " + _LEVELS_HELP + ".")
+@api_option(_COMPARE, "level", callback=_one_level, help="One of " + _LEVELS_HELP + ".", complete=_LEVEL_NAMES)
 @api_option(_COMPARE, "method", choices=_choices.METHODS,
             help="the coefficient (the default is the one of every correlation table).")
 @api_options(_COMPARE, "test", "average", "n_resamples", "alternative", "confidence_level", "correction",
@@ -170,6 +174,7 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
               help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
                    "(default: the 12 of --level x --method).")
 @click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
+              type=Registry(_LEVEL_NAMES, many=True),
               help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",), default=",".join(_choices.MEASURE_METHODS), show_default=True,
               help="Comma-separated coefficients.")
