@@ -952,6 +952,7 @@ def sample_size(
     sizes : sequence of int
         Subset sizes (>= 3, at most the number of valid texts).
     n_resamples : int
+        Random subsets drawn per size (default 100, as the paper).
     method : {"pearson", "spearman", "kendall_b", "kendall_c"}
     threshold : float, optional
         Target standard deviation.

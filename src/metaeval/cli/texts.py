@@ -116,7 +116,8 @@ def _alpha(ctx, param, value):
              correction=dict(choices=_choices.CORRECTIONS, prefix="Correlation design: "))
 @api_options(_SIZES, "sizes", "threshold", "n_resamples", "rng",
              sizes=dict(help="Sample sizes of the pre-assessment study."),
-             threshold=dict(help="Sample size: largest acceptable sd."))
+             threshold=dict(help="Sample size: largest acceptable sd."),
+             n_resamples=dict(prefix="Sample size: "))
 @click.option("--reference-metrics", default=None, type=Registry(_SCORABLE, many=True),
               help="Text metrics for the reference-sensitivity study (seed paper 001, App. B): each is scored "
                    "against every reference, and one reference per input is drawn --reference-draws times.")
