@@ -140,3 +140,16 @@ def test_diagnose_reference_level_and_coverage_reach_reference_sensitivity(monke
     assert isinstance(res.exception, _Stop), res.output
     assert {k: seen[k] for k in ("level", "coverage", "n_resamples", "rng")} == {
         "level": "item", "coverage": 0.8, "n_resamples": 7, "rng": 1}
+
+
+def test_alpha_naming_an_unknown_level_is_named_not_reported_missing():
+    """Regression: --alpha sys=0.05 said "alpha has no value for level(s) system, global", as if
+    the value had not been given; the misspelt level is named now (by the analysis, so the API
+    says the same)."""
+    import pytest
+
+    res = run("diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2", "--sizes", "5",
+              "--n-resamples", 3, "--rng", 0, "--alpha", "sys=0.05,global=0.001")
+    assert res.exit_code == 2 and "alpha names 'sys', not a level of the design" in res.output, res.output
+    with pytest.raises(metaeval.ParameterError, match="alpha names 'sys'"):
+        dg.correlation_design(metaeval.load_dataset("summeval"), alpha={"sys": 0.05, "global": 0.001})

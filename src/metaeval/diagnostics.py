@@ -1528,6 +1528,10 @@ def correlation_design(
         )
     levels = tuple(dict.fromkeys(levels))
     if isinstance(alpha, Mapping):
+        unknown = [str(k) for k in alpha if k not in _DESIGN_LEVELS]
+        if unknown:
+            raise ParameterError(f"alpha names {', '.join(map(repr, unknown))}, not a level of the design; "
+                                 f"give a value for each of {', '.join(levels)}")
         missing = [lv for lv in levels if lv not in alpha]
         if missing:
             raise ParameterError(f"alpha has no value for level(s) {', '.join(missing)}")

@@ -11,7 +11,6 @@ from ..errors import ParameterError
 from ..report import tables as _tables
 from ._api import ApiOption, Registry, api_option, api_options, command, given, signature
 from ._data import (
-    _one_level_option,
     SYSTEM_HELP,
     INPUT_HELP,
     FORMAT_HELP,
@@ -20,6 +19,7 @@ from ._data import (
     _layout_options,
     _load,
     _metrics,
+    _one_level_option,
     _split,
     _system_level,
     _system_score_options,
