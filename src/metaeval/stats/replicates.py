@@ -12,6 +12,8 @@ from . import resampling as _rs
 from .cellboot import CellBootstrap
 from .levels import DUP_VARIANTS, grouped_values, level_values
 
+__all__ = ["permutation_null", "bootstrap_distribution"]
+
 
 def permutation_null(gen, xg, yg, method, average, n_resamples, budget=None):
     """Null statistics of the within-group permutation test, in chunks of
