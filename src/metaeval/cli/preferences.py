@@ -6,7 +6,7 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import api_option, api_options, command, given, signature
+from ._api import Registry, api_option, api_options, command, given, signature
 from ._data import FORMATS, _split, FORMAT_HELP
 from ._output import _clean, _emit_csv_by_analysis, _emit_json, _say, _show
 
@@ -19,7 +19,7 @@ _LENGTH = "preferences:length_bias"
                       "--n-resamples 100 --rng 0")
 @click.argument("data")
 @click.option("--input-format", "input_format", default="auto", show_default=True,
-              help="|".join(("auto", *_choices.PREFERENCE_FORMATS)) + " (files only).")
+              type=Registry(("auto", *_choices.PREFERENCE_FORMATS)), help="|".join(("auto", *_choices.PREFERENCE_FORMATS)) + " (files only).")
 @click.option("--judges", default=None,
               help="Comma-separated judges (default: all). mt-bench/alpacaeval files: the annotators that are "
                    "judges (the others are human raters). Bundled datasets: metric columns.")
