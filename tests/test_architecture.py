@@ -351,7 +351,7 @@ def test_vocabulary_sits_below_the_engine():
 
 # The stats modules of issue 25 item 1's rooms, and those that gained a function there.
 ROOM_STATS = ("agreement", "icc", "prophecy", "ranknormal", "prefagree", "logistic", "bradley_terry",
-              "pairacc", "cfafit", "localacc", "metameasures", "spa", "alpha", "generative")
+              "pairacc", "cfafit", "localacc", "metameasures", "spa", "alpha", "generative", "replicates")
 
 
 @pytest.mark.parametrize("name", ROOM_STATS)
@@ -371,3 +371,47 @@ def test_room_stats_modules_list_their_public_names(name):
                     public.add(t.id)
     assert listed is not None, f"stats/{name}.py has no __all__"
     assert public - set(listed) == set(), f"stats/{name}.py: public names missing from __all__"
+
+
+#: The topic modules: each holds analyses ``f(dataset) -> Result`` and their results.
+TOPICS = ANALYSIS + ("bench", "spans")
+#: Public classes of topic modules that are not results, each the analysis' own parameter
+#: object (what a caller builds to say what to run), with why it stays beside its analysis.
+PARAMETER_TYPES = {
+    ("wmt", "Task"): "one WMT task (data key, level, method, clusters): run_tasks' argument",
+    ("bench", "Command"): "the metric to benchmark, as a shell command: bench's first argument",
+    ("bench", "ScoresFile"): "the metric to benchmark, as scores computed elsewhere: bench's first argument",
+    ("bench", "BenchResult"): "bench's result, with a view of its own (report_section, report)",
+}
+
+
+def _public_classes(module):
+    tree = ast.parse((SRC / f"{module}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in node.bases}
+            yield node.name, bases
+
+
+def topic_types(module):
+    """Public classes of a topic module that are neither results (a subclass of the result
+    base) nor a declared parameter object: a data type, which belongs in data/."""
+    results = {"_Result", "_Collection", "_Table"}
+    return [name for name, bases in _public_classes(module)
+            if not (bases & results) and (module, name) not in PARAMETER_TYPES]
+
+
+@pytest.mark.parametrize("module", TOPICS)
+def test_topic_modules_hold_no_data_type(module):
+    """Issue 25.1: input types live in data/ (PreferenceData, LocalPairs), not beside the analyses."""
+    assert topic_types(module) == []
+
+
+def test_the_data_type_check_sees_an_input_type(tmp_path, monkeypatch):
+    """A planted input type in a topic module fails the check (LocalPairs where it was)."""
+    src = tmp_path / "src"
+    (src).mkdir()
+    (src / "local.py").write_text("class LocalPairs(_HtmlView):\n    pass\n"
+                                  "class LocalAccuracy(_Table):\n    pass\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", src)
+    assert topic_types("local") == ["LocalPairs"]

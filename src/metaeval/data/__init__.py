@@ -17,6 +17,9 @@ read_mtme, mtme_info
     mt-metrics-eval's WMT data layout (test set / language pair folders).
 PreferenceData, read_preferences
     Pairwise preferences of human raters and judges (the input of :mod:`metaeval.preferences`).
+LocalPairs
+    Ordered pairs of outputs of one input with their contexts (the input of the local
+    analyses, built by :func:`metaeval.local.local_pairs`).
 read_summeval
     SummEval's released annotation JSONL (``model_annotations.aligned.jsonl``)
     with expert and crowd raters; ``Dataset.from_hf`` reads a Hugging Face
@@ -62,6 +65,7 @@ from ._dataset import Dataset
 from ._io import read_dataset
 from ._mtme import MtmeInfo, mtme_info, read_mtme
 from ._preferences import PreferenceData, read_preferences
+from ._localpairs import LocalPairs
 
 # for the rest of the package (see the docstring), not in __all__
 from ._bundled import BUNDLED, SUMMEVAL_DIMENSIONS  # noqa: F401
@@ -92,6 +96,7 @@ __all__ = [
     "read_summeval",
     "PreferenceData",
     "read_preferences",
+    "LocalPairs",
 ]
 
 

@@ -18,25 +18,69 @@ thresholds ~ U(mu - sigma, mu + sigma) per side (:func:`thresholds_from_uniforms
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 import numpy as np
 from scipy import special as _sp
 
+from .._vocab import check_int, check_number
 from ..errors import DataError, ParameterError
 from .levels import level_values
-from .resampling import named_generator
+from .resampling import named_generator, seed_sequence
 
 __all__ = [
+    "PARAMETER_CHECKS",
+    "check_scale_size",
     "column_stats",
     "correlation_stats",
     "discretize",
+    "draw_scores",
     "draw_standard",
     "draw_threshold_uniforms",
     "model_scores",
     "thresholds_from_uniforms",
     "truncated_normal_ppf",
 ]
+
+
+# --------------------------------------------------------------------------
+# the model's parameters
+
+
+def check_scale_size(v, name):
+    """A scale size ``c_m``/``c_h``: an int >= 2 (categories), or None (continuous scores)."""
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, numbers.Integral):
+        raise ParameterError(
+            f"{name}={v!r} must be an int >= 2 (number of categories) or None (continuous)"
+        )
+    if v < 2:
+        raise ParameterError(
+            f"{name}={v!r}: a scale needs at least 2 categories (use None for continuous scores)"
+        )
+    return int(v)
+
+
+_SD = "a standard deviation"
+#: The check of each of the model's parameters (one value), as :func:`metaeval.simulate`'s grid
+#: and :func:`draw_scores` apply it: the value, or a ParameterError naming the keyword.
+PARAMETER_CHECKS = {
+    "rho_sys": lambda v: check_number(v, "rho_sys", lo=-1.0, hi=1.0),
+    "mu_rho_item": lambda v: check_number(v, "mu_rho_item", lo=-1.0, hi=1.0),
+    "sigma_rho_item": lambda v: check_number(v, "sigma_rho_item", lo=0, note=_SD),
+    "mu_m": lambda v: check_number(v, "mu_m"),
+    "mu_h": lambda v: check_number(v, "mu_h"),
+    "sigma_m": lambda v: check_number(v, "sigma_m", lo=0, open_lo=True, note=_SD),
+    "sigma_h": lambda v: check_number(v, "sigma_h", lo=0, open_lo=True, note=_SD),
+    "sigma_item_m": lambda v: None if v is None else check_number(v, "sigma_item_m", lo=0, open_lo=True, note=_SD),
+    "sigma_item_h": lambda v: None if v is None else check_number(v, "sigma_item_h", lo=0, open_lo=True, note=_SD),
+    "n_systems": lambda v: check_int(v, "n_systems", 2),
+    "n_inputs": lambda v: check_int(v, "n_inputs", 2),
+    "c_m": lambda v: check_scale_size(v, "c_m"),
+    "c_h": lambda v: check_scale_size(v, "c_h"),
+}
 
 
 
@@ -241,3 +285,79 @@ def correlation_stats(x, z):
         out["sigma_rho_item"] = float(np.std(item[ok], ddof=1)) if ok.sum() > 1 else np.nan
         out["n_item_dropped"] = int((~ok).sum())
     return out
+
+
+# --------------------------------------------------------------------------
+# the scores of one iteration
+
+
+def draw_scores(
+    *,
+    rho_sys=0.8,
+    mu_rho_item=0.4,
+    sigma_rho_item=0.15,
+    mu_m=0.0,
+    mu_h=0.0,
+    sigma_m=0.15,
+    sigma_h=0.10,
+    sigma_item_m=None,
+    sigma_item_h=None,
+    n_systems=15,
+    n_inputs=200,
+    c_m=None,
+    c_h=None,
+    n_discretizations=1,
+    iteration=0,
+    rng=None,
+):
+    """The scores of one iteration of :func:`metaeval.simulate` (same seed, same
+    numbers): metric X and human Z of shape (N, M), or, with ``c_m`` or
+    ``c_h``, their (T2, N, M) discretized versions (codes 0..C-1 as float;
+    a continuous side is repeated).  Importable as ``metaeval.simulation.draw_scores``.
+
+    Examples
+    --------
+    >>> x, z = draw_scores(n_systems=3, n_inputs=4, c_m=3, c_h=3, rng=0)
+    >>> x.shape, sorted(set(x.ravel().tolist())) <= [0.0, 1.0, 2.0]
+    ((1, 3, 4), True)
+    """
+    params = dict(
+        rho_sys=rho_sys,
+        mu_rho_item=mu_rho_item,
+        sigma_rho_item=sigma_rho_item,
+        mu_m=mu_m,
+        mu_h=mu_h,
+        sigma_m=sigma_m,
+        sigma_h=sigma_h,
+        sigma_item_m=sigma_item_m,
+        sigma_item_h=sigma_item_h,
+        n_systems=n_systems,
+        n_inputs=n_inputs,
+        c_m=c_m,
+        c_h=c_h,
+    )
+    for k, v in params.items():
+        if isinstance(v, (list, tuple, range, np.ndarray)):
+            raise ParameterError(f"draw_scores: {k} must be a single value, not a list")
+    p = {k: PARAMETER_CHECKS[k](v) for k, v in params.items()}
+    T2 = check_int(n_discretizations, "n_discretizations", 1)
+    if p["sigma_item_m"] is None:
+        p["sigma_item_m"] = p["sigma_m"]
+    if p["sigma_item_h"] is None:
+        p["sigma_item_h"] = p["sigma_h"]
+    t = check_int(iteration, "iteration", 0)
+    ss, _ = seed_sequence(rng)
+    x, z = model_scores(p, *draw_standard(ss, p["n_systems"], p["n_inputs"], t))
+    if p["c_m"] is None and p["c_h"] is None:
+        return x, z
+    if p["c_m"] is not None:
+        u = draw_threshold_uniforms(ss, "metric", p["c_m"], t, T2)
+        x = discretize(x, thresholds_from_uniforms(u, p["mu_m"], p["sigma_m"])).astype(float)
+    else:
+        x = np.repeat(x[None], T2, axis=0)
+    if p["c_h"] is not None:
+        u = draw_threshold_uniforms(ss, "human", p["c_h"], t, T2)
+        z = discretize(z, thresholds_from_uniforms(u, p["mu_h"], p["sigma_h"])).astype(float)
+    else:
+        z = np.repeat(z[None], T2, axis=0)
+    return x, z
