@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import warnings
 
 import numpy as np
@@ -85,3 +86,99 @@ def test_level_item_printed_by_the_outputs_was_refused_by_level(tmp_path):
                 "--n-resamples", 20, "--n-splits", 0, "--rng", 0, "--format", "csv")
     assert again.exit_code == 0, again.output
     assert again.stdout == meas.stdout
+
+
+# --------------------------------------------------------------------------- finding 2
+
+
+def _wide_with_codes(tmp_path, share=0.15, seed=1):
+    """Raters in columns (coh_r1..3, a 1-5 scale) and a metric in [0, 1], each with the failure
+    code -1 on about ``share`` of its cells (well above the 5% the few-codes rule allows)."""
+    g = np.random.default_rng(seed)
+    rows = []
+    for s in range(3):
+        q = g.normal()
+        for i in range(30):
+            row = {"system": f"s{s}", "input": f"i{i}", "bleu": float(1 / (1 + np.exp(-(q + g.normal()))))}
+            for r in range(3):
+                row[f"coh_r{r + 1}"] = float(np.clip(np.round(3 + q + g.normal()), 1, 5))
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    df.loc[g.random(len(df)) < 3 * share, "coh_r1"] = -1  # 1 rater of 3: ~share of the ratings
+    df.loc[g.random(len(df)) < share, "bleu"] = -1
+    path = tmp_path / "codes.csv"
+    df.to_csv(path, index=False)
+    return path, df
+
+
+def test_failure_codes_on_more_than_5_percent_were_used_as_scores_without_a_warning(tmp_path):
+    """A 1-5 human column (raters in columns) and a metric in [0, 1] holding -1 on 10-20% of their
+    values were used as scores in silence (the few-codes rule stops at 5%, and looks at integer
+    scales only). Now a FailureCodeWarning (an OutOfScaleWarning) names each column, the code, its
+    share and how to make it missing: the keyword in the API, the option on the command line."""
+    from metaeval.data._scale import scale_codes, sentinel_codes
+    from metaeval.errors import FailureCodeWarning, OutOfScaleWarning
+
+    path, df = _wide_with_codes(tmp_path)
+    ratings = df[["coh_r1", "coh_r2", "coh_r3"]].to_numpy()
+    share_h = (ratings == -1).mean()
+    share_m = (df.bleu == -1).mean()
+    assert share_h > 0.05 and share_m > 0.05
+    assert scale_codes(ratings) is None  # beyond the few-codes rule
+    assert sentinel_codes(ratings)[2] == {-1.0: int((ratings == -1).sum())}
+    # the API
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metaeval.read_dataset(path, human="coherence", raters={"coherence": ["coh_r1", "coh_r2", "coh_r3"]})
+    hits = [w for w in caught if issubclass(w.category, OutOfScaleWarning)]
+    assert [w.category for w in hits] == [FailureCodeWarning]
+    msg = str(hits[0].message)
+    assert "'coherence' has -1" in msg and "'bleu' has -1" in msg
+    assert f"on {100 * share_m:.3g}% of its values" in msg
+    assert "missing_values={'coherence': [-1]}" in msg and "missing_values={'bleu': [-1]}" in msg
+    # the command line: the same warning with the options, counted once
+    base = ["correlate", path, "--raters", "coherence=coh_r*", "--human", "coherence", "--metrics", "bleu",
+            "--level", "global", "--ci", "none", "--format", "csv"]
+    res = run(*base)
+    assert res.exit_code == 0, res.output
+    lines = [ln for ln in res.stderr.splitlines() if "FailureCodeWarning" in ln]
+    assert len(lines) == 1 and not re.search(r"\(x\d+(, first shown)?\)$", lines[0]), res.stderr
+    assert "'coherence' has -1 on" in lines[0] and "'bleu' has -1 on" in lines[0]
+    assert "--missing-values coherence=-1" in lines[0] and "--missing-values bleu=-1" in lines[0]
+    # the fix it names: the codes become missing, no warning, and the correlation is scipy's on
+    # the cells without codes (human: mean of the raters left)
+    res = run(*base, "--missing-values", "coherence=-1", "--missing-values", "bleu=-1")
+    assert res.exit_code == 0 and "Warning" not in res.stderr, res.stderr
+    got = pd.read_csv(io.StringIO(res.stdout)).statistic[0]
+    h = df[["coh_r1", "coh_r2", "coh_r3"]].where(lambda d: d != -1).mean(axis=1)
+    m = df.bleu.where(df.bleu != -1)
+    keep = h.notna() & m.notna()
+    assert got == pytest.approx(stats.pearsonr(m[keep], h[keep]).statistic, abs=1e-12)
+
+
+def test_sentinel_rule_flags_inserted_codes_and_no_clean_scale():
+    """Random integer scales (bottom 0 or 1, 2-11 points) and [0, 1] metrics are never flagged;
+    -1/-99/999 inserted on 6-40% of the values are reported with their exact counts, except -1 on
+    a 0-1 or 0-2 scale; scales that run through 0 (-1..1, -2..2) are scales, not codes."""
+    from metaeval.data._scale import sentinel_codes
+
+    rng = np.random.default_rng(11)
+    for _ in range(200):
+        lo = int(rng.integers(0, 2))
+        hi = lo + int(rng.integers(1, 11))
+        x = rng.integers(lo, hi + 1, size=int(rng.integers(100, 400))).astype(float)
+        continuous = rng.random() < 0.3
+        if continuous:
+            x = rng.random(x.size)
+        assert sentinel_codes(x) is None
+        code = float(rng.choice([-1.0, -99.0, 999.0]))
+        y = x.copy()
+        pos = rng.choice(y.size, size=int(rng.uniform(0.06, 0.4) * y.size), replace=False)
+        y[pos] = code
+        got = sentinel_codes(y)
+        if code == -1 and not continuous and lo == 0 and hi <= 2:
+            assert got is None  # -1 on 0-1 or 0-2 reads as a -1..1 or -1..2 scale: left alone
+        else:
+            assert got is not None and got[2] == {code: pos.size}
+    for k in (1, 2):
+        assert sentinel_codes(np.tile(np.arange(-k, k + 1.0), 20)) is None
