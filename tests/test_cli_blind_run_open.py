@@ -182,3 +182,67 @@ def test_sentinel_rule_flags_inserted_codes_and_no_clean_scale():
             assert got is not None and got[2] == {code: pos.size}
     for k in (1, 2):
         assert sentinel_codes(np.tile(np.arange(-k, k + 1.0), 20)) is None
+
+
+# --------------------------------------------------------------------------- finding 3
+
+
+def _sparse_three_systems(tmp_path, seed=3):
+    """3 systems x 30 inputs, raters in columns; bleu missing on ~35% of the cells, so that many
+    inputs are left with 2 systems."""
+    g = np.random.default_rng(seed)
+    rows = []
+    for s in range(3):
+        q = g.normal()
+        for i in range(30):
+            row = {"system": f"s{s}", "input": f"i{i}",
+                   "bleu": float(1 / (1 + np.exp(-(q + g.normal())))) if g.random() > 0.35 else np.nan}
+            for r in range(3):
+                row[f"coh_r{r + 1}"] = float(np.clip(np.round(3 + q + g.normal()), 1, 5))
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    path = tmp_path / "sparse3.csv"
+    df.to_csv(path, index=False)
+    df["coherence"] = df[["coh_r1", "coh_r2", "coh_r3"]].mean(axis=1)
+    return path, df
+
+
+def test_input_groups_of_two_systems_got_no_small_design_warning(tmp_path):
+    """On a 3-system file with sparse cells, inputs scored for only 2 systems gave Pearson +-1
+    each, averaged in without a word (only a dataset of 2 systems was warned about). Now a
+    TwoPointWarning counts them, and the result has n_two_points."""
+    from metaeval.errors import SmallSampleWarning, TwoPointWarning
+
+    path, df = _sparse_three_systems(tmp_path)
+    # the groups of two valid pairs with distinct scores on both sides (pandas)
+    valid = df.dropna(subset=["bleu"])
+    per = valid.groupby("input").agg(n=("bleu", "size"), nb=("bleu", "nunique"), nh=("coherence", "nunique"))
+    two = per[(per.n == 2) & (per.nb == 2) & (per.nh == 2)].index
+    assert 3 <= len(two) < 30
+    ds = metaeval.read_dataset(path, human="coherence", raters={"coherence": ["coh_r1", "coh_r2", "coh_r3"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        res = metaeval.correlate(ds, "coherence", metrics=["bleu"], level="input", ci="none")
+    r = res[0]
+    assert r.n_two_points == len(two)
+    hits = [str(w.message) for w in caught if w.category is TwoPointWarning]
+    assert len(hits) == 1 and f"{len(two)} of 30 input groups have scores of only 2 systems" in hits[0]
+    assert issubclass(TwoPointWarning, SmallSampleWarning)
+    # those groups' statistics are +-1 (the closed form of two points)
+    g = pd.Series(r.group_statistics, index=list(ds.inputs))
+    assert np.allclose(np.abs(g[two]), 1.0, atol=1e-12)
+    # the command line: the warning, and the count in the CSV/JSON
+    res = run("correlate", path, "--raters", "coherence=coh_r*", "--human", "coherence", "--metrics", "bleu",
+              "--level", "input", "--ci", "none", "--format", "csv")
+    assert res.exit_code == 0, res.output
+    assert "TwoPointWarning" in res.stderr and "counted in n_two_points" in res.stderr
+    assert pd.read_csv(io.StringIO(res.stdout)).n_two_points[0] == len(two)
+    # a dataset of 2 systems: the one warning for the level, not a second one for its groups
+    two_sys = tmp_path / "two.csv"
+    df[df.system != "s2"].drop(columns="coherence").to_csv(two_sys, index=False)
+    ds2 = metaeval.read_dataset(two_sys, human="coherence", raters={"coherence": ["coh_r1", "coh_r2", "coh_r3"]})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        metaeval.correlate(ds2, "coherence", metrics=["bleu"], level="input", ci="none")
+    hits = [str(w.message) for w in caught if w.category is TwoPointWarning]
+    assert len(hits) == 1 and "correlates across 2 systems only" in hits[0]

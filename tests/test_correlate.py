@@ -337,7 +337,7 @@ def test_results_container_views():
     # the columns documented in the Correlations docstring, in that order
     assert list(df.columns) == [
         "metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n",
-        "n_groups", "n_groups_dropped", "n_constant", "n_too_few", "epsilon", "average",
+        "n_groups", "n_groups_dropped", "n_constant", "n_too_few", "n_two_points", "epsilon", "average",
         "alternative", "confidence_level", "ci_method", "pvalue_method", "n_resamples_nan",
         "signature", "notes"]
 

@@ -144,6 +144,15 @@ class SmallSampleWarning(MetaevalWarning):
     off its nominal coverage; read it as a rough range."""
 
 
+class TwoPointWarning(SmallSampleWarning):
+    """A correlation rests on two points: a level that correlates across only 2
+    systems (or inputs) in the whole dataset, or groups (inputs at ``input``
+    level, systems at ``item`` level) left with 2 valid pairs by missing
+    cells.  A coefficient of two points takes only its extreme values (+1 or
+    -1 for the correlations) or is undefined, whatever the scores; such groups
+    are counted in the result (``n_two_points``) and kept in the average."""
+
+
 class MissingCellsWarning(MetaevalWarning):
     """Cells with missing scores were left out of a reliability statistic.
 
@@ -265,6 +274,7 @@ __all__ = [
     "SystemScoresWarning",
     "OutOfScaleWarning",
     "FailureCodeWarning",
+    "TwoPointWarning",
     "MtmeWarning",
     "JudgeRequestError",
     "BackendUnavailableError",
