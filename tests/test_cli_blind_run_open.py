@@ -246,3 +246,40 @@ def test_input_groups_of_two_systems_got_no_small_design_warning(tmp_path):
         metaeval.correlate(ds2, "coherence", metrics=["bleu"], level="input", ci="none")
     hits = [str(w.message) for w in caught if w.category is TwoPointWarning]
     assert len(hits) == 1 and "correlates across 2 systems only" in hits[0]
+
+
+# --------------------------------------------------------------------------- finding 4
+
+
+def test_undefined_resamples_were_counted_of_twice_the_resamples_asked_for(tmp_path):
+    """With a bootstrap interval and a permutation p-value, the warning said "111 of 400 resampled
+    values" after --n-resamples 200: it pooled the two draws. Each count is now stated against
+    the 200 asked for, with how many each of the interval and the p-value uses."""
+    path, cells = _rotating(tmp_path, n_systems=2, n_inputs=20, seed=4)
+    base = ["correlate", path, "--human", "quality", "--rater", "rater", "--metrics", "bleu", "--level", "input",
+            "--n-resamples", 200, "--rng", 0, "--format", "json"]
+    res = run(*base, "--pvalue", "permutation")
+    assert res.exit_code == 0, res.output
+    rec = json.loads(res.stdout)[0]
+    line = next(ln for ln in res.stderr.splitlines() if "UndefinedStatisticWarning" in ln)
+    assert "of 400" not in line
+    # the same run through the API: the two counts from the kept replicates
+    ds = metaeval.read_dataset(path, human="quality", rater="rater")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = metaeval.correlate(ds, "quality", metrics=["bleu"], level="input", pvalue="permutation",
+                               n_resamples=200, rng=0)[0]
+    kb, kp = int(np.isnan(r.distribution).sum()), int(np.isnan(r.null_distribution).sum())
+    assert kb > 10 and r.n_resamples_nan == kb + kp == rec["n_resamples_nan"]
+    assert (f"in {kb} of the 200 bootstrap resamples and {kp} of the 200 permutations" in line
+            and f"the interval uses the {200 - kb} defined bootstrap resamples" in line
+            and f"the p-value uses the {200 - kp} defined permutations" in line), line
+    # the interval is the percentile interval of the defined replicates (numpy, independently)
+    finite = r.distribution[np.isfinite(r.distribution)]
+    assert finite.size == 200 - kb
+    assert rec["ci_low"] == pytest.approx(np.percentile(finite, 2.5), abs=1e-12)
+    # one draw only: its count against the 200 asked for
+    res = run(*base)
+    line = next(ln for ln in res.stderr.splitlines() if "UndefinedStatisticWarning" in ln)
+    kb1 = json.loads(res.stdout)[0]["n_resamples_nan"]
+    assert f"in {kb1} of the 200 bootstrap resamples;" in line and "counted in n_resamples_nan" in line

@@ -641,7 +641,7 @@ def test_bootstrap_counts_undefined_replicates_and_warns():
     h = g.normal(size=(3, 4))
     ds = Dataset.from_arrays({"h": h, "m": h + g.normal(size=h.shape)}, human="h")
     B = 199
-    with pytest.warns(UndefinedStatisticWarning, match=r"of 199 resampled values of pearson"):
+    with pytest.warns(UndefinedStatisticWarning, match=r"of the 199 bootstrap resamples"):
         r = correlate(ds, "h", level="system", ci="boot-systems", n_resamples=B, rng=2)[0]
     dist, (lo, hi) = bootstrap_reference(ds, "m", "system", "pearson", 2, B, "systems")
     n_nan = int(np.isnan(dist).sum())

@@ -88,7 +88,9 @@ class Correlation(_Result):
     epsilon : float
         The calibrated metric tie threshold (``acc_eq`` only, else NaN).
     n_resamples_nan : int
-        Bootstrap or permutation replicates whose statistic was undefined.
+        Bootstrap and permutation replicates whose statistic was undefined,
+        summed over the two when both are drawn (each has ``n_resamples``
+        draws; the warning gives the two counts).
     distribution : ndarray or None
         Bootstrap replicates (``ci="boot-*"``) of the statistic.
     null_distribution : ndarray or None
@@ -391,16 +393,7 @@ def _warn_degenerate(res: Correlation, n_resamples: int, two_point_levels=()):
     """Warnings are raised here, in the calling process, from the counts.
     ``two_point_levels``: the levels the dataset-wide :func:`_warn_two_points`
     warned about (their groups are not warned about again)."""
-    total = n_resamples * ((res.distribution is not None) + (res.null_distribution is not None))
-    if res.n_resamples_nan > NAN_REPLICATE_WARN * total:
-        warnings.warn(
-            f"{res.n_resamples_nan} of {total} resampled values of {res.method} for metric "
-            f"{res.metric!r} at level {res.level!r} are undefined (constant or too few "
-            "pairs); intervals and p-values use the remaining ones (counted in "
-            "n_resamples_nan)",
-            UndefinedStatisticWarning,
-            stacklevel=user_stacklevel(),
-        )
+    _warn_undefined_resamples(res, n_resamples)
     if res.distribution is not None and not np.isfinite(res.statistic):
         warnings.warn(
             f"{res.method} of metric {res.metric!r} at level {res.level!r} is undefined, so "
@@ -455,6 +448,31 @@ def _warn_two_points(dataset, level) -> bool:
         )
         return True
     return False
+
+
+def _warn_undefined_resamples(res: Correlation, n_resamples: int):
+    """More than :data:`NAN_REPLICATE_WARN` of the bootstrap resamples or of the
+    permutations gave an undefined statistic: each count against the ``n_resamples``
+    asked for (a run with both draws ``n_resamples`` of each, not twice as many)."""
+    parts, uses = [], []
+    for dist, what, used in ((res.distribution, "bootstrap resamples", "the interval"),
+                             (res.null_distribution, "permutations", "the p-value")):
+        if dist is None:
+            continue
+        k = int((~np.isfinite(dist)).sum())
+        parts.append((k, what))
+        uses.append(f"{used} uses the {n_resamples - k} defined {what}")
+    if not any(k > NAN_REPLICATE_WARN * n_resamples for k, _ in parts):
+        return
+    counted = ("counted in n_resamples_nan" if len(parts) == 1
+               else f"n_resamples_nan = {res.n_resamples_nan} counts both")
+    warnings.warn(
+        f"{res.method} for metric {res.metric!r} at level {res.level!r} is undefined (constant or too few "
+        f"pairs) in {' and '.join(f'{k} of the {n_resamples} {what}' for k, what in parts)}; "
+        f"{', '.join(uses)} ({counted})",
+        UndefinedStatisticWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 #: How the group warning names the groups with 2 valid pairs, per level.
@@ -609,8 +627,9 @@ def correlate(
     ConstantInputWarning, TooFewPairsWarning
         When groups are dropped (also counted in each result).
     UndefinedStatisticWarning
-        When more than 5% of the resampled statistics are undefined
-        (counted in ``n_resamples_nan``), or when the statistic itself is
+        When more than 5% of the bootstrap resamples or of the permutations
+        give an undefined statistic (each counted against ``n_resamples``;
+        their sum is ``n_resamples_nan``), or when the statistic itself is
         undefined (its bootstrap interval is then NaN).
 
     Examples
