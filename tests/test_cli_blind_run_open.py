@@ -283,3 +283,34 @@ def test_undefined_resamples_were_counted_of_twice_the_resamples_asked_for(tmp_p
     line = next(ln for ln in res.stderr.splitlines() if "UndefinedStatisticWarning" in ln)
     kb1 = json.loads(res.stdout)[0]["n_resamples_nan"]
     assert f"in {kb1} of the 200 bootstrap resamples;" in line and "counted in n_resamples_nan" in line
+
+
+# --------------------------------------------------------------------------- finding 5
+
+
+def test_quiet_hid_the_warning_that_explains_a_row_of_dashes(tmp_path):
+    """`--quiet` dropped every warning, so a row of dashes (a metric constant in every input group:
+    its coefficient is NaN) came with no reason. --quiet now hides progress, notes and estimates;
+    the warnings stay."""
+    path, cells = _rotating(tmp_path, n_systems=3, n_inputs=8, seed=5)
+    df = pd.read_csv(path)
+    df["flat"] = df.input.str[1:].astype(float) / 10  # one value per input: constant in each input group
+    df.to_csv(path, index=False)
+    base = ["correlate", path, "--human", "quality", "--rater", "rater", "--level", "input", "--ci", "none"]
+    res = run(*base, "--quiet")  # no --metrics: the note that names the metric columns is hidden
+    assert res.exit_code == 0, res.output
+    row = next(ln for ln in res.stdout.splitlines() if ln.startswith("│ flat "))
+    cols = [c.strip() for c in row.strip("│").split("│")]
+    assert cols[1] == "-"  # the statistic is NaN
+    assert "note:" not in res.stderr
+    line = next(ln for ln in res.stderr.splitlines() if "ConstantInputWarning" in ln)
+    assert "'flat'" in line and "8 of 8 input groups have constant scores" in line
+    # the API says the same: every group constant (pandas: one value of flat per input)
+    assert (df.groupby("input").flat.nunique() == 1).all()
+    ds = metaeval.read_dataset(path, human="quality", rater="rater")
+    with pytest.warns(metaeval.ConstantInputWarning, match="'flat'"):
+        r = metaeval.correlate(ds, "quality", metrics=["flat"], level="input", ci="none")[0]
+    assert np.isnan(r.statistic) and r.n_constant == 8
+    # the --help says what --quiet hides and what it keeps
+    help_text = " ".join(run("correlate", "--help").output.split())
+    assert "No progress bars, notes or cost estimates. Warnings are still printed" in help_text
