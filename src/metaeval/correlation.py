@@ -626,6 +626,11 @@ def correlate(
     -----
     ConstantInputWarning, TooFewPairsWarning
         When groups are dropped (also counted in each result).
+    TwoPointWarning
+        When a level correlates across 2 systems (or 2 inputs) only, or
+        groups are left with 2 valid pairs by missing cells (counted in
+        ``n_two_points``): a coefficient of two points is +1 or -1 whatever
+        the scores.
     UndefinedStatisticWarning
         When more than 5% of the bootstrap resamples or of the permutations
         give an undefined statistic (each counted against ``n_resamples``;

@@ -167,7 +167,7 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
-              help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
+              help="Comma-separated level:method list, e.g. system:kendall_b,item:pearson "
                    "(default: the 12 of --level x --method).")
 @click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               help="Comma-separated: " + _LEVELS_HELP + ".")
