@@ -314,3 +314,16 @@ def test_quiet_hid_the_warning_that_explains_a_row_of_dashes(tmp_path):
     # the --help says what --quiet hides and what it keeps
     help_text = " ".join(run("correlate", "--help").output.split())
     assert "No progress bars, notes or cost estimates. Warnings are still printed" in help_text
+
+
+# --------------------------------------------------------------------------- seen on the way
+
+
+def test_measures_split_messages_named_the_old_splits_spelling(tmp_path):
+    """`measures --n-splits 5` with 2 metrics answered "Invalid value for --splits: ... pass --splits 0",
+    the hidden old spelling of the option the user typed."""
+    path, _ = _rotating(tmp_path)
+    res = run("measures", path, "--human", "quality", "--rater", "rater", "--n-resamples", 10, "--n-splits", 5)
+    assert res.exit_code == 2
+    assert "Invalid value for --n-splits" in res.output and "pass --n-splits 0" in res.output, res.output
+    assert "--splits" not in res.output.replace("--n-splits", ""), res.output
