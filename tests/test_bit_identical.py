@@ -121,8 +121,9 @@ ADDED_KEYS = {"run_tasks": ("|clusters:mtme|",)}
 #: Columns added since the fixture to result frames (views gained, numbers unchanged): the
 #: ``notes`` of a row whose p-value and interval disagree (issue 23 item 2), compare_all's
 #: ``pvalue_cluster`` (item 3) and preference_agreement's ``above_ceiling`` flag (item 5, whose
-#: reading is in ``notes``).  A ``.columns`` label is compared without them.
-ADDED_COLUMNS = ("notes", "pvalue_cluster", "above_ceiling")
+#: reading is in ``notes``), and correlate's ``n_two_points`` (the groups of two valid pairs a
+#: TwoPointWarning counts; blind run after issue 26).  A ``.columns`` label is compared without them.
+ADDED_COLUMNS = ("notes", "pvalue_cluster", "above_ceiling", "n_two_points")
 
 #: Long labels of this run by their SHA-256 form (filled while the cases run), so that a
 #: hashed label can be spelled the fixture's way before it is hashed again.

@@ -321,15 +321,18 @@ def test_console_script_in_a_subprocess(long_csv):
     assert r["pvalue"] == pytest.approx(kt.pvalue, rel=1e-9)
 
 
-def test_level_item_is_ambiguous_on_the_command_line():
-    # Regression: `--level item` was accepted silently, but mt-metrics-eval's 'item' grouping is
-    # our `input` (chrF .173 here vs .088 there on the same data): only unambiguous spellings pass,
-    # and the error gives the mapping. `--levels` stays an alias of `--level`.
+def test_ambiguous_level_names_are_refused_on_the_command_line():
+    # Regression: `--level item` was once accepted silently, but mt-metrics-eval's 'item' grouping
+    # is our `input` (chrF .173 here vs .088 there on the same data). The names other tools use for
+    # different groupings stay refused with the mapping; `item`, the name every output prints, is
+    # taken with a note saying which grouping it is (tests/test_cli_blind_run_open.py).
+    # `--levels` stays an alias of `--level`.
     for cmd in (["correlate", "summeval", "--human", "coherence"], ["compare", "summeval", "--human", "coherence"],
                 ["measures", "summeval", "--human", "coherence"]):
-        res = run(*cmd, "--level", "system,item")
-        assert res.exit_code == 2, res.output
-        assert "group-by-system" in res.output and "'input'" in res.output
+        for name in ("sys", "seg", "segment", "sample"):
+            res = run(*cmd, "--level", f"system,{name}")
+            assert res.exit_code == 2, res.output
+            assert "ambiguous" in res.output and "'input'" in res.output, res.output
     res = run("correlate", "summeval", "--human", "coherence", "--metrics", "ROUGE.1", "--levels",
               "group-by-system,group-by-item", "--ci", "none", "--pvalue", "none", "--format", "json")
     assert res.exit_code == 0, res.output
@@ -338,7 +341,7 @@ def test_level_item_is_ambiguous_on_the_command_line():
     want = metaeval.correlate(ds, "coherence", metrics=["ROUGE.1"], level=["item", "input"], ci="none",
                               pvalue="none")
     assert got == {r.level: r.statistic for r in want}
-    res = run("measures", "summeval", "--human", "coherence", "--measures", "item:pearson")
+    res = run("measures", "summeval", "--human", "coherence", "--measures", "sys:pearson")
     assert res.exit_code == 2 and "group-by-system" in res.output
 
 

@@ -90,4 +90,4 @@ def test_pvalue_curve_figure():
 def test_measures_checks_rc_before_running_dp():
     res = run("measures", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,ROUGE.2")
     assert res.exit_code == 2
-    assert "at least 3 metrics" in res.output and "--splits 0" in res.output
+    assert "at least 3 metrics" in res.output and "--n-splits 0" in res.output

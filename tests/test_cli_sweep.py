@@ -306,9 +306,9 @@ def test_one_system_error_suggested_level_item_which_the_cli_rejects(tmp_path):
     path.write_text("system,input,human,bleu,chrf\n" + "".join(f"S0,i{i},{i % 3},{i / 5},{i % 2}\n" for i in range(5)))
     res = run("correlate", path, "--human", "human", "--ci", "none", "--format", "json")
     err = check_run(res, "correlate", files=[path])
-    assert res.exit_code == 2 and "--level group-by-system or global" in err, err
+    assert res.exit_code == 2 and "--level item or global" in err, err
     # and the spelling it suggests works
-    res = run("correlate", path, "--human", "human", "--ci", "none", "--level", "group-by-system", "--format", "json")
+    res = run("correlate", path, "--human", "human", "--ci", "none", "--level", "item", "--format", "json")
     check_run(res, "correlate", files=[path])
     assert res.exit_code == 0, res.stderr
 
@@ -414,10 +414,11 @@ def test_diagnose_sizes_above_the_texts_error_named_sizes_not_the_option(tmp_pat
 def test_compare_level_list_error_offered_the_refused_item_spelling(tmp_path, command):
     """QA pass: `compare --level system,input,group-by-system` fell through to the library's
     message "choose one of system, input, item, global", offering `item`, which the command
-    line refuses as ambiguous, and never said that these commands take one level."""
+    line then refused as ambiguous, and never said that these commands take one level. (The
+    command line now takes `item`, the name every output prints; the message names the levels
+    as the results do.)"""
     path = _one_metric(tmp_path)
     res = run(command, str(path), "--human", "human", "--level", "system,input,group-by-system")
     err = check_run(res, command, files=[path])
     assert res.exit_code == 2, res.stderr
-    assert "--level takes one level" in err and "system, input, group-by-system" in err, err
-    assert "item," not in err, err
+    assert "--level takes one level" in err and "(got 3: system, input, item)" in err, err

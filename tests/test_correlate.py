@@ -337,7 +337,7 @@ def test_results_container_views():
     # the columns documented in the Correlations docstring, in that order
     assert list(df.columns) == [
         "metric", "human", "level", "method", "statistic", "pvalue", "ci_low", "ci_high", "n",
-        "n_groups", "n_groups_dropped", "n_constant", "n_too_few", "epsilon", "average",
+        "n_groups", "n_groups_dropped", "n_constant", "n_too_few", "n_two_points", "epsilon", "average",
         "alternative", "confidence_level", "ci_method", "pvalue_method", "n_resamples_nan",
         "signature", "notes"]
 
@@ -641,7 +641,7 @@ def test_bootstrap_counts_undefined_replicates_and_warns():
     h = g.normal(size=(3, 4))
     ds = Dataset.from_arrays({"h": h, "m": h + g.normal(size=h.shape)}, human="h")
     B = 199
-    with pytest.warns(UndefinedStatisticWarning, match=r"of 199 resampled values of pearson"):
+    with pytest.warns(UndefinedStatisticWarning, match=r"of the 199 bootstrap resamples"):
         r = correlate(ds, "h", level="system", ci="boot-systems", n_resamples=B, rng=2)[0]
     dist, (lo, hi) = bootstrap_reference(ds, "m", "system", "pearson", 2, B, "systems")
     n_nan = int(np.isnan(dist).sum())

@@ -97,7 +97,6 @@ def test_one_warning_names_several_columns_and_raters():
     lambda r: np.arange(200.0).reshape(5, 40),                     # ids
     lambda r: r.integers(0, 2, size=(5, 40)).astype(float),        # binary
     lambda r: _likert(r, (2, 5)),                                  # too few values
-    lambda r: _with_codes(r, _likert(r, (5, 40)), [-1.0], share=0.2),  # 20%: not "a few"
     lambda r: _with_codes(r, _likert(r, (5, 40)), [6.0]),          # 6 next to a 1-5 scale
     lambda r: _with_codes(r, _likert(r, (5, 40), 1, 10), [15.0]),   # 15 on 1-10: not far enough
     lambda r: _likert(r, (5, 40), -3, 3),                          # a -3..3 scale

@@ -75,12 +75,6 @@ AMBIGUOUS_LEVELS = {
     "sample": "ExplainaBoard's group_by='sample' is our 'input', while 'sample-level' "
     "elsewhere means no grouping (our 'global')",
 }
-#: The command line's spelling of each level: ``item`` is refused there (mt-metrics-eval
-#: users mean our ``input`` by it), so the seed paper's item level is written ``group-by-system``.
-CLI_LEVEL_NAMES = {"system": "system", "input": "input", "item": "group-by-system", "global": "global"}
-#: Spellings the command line refuses on top of :data:`AMBIGUOUS_LEVELS`.
-CLI_AMBIGUOUS_LEVELS = ("item", "item-level")
-
 #: :data:`metaeval.correlation.CI_METHODS` and :data:`metaeval.correlation.PVALUE_METHODS`.
 CI_METHODS = ("none", "fisher", "boot-systems", "boot-inputs", "boot-both")
 PVALUE_METHODS = ("auto", "permutation", "none")
@@ -145,8 +139,3 @@ WMT_CLUSTER_RULES = ("holm", "mtme", "metaeval")
 
 #: :data:`metaeval.compare.CLUSTER_RULES`: the p-values of ``compare_all``'s clusters.
 CLUSTER_RULES = ("metaeval", "mtme")
-
-
-def cli_levels() -> str:
-    """The level choices as the command line spells them, comma-separated."""
-    return ", ".join(CLI_LEVEL_NAMES[lv] for lv in LEVELS)

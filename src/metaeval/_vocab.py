@@ -214,7 +214,7 @@ def check_level_size(dataset, level):
         raise DataError(
             f"level={level!r} correlates across systems but the dataset has {N} system(s) "
             f"({', '.join(dataset.systems)}); use level='item' or 'global' (command line: --level "
-            "group-by-system or global), or add systems"
+            "item or global), or add systems"
         )
     if level == "item" and M < 2:
         raise DataError(

@@ -24,9 +24,9 @@ from .data import sysscores as _sys
 from .errors import (
     ConstantInputWarning,
     ParameterError,
-    SmallSampleWarning,
     SystemScoresWarning,
     TooFewPairsWarning,
+    TwoPointWarning,
     UndefinedStatisticWarning,
 )
 from ._vocab import (
@@ -78,10 +78,18 @@ class Correlation(_Result):
         Groups whose statistic was undefined (``n_constant + n_too_few``).
     n_constant, n_too_few : int
         Dropped groups with constant scores / fewer than two valid pairs.
+    n_two_points : int
+        Groups used whose statistic rests on exactly two valid pairs (two
+        systems of an input, two inputs of a system; at ``system`` and
+        ``global`` level 1 when the one correlation does): a coefficient of
+        two points takes only its extreme values, whatever the scores
+        (:class:`~metaeval.errors.TwoPointWarning`).
     epsilon : float
         The calibrated metric tie threshold (``acc_eq`` only, else NaN).
     n_resamples_nan : int
-        Bootstrap or permutation replicates whose statistic was undefined.
+        Bootstrap and permutation replicates whose statistic was undefined,
+        summed over the two when both are drawn (each has ``n_resamples``
+        draws; the warning gives the two counts).
     distribution : ndarray or None
         Bootstrap replicates (``ci="boot-*"``) of the statistic.
     null_distribution : ndarray or None
@@ -109,6 +117,7 @@ class Correlation(_Result):
     n_groups_dropped: int
     n_constant: int
     n_too_few: int
+    n_two_points: int
     epsilon: float
     average: str
     alternative: str
@@ -129,7 +138,7 @@ class Correlations(_Collection):
 
     ``to_frame()`` gives one row per result with the columns ``metric, human,
     level, method, statistic, pvalue, ci_low, ci_high, n, n_groups,
-    n_groups_dropped, n_constant, n_too_few, epsilon, average, alternative,
+    n_groups_dropped, n_constant, n_too_few, n_two_points, epsilon, average, alternative,
     confidence_level, ci_method, pvalue_method, n_resamples_nan, signature, notes``;
     ``get(metric, level=..., method=...)`` the single matching result.
     """
@@ -175,6 +184,7 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None, 
     n_too_few = int(too_few.sum())
     n_constant = int((dropped & ~too_few).sum())
     n = int(nv[~dropped].sum())
+    n_two = int((nv[~dropped] == 2).sum())
     eps = float(lv.epsilon[0]) if lv.epsilon is not None else np.nan
     gen = _unit_generator(ss, metric, level, method)
     xg, yg = arrange(x, y, level)
@@ -246,6 +256,7 @@ def _correlate_one(x, y, metric, level, method, opt: _Options, ss, systag=None, 
         n_groups_dropped=int(dropped.sum()),
         n_constant=n_constant,
         n_too_few=n_too_few,
+        n_two_points=n_two,
         epsilon=eps,
         average=opt.average,
         alternative=opt.alternative,
@@ -333,18 +344,11 @@ def _workers(n_jobs) -> int:
         return 1
 
 
-def _warn_degenerate(res: Correlation, n_resamples: int):
-    """Warnings are raised here, in the calling process, from the counts."""
-    total = n_resamples * ((res.distribution is not None) + (res.null_distribution is not None))
-    if res.n_resamples_nan > NAN_REPLICATE_WARN * total:
-        warnings.warn(
-            f"{res.n_resamples_nan} of {total} resampled values of {res.method} for metric "
-            f"{res.metric!r} at level {res.level!r} are undefined (constant or too few "
-            "pairs); intervals and p-values use the remaining ones (counted in "
-            "n_resamples_nan)",
-            UndefinedStatisticWarning,
-            stacklevel=user_stacklevel(),
-        )
+def _warn_degenerate(res: Correlation, n_resamples: int, two_point_levels=()):
+    """Warnings are raised here, in the calling process, from the counts.
+    ``two_point_levels``: the levels the dataset-wide :func:`_warn_two_points`
+    warned about (their groups are not warned about again)."""
+    _warn_undefined_resamples(res, n_resamples)
     if res.distribution is not None and not np.isfinite(res.statistic):
         warnings.warn(
             f"{res.method} of metric {res.metric!r} at level {res.level!r} is undefined, so "
@@ -360,6 +364,8 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
             UndefinedStatisticWarning,
             stacklevel=user_stacklevel(),
         )
+    if res.n_two_points and res.level not in two_point_levels:
+        _warn_two_point_groups(res)
     if res.n_groups_dropped == 0:
         return
     what = {"system": "system-level", "global": "global"}.get(res.level, f"{res.level} groups")
@@ -381,10 +387,10 @@ def _warn_degenerate(res: Correlation, n_resamples: int):
         )
 
 
-def _warn_two_points(dataset, level):
+def _warn_two_points(dataset, level) -> bool:
     """A correlation over two points is +-1 (or undefined) whatever the scores: say so
     when a level correlates across only two systems (``system``, ``input``) or two
-    inputs (``item``)."""
+    inputs (``item``); True if it did."""
     N, M = len(dataset.systems), len(dataset.inputs)
     across = {"system": ("systems", N), "input": ("systems", N), "item": ("inputs", M)}.get(level)
     if across is not None and across[1] == 2:
@@ -392,9 +398,66 @@ def _warn_two_points(dataset, level):
             f"level={level!r} correlates across 2 {across[0]} only: every correlation of two points is "
             f"+1 or -1 (or undefined) whatever the scores, and a test has nothing to go on; add "
             f"{across[0]} or read the global level",
-            SmallSampleWarning,
+            TwoPointWarning,
             stacklevel=user_stacklevel(),
         )
+        return True
+    return False
+
+
+def _warn_undefined_resamples(res: Correlation, n_resamples: int):
+    """More than :data:`NAN_REPLICATE_WARN` of the bootstrap resamples or of the
+    permutations gave an undefined statistic: each count against the ``n_resamples``
+    asked for (a run with both draws ``n_resamples`` of each, not twice as many)."""
+    parts, uses = [], []
+    for dist, what, used in ((res.distribution, "bootstrap resamples", "the interval"),
+                             (res.null_distribution, "permutations", "the p-value")):
+        if dist is None:
+            continue
+        k = int((~np.isfinite(dist)).sum())
+        parts.append((k, what))
+        uses.append(f"{used} uses the {n_resamples - k} defined {what}")
+    if not any(k > NAN_REPLICATE_WARN * n_resamples for k, _ in parts):
+        return
+    counted = ("counted in n_resamples_nan" if len(parts) == 1
+               else f"n_resamples_nan = {res.n_resamples_nan} counts both")
+    warnings.warn(
+        f"{res.method} for metric {res.metric!r} at level {res.level!r} is undefined (constant or too few "
+        f"pairs) in {' and '.join(f'{k} of the {n_resamples} {what}' for k, what in parts)}; "
+        f"{', '.join(uses)} ({counted})",
+        UndefinedStatisticWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
+#: How the group warning names the groups with 2 valid pairs, per level.
+_TWO_POINT_GROUPS = {
+    "input": "input groups have scores of only 2 systems",
+    "item": "item groups (systems) have scores on only 2 inputs",
+}
+_TWO_POINT_SINGLE = {
+    "system": "correlates only 2 systems with scores",
+    "global": "correlates only 2 cells with scores",
+}
+
+
+def _warn_two_point_groups(res: Correlation):
+    """Groups (or the one correlation of a single level) left with 2 valid pairs by
+    missing cells, counted in ``n_two_points``."""
+    coef = get_coefficient(res.method)
+    value = "is +1 or -1" if coef.constant_is_degenerate else "takes only its extreme values"
+    if res.level in _TWO_POINT_GROUPS:
+        what = (f"{res.n_two_points} of {res.n_groups} {_TWO_POINT_GROUPS[res.level]}: the {res.method} of "
+                f"two points {value} whatever the scores, and they enter the average as they are")
+    else:
+        what = (f"the {res.level}-level correlation {_TWO_POINT_SINGLE[res.level]}: the {res.method} of two "
+                f"points {value} whatever the scores")
+    warnings.warn(
+        f"{res.method} of metric {res.metric!r} vs {res.human!r} at level {res.level!r}: {what} "
+        "(counted in n_two_points)",
+        TwoPointWarning,
+        stacklevel=user_stacklevel(),
+    )
 
 
 @accepts_frames(human="human")
@@ -518,9 +581,15 @@ def correlate(
     -----
     ConstantInputWarning, TooFewPairsWarning
         When groups are dropped (also counted in each result).
+    TwoPointWarning
+        When a level correlates across 2 systems (or 2 inputs) only, or
+        groups are left with 2 valid pairs by missing cells (counted in
+        ``n_two_points``): a coefficient of two points is +1 or -1 whatever
+        the scores.
     UndefinedStatisticWarning
-        When more than 5% of the resampled statistics are undefined
-        (counted in ``n_resamples_nan``), or when the statistic itself is
+        When more than 5% of the bootstrap resamples or of the permutations
+        give an undefined statistic (each counted against ``n_resamples``;
+        their sum is ``n_resamples_nan``), or when the statistic itself is
         undefined (its bootstrap interval is then NaN).
 
     Examples
@@ -561,9 +630,11 @@ def correlate(
                 f"pearson, spearman or kendall_b; not to {', '.join(bad)}; use a bootstrap "
                 "interval (ci='boot-both') instead"
             )
+    two_point_levels = set()
     for lv in levels:
         check_level_size(dataset, lv)
-        _warn_two_points(dataset, lv)
+        if _warn_two_points(dataset, lv):
+            two_point_levels.add(lv)
     budget = _rs.memory_budget(memory_budget)
     ss, tag = _rs.seed_sequence(rng)
     opt = _Options(
@@ -609,7 +680,7 @@ def correlate(
     finally:
         clear_layouts()
     for r in out:
-        _warn_degenerate(r, n_resamples)
+        _warn_degenerate(r, n_resamples, two_point_levels)
     return Correlations(tuple(out))
 
 

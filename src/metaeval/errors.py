@@ -144,6 +144,15 @@ class SmallSampleWarning(MetaevalWarning):
     off its nominal coverage; read it as a rough range."""
 
 
+class TwoPointWarning(SmallSampleWarning):
+    """A correlation rests on two points: a level that correlates across only 2
+    systems (or inputs) in the whole dataset, or groups (inputs at ``input``
+    level, systems at ``item`` level) left with 2 valid pairs by missing
+    cells.  A coefficient of two points takes only its extreme values (+1 or
+    -1 for the correlations) or is undefined, whatever the scores; such groups
+    are counted in the result (``n_two_points``) and kept in the average."""
+
+
 class MissingCellsWarning(MetaevalWarning):
     """Cells with missing scores were left out of a reliability statistic.
 
@@ -242,6 +251,17 @@ class OutOfScaleWarning(MetaevalWarning):
     ``--missing-values``)."""
 
 
+class FailureCodeWarning(OutOfScaleWarning):
+    """A score column holds a repeated failure code outside its other values,
+    more often than the few codes :class:`OutOfScaleWarning` reports: a
+    negative integer (``-1``, ``-99``) in a column otherwise non-negative
+    (``-1`` on 20% of a 1-5 scale, on 10% of a BLEU column in [0, 1]), or
+    ``999`` far above it.  The codes are used as scores as they are; the
+    message names the column, the codes and their share, and how to make them
+    missing (``missing_values=``, ``--missing-values``) or, if they are
+    scores, to declare the scale (``bounds=``, ``--bounds``)."""
+
+
 class AssumedDirectionWarning(MetaevalWarning):
     """A metric's direction was not given and was taken from its name: a
     column named like a lower-is-better text metric (TER, WER, ...) is taken
@@ -253,6 +273,8 @@ __all__ = [
     "AssumedDirectionWarning",
     "SystemScoresWarning",
     "OutOfScaleWarning",
+    "FailureCodeWarning",
+    "TwoPointWarning",
     "MtmeWarning",
     "JudgeRequestError",
     "BackendUnavailableError",

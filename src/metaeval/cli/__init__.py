@@ -81,7 +81,8 @@ class _LazyCommands(dict):
             if not any(getattr(p, "name", None) == "quiet" for p in params):
                 params.append(click.Option(
                     ["--quiet", "-q"], is_flag=True, expose_value=False, callback=_set_quiet,
-                    help="No progress bars, notes or warnings summary (errors are still printed)."))
+                    help="No progress bars, notes or cost estimates. Warnings are still printed (they "
+                         "say why a value is NaN, shown as '-', or cannot be trusted), and so are errors."))
             super().__setitem__(name, cmd)
         return cmd
 
@@ -153,8 +154,8 @@ class _Group(click.Group):
                 groups.flush()
                 _fail(_unexpected_message(exc, ctx))
             finally:
-                if ctx.meta.get("metaeval.quiet"):
-                    groups.groups = {}  # --quiet: no warnings summary
+                # printed with --quiet too: a warning explains a number of the output (a '-' for NaN,
+                # an interval on few units); --quiet hides progress, notes and estimates
                 groups.flush()
 
 

@@ -40,12 +40,19 @@ def _split(v):
 
 
 # `item` names different groupings in different tools: metaeval's (seed paper 000) correlates across
-# the inputs of each system, mt-metrics-eval's correlates across the systems of each item (our `input`).
-# On the command line only unambiguous spellings are taken, so nobody gets the other one by accident.
-# The names are one table with the API's (metaeval._choices: LEVEL_ALIASES, AMBIGUOUS_LEVELS).
-_CLI_LEVELS = {**{name: lv for lv, name in _choices.CLI_LEVEL_NAMES.items()}, **_choices.LEVEL_ALIASES}
-_LEVELS_HELP = ", ".join(f"{_choices.CLI_LEVEL_NAMES[lv]} (metaeval's item level)" if lv == "item"
-                         else _choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
+# the inputs of each system, mt-metrics-eval's across the systems of each item (our `input`). The
+# command line takes the names the API takes and every output prints (`item` included, so that a level
+# read in a table, CSV, JSON or signature can be typed back), refuses the ambiguous ones with the
+# mapping, and says what `item` means whenever it is typed (metaeval._choices: LEVEL_ALIASES,
+# AMBIGUOUS_LEVELS).
+_CLI_LEVELS = {**{lv: lv for lv in _choices.LEVELS}, **_choices.LEVEL_ALIASES}
+_LEVELS_HELP = ", ".join(
+    f"{lv} (per system, across its inputs; alias group-by-system; mt-metrics-eval's 'item' grouping is input)"
+    if lv == "item" else lv for lv in _choices.LEVELS)
+#: Said (as a note) when ``item`` is typed: our ``item`` is not mt-metrics-eval's.
+ITEM_LEVEL_NOTE = ("level 'item' is metaeval's item level (seed paper 000: per system, across its inputs; "
+                   "WMT's group-by-system, mt-metrics-eval's average_by='sys'); mt-metrics-eval's 'item' "
+                   "grouping (per input, across systems) is level 'input'")
 
 
 def _levels_option(ctx, param, value):
@@ -55,19 +62,40 @@ def _levels_option(ctx, param, value):
     out = []
     for t in _split(value) or []:
         key = t.lower()
-        if key in _choices.CLI_AMBIGUOUS_LEVELS or key in ("sys", "seg", "segment"):
+        if key in ("sys", "seg", "segment"):
             raise ParameterError(
-                f"--level {t!r} is ambiguous: metaeval's item level (seed paper 000: per system, across its inputs; "
-                "mt-metrics-eval's 'sys' grouping, WMT's group-by-system) is spelled 'group-by-system'; "
-                "mt-metrics-eval's 'item' grouping (per input, across systems) is 'input'; WMT's "
-                "'seg'/'none' (all cells) is 'global'")
+                f"--level {t!r} is ambiguous: metaeval's item level (seed paper 000: per system, across its "
+                "inputs; mt-metrics-eval's 'sys' grouping, WMT's group-by-system) is 'item' (or "
+                "'group-by-system'); mt-metrics-eval's 'item' grouping (per input, across systems) is "
+                "'input'; WMT's 'seg'/'none' (all cells) is 'global'")
         if key in _choices.AMBIGUOUS_LEVELS:
             raise ParameterError(f"--level {t!r} is ambiguous: {_choices.AMBIGUOUS_LEVELS[key]}; choose from "
-                                 f"{_choices.cli_levels()}")
+                                 f"{', '.join(_choices.LEVELS)}")
         if key not in _CLI_LEVELS:
             raise ParameterError(f"--level {t!r} is not a level; choose from {_LEVELS_HELP}")
+        if key == "item" and _typed(ctx, param):
+            _note_once(ITEM_LEVEL_NOTE)
         out.append(_CLI_LEVELS[key])
     return ",".join(dict.fromkeys(out)) or None
+
+
+def _typed(ctx, param):
+    """Whether the value of ``param`` came from the user (not the option's default)."""
+    if ctx is None or param is None:
+        return True  # parsed by a command from another option (measures' --measures)
+    from click.core import ParameterSource
+
+    return ctx.get_parameter_source(param.name) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP)
+
+
+def _note_once(text):
+    """A note printed when the command succeeds (none with --quiet), once."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return
+    notes = ctx.find_root().meta.setdefault("metaeval.notes", [])
+    if text not in notes:
+        notes.append(text)
 
 
 def _one_level_option(ctx, param, value):
@@ -76,11 +104,11 @@ def _one_level_option(ctx, param, value):
     if value is not None and "," in value:
         raise ParameterError(
             f"--level takes one level in `metaeval {ctx.info_name}` (got {len(value.split(','))}: "
-            f"{', '.join(_choices.CLI_LEVEL_NAMES[lv] for lv in value.split(','))}); run it once per level")
+            f"{', '.join(value.split(','))}); run it once per level")
     return value
 
 
-_ALL_LEVELS = ",".join(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
+_ALL_LEVELS = ",".join(_choices.LEVELS)
 
 def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, need_texts=False,
           run=None, contexts=None, file_only=None):

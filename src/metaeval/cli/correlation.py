@@ -171,7 +171,7 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
 @_layout_options(texts=False, run_col=True)
 @_with(_data_options)
 @click.option("--measures", "measures_", default=None,
-              help="Comma-separated level:method list, e.g. system:kendall_b,group-by-system:pearson "
+              help="Comma-separated level:method list, e.g. system:kendall_b,item:pearson "
                    "(default: the 12 of --level x --method).")
 @click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
               type=Registry(_LEVEL_NAMES, many=True),
@@ -208,7 +208,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     else:
         sel = dict(levels=_split(levels), methods=_split(methods))
     if splits < 0:
-        raise click.BadParameter("--splits must be >= 0")
+        raise click.BadParameter("--n-splits must be >= 0", param_hint="--n-splits")
     ck = (lambda name: os.path.join(out, "checkpoints", name)) if out else (lambda name: None)
     k = len(mets)
     if k < 2:
@@ -217,11 +217,11 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
                                  param_hint="--metrics")
     if splits and k < 3:
         raise click.BadParameter(f"ranking consistency needs at least 3 metrics (got {k}); "
-                                 "add metrics or pass --splits 0", param_hint="--splits")
+                                 "add metrics or pass --n-splits 0", param_hint="--n-splits")
     if splits and len(ds.inputs) < 4:
         raise click.BadParameter(f"ranking consistency splits the inputs in halves; the data has "
-                                 f"{len(ds.inputs)} input(s), at least 4 are needed (or --splits 0)",
-                                 param_hint="--splits")
+                                 f"{len(ds.inputs)} input(s), at least 4 are needed (or --n-splits 0)",
+                                 param_hint="--n-splits")
     with _progress(k * (k - 1) // 2, "discriminative power (pairs)") as prog:
         dp = discriminative_power(ds, human, metrics=mets, checkpoint=ck("dp"), progress=prog, **sel, **api)
     rc = None

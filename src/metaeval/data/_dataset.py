@@ -302,6 +302,10 @@ class Dataset:
         When an undeclared column looks like an integer rating scale plus a
         few codes outside it (``-1`` or ``0`` on a 1-5 scale, ``999``); the
         values are kept (docs/data.md, "Rating scales and failure codes").
+    FailureCodeWarning
+        When an undeclared column holds a repeated failure code beyond those
+        few (``-1`` on more than 5% of a 1-5 scale, or in a metric in [0, 1];
+        ``999``); the values are kept.
 
     Raises
     ------

@@ -17,7 +17,14 @@ construction a :class:`~metaeval.data.Dataset`
   top, e.g. ``99`` or ``999`` on 1-5).  It warns
   (:class:`~metaeval.errors.OutOfScaleWarning`) naming the column, the values
   and their counts, and how to declare the scale or drop the codes; it
-  never changes a value.
+  never changes a value;
+- and looks for repeated failure codes that the rule above leaves out
+  (:func:`sentinel_codes`): a negative integer (``-1``, ``-99``) in a
+  column whose other values are all non-negative, or an all-nines value
+  (``999``) far above them, whatever its share (``-1`` on 30% of a 1-5
+  column, on 10% of a BLEU column in [0, 1]).  It warns
+  (:class:`~metaeval.errors.FailureCodeWarning`, an ``OutOfScaleWarning``)
+  naming the column, the codes, their share, and how to make them missing.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from typing import Any
 import numpy as np
 
 from metaeval._stacklevel import user_stacklevel
-from metaeval.errors import DataError, OutOfScaleWarning
+from metaeval.errors import DataError, FailureCodeWarning, OutOfScaleWarning
 
 from ._validate import MAX_SHOWN, fmt_items, in_api, option
 
@@ -105,6 +112,76 @@ def scale_codes(values: np.ndarray) -> tuple[float, float, dict[float, int]] | N
         return None
     if sum(count[v] for v in codes) > MAX_CODE_SHARE * n:
         return None
+    return float(core[0]), float(core[-1]), {float(v): int(count[v]) for v in sorted(codes)}
+
+
+#: Most distinct negative codes one column may hold (``-1`` and ``-2``, say).
+MAX_SENTINELS = 2
+#: Values written for "missing" far above a scale.
+NINES = (99.0, 999.0, 9999.0, 99999.0, 999999.0)
+
+
+def sentinel_codes(values: np.ndarray) -> tuple[float, float, dict[float, int]] | None:
+    """Repeated failure codes outside a column's other values, at any share.
+
+    A code is a negative integer (at most :data:`MAX_SENTINELS` of them) in a
+    column whose other values are all non-negative, unless the column is an
+    integer scale that runs through 0 (the negatives are -k..-1, the rest
+    starts at 0 and reaches at most 2k: ``{-1, 0, 1}`` preferences or a
+    -2..2 scale, not ``-1`` codes); or an all-nines value (:data:`NINES`)
+    more than twice the others' span above their top.  The codes must occur at least twice in all.  This finds
+    what :func:`scale_codes` leaves out: codes on more than
+    :data:`MAX_CODE_SHARE` of the values, and codes in columns that are not
+    integer scales (a metric in [0, 1]).
+
+    Parameters
+    ----------
+    values : ndarray
+        A column's scores (any shape; NaN ignored).
+
+    Returns
+    -------
+    (low, high, codes) or None
+        The bottom and top of the other values and ``{code: count}``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> x = np.r_[np.tile([1, 2, 3, 4, 5], 16), [-1] * 20].astype(float)  # -1 on 20%
+    >>> sentinel_codes(x)
+    (1.0, 5.0, {-1.0: 20})
+    >>> sentinel_codes(np.r_[np.linspace(0, 1, 45), [-1] * 5])  # a metric in [0, 1]
+    (0.0, 1.0, {-1.0: 5})
+    >>> sentinel_codes(np.tile([-1.0, 0.0, 1.0], 10)) is None  # a preference scale
+    True
+    >>> sentinel_codes(np.tile([-1.0, 0.0, 1.0, 2.0, 3.0, 4.0], 10))  # -1 on a 0-4 scale
+    (0.0, 4.0, {-1.0: 10})
+    """
+    x = np.asarray(values, float).ravel()
+    x = x[np.isfinite(x)]
+    if x.size < MIN_VALUES:
+        return None
+    vals, counts = np.unique(x, return_counts=True)
+    count = dict(zip(vals.tolist(), counts.tolist()))
+    codes: set[float] = set()
+    neg = [v for v in vals.tolist() if v < 0]
+    rest = [v for v in vals.tolist() if v >= 0]
+    if 0 < len(neg) <= MAX_SENTINELS and all(float(v).is_integer() for v in neg) and len(rest) >= 2:
+        # integers from the negatives on to 0 and about as far below 0 as the rest goes above:
+        # a scale that runs through 0 (-1..1, -2..2), not codes
+        through_zero = (all(float(v).is_integer() for v in rest) and rest[0] == 0.0
+                        and neg == [float(v) for v in range(int(neg[0]), 0)] and -2 * neg[0] >= rest[-1])
+        if not through_zero:
+            codes |= set(neg)
+    rest = [v for v in vals.tolist() if v not in codes]
+    if len(rest) >= 2:
+        nines = [v for v in rest if v in NINES]
+        core = [v for v in rest if v not in NINES]
+        if nines and len(core) >= 2 and min(nines) > core[-1] + 2 * max(core[-1] - core[0], 1):
+            codes |= set(nines)
+    if not codes or sum(count[v] for v in codes) < 2:
+        return None
+    core = [v for v in vals.tolist() if v not in codes]
     return float(core[0]), float(core[-1]), {float(v): int(count[v]) for v in sorted(codes)}
 
 
@@ -238,12 +315,20 @@ def check_declared(arrays: Mapping[str, np.ndarray], bounds: Mapping[str, tuple[
 
 
 def warn_undeclared(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) -> None:
-    """One :class:`OutOfScaleWarning` naming every column with undeclared codes."""
-    found = []
+    """One :class:`OutOfScaleWarning` naming every column with a few undeclared codes
+    (:func:`scale_codes`), one :class:`FailureCodeWarning` naming every column with
+    repeated failure codes beyond them (:func:`sentinel_codes`)."""
+    found, frequent = [], []
     for c in columns:
         hit = scale_codes(arrays[c])
         if hit is not None:
             found.append((c, *hit))
+            continue
+        hit = sentinel_codes(arrays[c])
+        if hit is not None:
+            frequent.append((c, int(np.isfinite(np.asarray(arrays[c], float)).sum()), *hit))
+    if frequent:
+        _warn_frequent(frequent)
     if not found:
         return
     parts = []
@@ -264,8 +349,36 @@ def warn_undeclared(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) ->
     )
 
 
+def _fmt_range(v: float) -> str:
+    return _fmt_num(v) if float(v).is_integer() else f"{v:.3g}"
+
+
+def _warn_frequent(frequent) -> None:
+    """The :class:`FailureCodeWarning` of the columns ``(column, n_values, low, high, codes)``."""
+    parts = []
+    for c, n, lo, hi, codes in frequent[:MAX_SHOWN]:
+        k = sum(codes.values())
+        scale_lo, scale_hi = np.floor(min(lo, *codes)), np.ceil(max(hi, *codes))
+        parts.append(
+            f"{c!r} has {_fmt_num(next(iter(codes))) if len(codes) == 1 else _fmt_counts(codes)} on "
+            f"{100 * k / n:.3g}% of its values ({k} of {n}; the "
+            f"others lie in [{_fmt_range(lo)}, {_fmt_range(hi)}]) (make them missing: "
+            f"{_missing_hint(c, list(codes))}; or, if they are scores, declare the scale: "
+            f"{_bounds_hint(c, scale_lo, scale_hi)})"
+        )
+    rest = len(frequent) - MAX_SHOWN
+    warnings.warn(
+        "failure codes in score column(s), used as scores as they are: "
+        + "; ".join(parts)
+        + (f"; and {rest} more column(s)" if rest > 0 else ""),
+        FailureCodeWarning,
+        stacklevel=user_stacklevel(),
+    )
+
+
 __all__ = [
     "scale_codes",
+    "sentinel_codes",
     "check_bounds",
     "check_missing_values",
     "apply_missing_values",
