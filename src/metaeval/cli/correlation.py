@@ -45,7 +45,7 @@ _RC = "measures:ranking_consistency"
 
 
 #: The level names as the command line spells them (completed by the shell).
-_LEVEL_NAMES = tuple(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS)
+_LEVEL_NAMES = tuple(_choices.LEVELS)
 
 
 def _level_list(ctx, param, value):

@@ -199,7 +199,7 @@ def _reliability_tables(results, target):
 @click.option("--metrics", default=None,
               help="Comma-separated metrics for concurrent validity (default: all).")
 @api_option(_MTMM, "level", callback=_one_level_option, help="One of " + _LEVELS_HELP + ".",
-            complete=tuple(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS))
+            complete=tuple(_choices.LEVELS))
 @api_option(_MTMM, "method", choices=_choices.METHODS,
             help="Coefficient of the MTMM table and concurrent validity: Kendall's tau-b by default, as seed "
                  "paper 002 prescribes (Sec. 4, Fig. 4: \"Values are based on Kendall's tau\"); correlate, "

@@ -124,9 +124,9 @@ def _alpha(ctx, param, value):
 @api_option(_REFS, "n_resamples", name="reference_draws",
             help="Draws of one reference per input (reference sensitivity).")
 @api_options(_REFS, "level", "coverage",
-             level=dict(choices=tuple(_choices.CLI_LEVEL_NAMES[lv] for lv in _choices.LEVELS),
+             level=dict(choices=tuple(_choices.LEVELS),
                         callback=_one_level_option, prefix="Reference sensitivity: ",
-                        help="The level of the correlations (group-by-system: metaeval's item level)."),
+                        help="The level of the correlations (item: per system, across its inputs)."),
              coverage=dict(prefix="Reference sensitivity: "))
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="For a data file with --reference-metrics: JSONL with hypothesis and references.")
