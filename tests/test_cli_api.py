@@ -190,6 +190,7 @@ CALLS = [
     (["spa", "summeval", "--human", "coherence", "--compare", "ROUGE.1,BLEU"], "wmt:compare_spa"),
     (["preferences", "summeval", "--human", "coherence", "--judges", "ROUGE.1"],
      "preferences:preference_agreement"),
+    (["simulate", "--format", "csv"], "simulation:simulate"),
 ]
 
 
