@@ -45,13 +45,6 @@ DECLARED = {
     ("wmt", "refs"): ("wmt:run_wmt", "refs"),
     ("reliability", "agreement_methods"): ("reliability:agreement", None),  # None: the library's default
     ("validity", "criterion"): (None, "human"),  # a CLI choice: raw human means (the API takes columns)
-    ("bench", "needs"): ("bench:bench", "needs"),
-    ("bench", "n_resamples"): ("bench:bench", "n_resamples"),
-    ("bench", "confidence_level"): ("bench:bench", "confidence_level"),
-    ("bench", "alpha"): ("bench:bench", "alpha"),
-    ("bench", "clusters"): ("bench:bench", "clusters"),
-    ("bench", "weighting"): ("bench:bench", "weighting"),
-    ("bench", "jobs"): ("bench:bench", "n_jobs"),
     ("score", "multi_ref"): ("textmetrics:score", "multi_ref"),
     ("score", "jobs"): ("textmetrics:score", "n_jobs"),
     ("perturb", "multi_ref"): ("perturb:score_perturbed", "multi_ref"),
@@ -191,6 +184,7 @@ CALLS = [
     (["preferences", "summeval", "--human", "coherence", "--judges", "ROUGE.1"],
      "preferences:preference_agreement"),
     (["simulate", "--format", "csv"], "simulation:simulate"),
+    (["bench", "--metric", "ROUGE.L"], "bench:bench"),
 ]
 
 
@@ -230,6 +224,28 @@ def test_a_given_option_reaches_the_keyword(monkeypatch):
                               "system,group-by-system"])
     assert seen["n_resamples"] == 7 and seen["rng"] == 3 and seen["n_jobs"] == 2
     assert seen["method"] == ["pearson", "spearman"] and seen["level"] == ["system", "item"]
+
+
+def test_bench_options_reach_the_keywords(monkeypatch):
+    """bench's --level takes the command line's level names (levels=), --weights is the old
+    spelling of --weighting, --no-cache is cache_dir=False."""
+    import metaeval.bench as mod
+
+    seen = {}
+
+    def record(*a, **kw):
+        seen.update(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "bench", record)
+    res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "system,group-by-system",
+                                    "--weights", "equal", "--needs", "hypothesis,source", "--no-cache",
+                                    "--lower-is-better", "none", "--n-jobs", "2"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert seen["levels"] == ["system", "item"] and seen["weighting"] == "equal" and seen["cache_dir"] is False
+    assert seen["needs"] == ["hypothesis", "source"] and seen["lower_is_better"] == "none" and seen["n_jobs"] == 2
+    res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "item"])
+    assert res.exit_code == 2 and "ambiguous" in res.output
 
 
 def test_old_spellings_are_hidden_aliases():

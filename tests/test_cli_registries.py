@@ -125,6 +125,7 @@ HELP_LISTS = [
     ("preferences", "--input-format", "PREFERENCE_FORMATS"),
     ("preferences", "--measure", "PREFERENCE_COMPARE_MEASURES"),
     ("local", "--average", "AVERAGES"),
+    ("bench", "--needs", "BENCH_TEXTS"),
 ]
 
 
@@ -148,6 +149,8 @@ CHOICES = [
     ("judge", "--on-error", "JUDGE_ON_ERROR"),
     ("wmt", "--preset", "WMT_PRESETS"),
     ("wmt", "--clusters", "WMT_CLUSTER_RULES"),
+    ("bench", "--clusters", "WMT_CLUSTER_RULES"),
+    ("bench", "--weighting", "BENCH_WEIGHTINGS"),
     ("compare", "--clusters", "CLUSTER_RULES"),
     ("local", "--pair-context", "PAIR_CONTEXTS"),
     ("local", "--ties", "LOCAL_TIES"),
