@@ -39,9 +39,6 @@ def _signature_default(target, keyword):
 #: conversion: (command, click parameter name) -> (target, keyword).  Their click default must be
 #: the signature's (None: not given, the analysis decides).
 DECLARED = {
-    ("read-mtme", "human"): ("data:read_mtme", "human"),
-    ("read-mtme", "level"): ("data:read_mtme", "level"),
-    ("read-mtme", "segments"): ("data:read_mtme", "segments"),
     ("wmt", "refs"): ("wmt:run_wmt", "refs"),
     ("reliability", "agreement_methods"): ("reliability:agreement", None),  # None: the library's default
     ("validity", "criterion"): (None, "human"),  # a CLI choice: raw human means (the API takes columns)
@@ -246,6 +243,29 @@ def test_bench_options_reach_the_keywords(monkeypatch):
     assert seen["needs"] == ["hypothesis", "source"] and seen["lower_is_better"] == "none" and seen["n_jobs"] == 2
     res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "item"])
     assert res.exit_code == 2 and "ambiguous" in res.output
+
+
+def test_read_mtme_passes_only_the_options_given(monkeypatch, tmp_path):
+    """read-mtme's generated options: absent ones leave read_mtme's defaults; --score-level sets
+    level= (--level is a grouping level in every other command)."""
+    import metaeval.data as mod
+
+    calls = []
+
+    def record(*a, **kw):
+        calls.append(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "read_mtme", record)
+    args = ["read-mtme", str(tmp_path), "wmt99", "en-de", "--out", str(tmp_path / "o.csv")]
+    res = CliRunner().invoke(main, args)
+    assert isinstance(res.exception, _Stop), res.output
+    assert calls[-1] == {"texts": False}
+    res = CliRunner().invoke(main, [*args, "--score-level", "sys", "--refs", "refA,refB", "--metrics", "none",
+                                    "--include-human", "--system-human", "wmt-z", "--names", "display"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert calls[-1] == {"texts": False, "level": "sys", "refs": ["refA", "refB"], "metrics": [],
+                         "include_human": True, "system_human": "wmt-z", "names": "display"}
 
 
 def test_old_spellings_are_hidden_aliases():
