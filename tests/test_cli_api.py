@@ -67,11 +67,7 @@ DECLARED = {
     ("judge", "max_backoff"): ("textmetrics._judge_backends:OpenAIBackend", "max_backoff"),
     ("judge", "max_response_bytes"): ("textmetrics._judge_backends:OpenAIBackend", "max_response_bytes"),
     ("judge", "decoding"): ("textmetrics._judge_backends:LocalBackend", "decoding"),
-    ("report", "method"): ("report:ReportConfig", "method"),
-    ("report", "levels"): ("report:ReportConfig", "levels"),
-    ("report", "text_metrics"): ("report:ReportConfig", "text_metrics"),
-    ("report", "alpha"): ("report:ReportConfig", "alpha"),
-    ("report", "jobs"): ("report:ReportConfig", "n_jobs"),
+    ("report", "levels"): ("report._build:ReportConfig", "levels"),
     ("measures", "levels"): ("simulation:simulate", "level"),  # the 12 measures of seed paper 000
     ("measures", "methods"): ("simulation:simulate", "method"),
     ("simulate", "levels"): ("simulation:simulate", "level"),
@@ -266,6 +262,44 @@ def test_read_mtme_passes_only_the_options_given(monkeypatch, tmp_path):
     assert isinstance(res.exception, _Stop), res.output
     assert calls[-1] == {"texts": False, "level": "sys", "refs": ["refA", "refB"], "metrics": [],
                          "include_human": True, "system_human": "wmt-z", "names": "display"}
+
+
+def test_report_options_reach_report_config_keywords(monkeypatch):
+    """report's options are ReportConfig's keywords: absent ones are not passed (its defaults
+    apply); the earlier spellings (--seed, --splits, --ks-low, --ks-high) set the renamed keywords."""
+    import metaeval.report as mod
+
+    mod.ReportConfig  # noqa: B018  (resolves the lazy name, so that it can be patched)
+    seen = []
+
+    def record(*a, **kw):
+        seen.append(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "ReportConfig", record)
+    res = CliRunner().invoke(main, ["report", "summeval"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert set(seen[-1]) == {"human", "metrics", "levels", "system_scores"}
+    res = CliRunner().invoke(main, ["report", "summeval", "--seed", "3", "--splits", "5", "--ks-low", "2",
+                                    "--high", "4", "--no-text", "--pairwise-metrics", "all", "--cache", "d",
+                                    "--quick", "--n-jobs", "2", "--text-metrics", "bleu"])
+    assert isinstance(res.exception, _Stop), res.output
+    kw = seen[-1]
+    assert (kw["rng"], kw["n_splits"], kw["low"], kw["high"], kw["text"]) == (3, 5, 2.0, 4.0, False)
+    assert (kw["pairwise"], kw["cache_dir"], kw["quick"], kw["n_jobs"], kw["text_metrics"]) == \
+        ("all", "d", True, 2, ("bleu",))
+
+
+def test_report_config_takes_its_earlier_keywords():
+    from metaeval.report import ReportConfig
+
+    cfg = ReportConfig(seed=3, splits=4, ks_low=2, ks_high=4)
+    assert (cfg.rng, cfg.n_splits, cfg.low, cfg.high) == (3, 4, 2, 4) == (cfg.seed, cfg.splits, cfg.ks_low, cfg.ks_high)
+    assert cfg.value("splits") == cfg.value("n_splits") == 4 and ReportConfig(quick=True).value("splits") == 100
+    d = cfg.to_dict()
+    assert d["n_splits"] == d["splits"] == 4 and d["rng"] == d["seed"] == 3
+    with pytest.raises(TypeError, match="earlier name of rng="):
+        ReportConfig(seed=1, rng=2)
 
 
 def test_old_spellings_are_hidden_aliases():
