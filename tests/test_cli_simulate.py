@@ -92,3 +92,17 @@ def test_simulate_from_data_one_unnamed_system_names_the_system_option(tmp_path)
             assert "has 1 system" in str(exc) and "--system" not in str(exc), exc
         else:
             raise AssertionError("one system was simulated")
+
+
+def test_simulate_from_data_bounds_error_names_the_bounds_option():
+    """Blind run: values outside `--bounds` ended with "(choose the columns with --human and
+    --metrics)", naming every option but the one given; the message names --bounds too."""
+    res = run("simulate", "--from-data", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
+              "--bounds", "3:5", "--n-iterations", 2, "--n-discretizations", 2, "--rng", 0)
+    err = res.output.strip()
+    assert res.exit_code == 2 and len(err.splitlines()) == 1, res.output
+    assert "outside the declared scale [3, 5]" in err and "--bounds" in err, err
+    # without --bounds, a column's problem names the options that choose the columns only
+    res = run("simulate", "--from-data", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
+              "--c-m", "1", "--n-iterations", 2)
+    assert res.exit_code == 2 and "c_m=1" in res.output and "--bounds" not in res.output, res.output

@@ -185,7 +185,7 @@ def _check_scale_size(v, name):
         )
     if v < 2:
         raise ParameterError(
-            f"{name}={v!r}: a scale needs at least 2 categories (use None for continuous scores)"
+            f"{name}={v!r}: a scale needs at least 2 categories (None: continuous scores)"
         )
     return int(v)
 
@@ -283,7 +283,8 @@ def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, la
     if not points:
         raise ParameterError(
             f"the grid is empty: no (c_m, c_h) combination satisfies scale={scale!r} "
-            f"(c_m={axes['c_m']}, c_h={axes['c_h']})"
+            f"(c_m={axes['c_m']}, c_h={axes['c_h']}"
+            f"{'; None is a continuous scale, the finest' if None in axes['c_m'] + axes['c_h'] else ''})"
         )
     # duplicates (e.g. sigma_item None next to an explicit equal value)
     seen = {}

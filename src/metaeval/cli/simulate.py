@@ -97,7 +97,7 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
                 fix = ("--system none reads the file as one system; name its system column with --system COL"
                        if str(system).strip().lower() == "none" else f"the system column is --system {system}")
             else:
-                fix = "choose the columns with --human and --metrics"
+                fix = "choose the columns with --human and --metrics" + (", their bounds with --bounds" if bounds else "")
             raise DataError(f"--from-data {os.path.basename(from_data)}: {exc} ({fix})") from None
     elif grid:
         res = sim.simulate_paper_grid(grid, **given, **common)
