@@ -524,7 +524,8 @@ def bench(
         Registry names of the datasets (bundled and downloadable, listed by ``metaeval datasets``),
         downloaded once.  Default: all of them.
     needs : sequence of {"hypothesis", "source", "references"}
-        The texts the metric reads (datasets lacking one are skipped, and named in ``skipped``).
+        The texts the metric reads (datasets lacking one are skipped, and the result says so in
+        ``skipped``).
     levels : sequence of str, optional
         The grouping levels of the correlations (system, input, item, global).  Default: every
         level each dataset supports (:func:`supported_levels`: item needs 3 or more inputs).

@@ -136,7 +136,8 @@ def _axis_option(name):
 @click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS,
               show_default=True, callback=_levels_option, help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",),
-              default=",".join(_choices.MEASURE_METHODS), show_default=True, help="Comma-separated coefficients.")
+              default=",".join(_choices.MEASURE_METHODS), show_default=True,
+              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS) + ".")
 @click.option("--from-data", "from_data", default=None,
               help="Simulate at the parameters estimated from this dataset (file or bundled name); the model "
                    "options given replace the estimates.")
