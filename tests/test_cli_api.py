@@ -39,24 +39,10 @@ def _signature_default(target, keyword):
 #: conversion: (command, click parameter name) -> (target, keyword).  Their click default must be
 #: the signature's (None: not given, the analysis decides).
 DECLARED = {
-    ("read-mtme", "human"): ("data:read_mtme", "human"),
-    ("read-mtme", "level"): ("data:read_mtme", "level"),
-    ("read-mtme", "segments"): ("data:read_mtme", "segments"),
     ("wmt", "refs"): ("wmt:run_wmt", "refs"),
     ("reliability", "agreement_methods"): ("reliability:agreement", None),  # None: the library's default
     ("validity", "criterion"): (None, "human"),  # a CLI choice: raw human means (the API takes columns)
-    ("bench", "needs"): ("bench:bench", "needs"),
-    ("bench", "n_resamples"): ("bench:bench", "n_resamples"),
-    ("bench", "confidence_level"): ("bench:bench", "confidence_level"),
-    ("bench", "alpha"): ("bench:bench", "alpha"),
-    ("bench", "clusters"): ("bench:bench", "clusters"),
-    ("bench", "weighting"): ("bench:bench", "weighting"),
-    ("bench", "jobs"): ("bench:bench", "n_jobs"),
-    ("report", "method"): ("report:ReportConfig", "method"),
-    ("report", "levels"): ("report:ReportConfig", "levels"),
-    ("report", "text_metrics"): ("report:ReportConfig", "text_metrics"),
-    ("report", "alpha"): ("report:ReportConfig", "alpha"),
-    ("report", "jobs"): ("report:ReportConfig", "n_jobs"),
+    ("report", "levels"): ("report._build:ReportConfig", "levels"),
     ("measures", "levels"): ("simulation:simulate", "level"),  # the 12 measures of seed paper 000
     ("measures", "methods"): ("simulation:simulate", "method"),
     ("simulate", "levels"): ("simulation:simulate", "level"),
@@ -105,10 +91,10 @@ def test_every_option_of_a_keyword_shows_the_signature_default(name):
 def test_the_generated_options_cover_every_command_that_runs_an_analysis():
     with_api = {n for n in COMMANDS if any(isinstance(p, ApiOption) and p.api_target
                                            for p in main.commands[n].params)}
-    # datasets lists and fetches (no analysis keyword); report, simulate, reliability, validity,
-    # bench and read-mtme have their keyword options checked in DECLARED or generated below
+    # datasets lists and fetches (no analysis keyword); reliability and validity have their
+    # keyword options checked in DECLARED or generated below
     assert {"correlate", "compare", "measures", "preferences", "wmt", "span-agreement", "spa", "judge", "score",
-            "perturb", "local", "diagnose"} <= with_api
+            "perturb", "local", "diagnose", "report", "simulate", "bench", "read-mtme"} <= with_api
 
 
 def test_planted_drift_fails():
@@ -176,6 +162,8 @@ CALLS = [
     (["diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"], "diagnostics:ks_score"),
     (["diagnose", "summeval", "--human", "coherence", "--metrics", "ROUGE.1,BLEU,ROUGE.2"],
      "diagnostics:meta_correlation"),
+    (["simulate", "--format", "csv"], "simulation:simulate"),
+    (["bench", "--metric", "ROUGE.L"], "bench:bench"),
 ]
 
 
@@ -215,6 +203,92 @@ def test_a_given_option_reaches_the_keyword(monkeypatch):
                               "system,group-by-system"])
     assert seen["n_resamples"] == 7 and seen["rng"] == 3 and seen["n_jobs"] == 2
     assert seen["method"] == ["pearson", "spearman"] and seen["level"] == ["system", "item"]
+
+
+def test_bench_options_reach_the_keywords(monkeypatch):
+    """bench's --level takes the command line's level names (levels=), --weights is the old
+    spelling of --weighting, --no-cache is cache_dir=False."""
+    import metaeval.bench as mod
+
+    seen = {}
+
+    def record(*a, **kw):
+        seen.update(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "bench", record)
+    res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "system,group-by-system",
+                                    "--weights", "equal", "--needs", "hypothesis,source", "--no-cache",
+                                    "--lower-is-better", "none", "--n-jobs", "2"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert seen["levels"] == ["system", "item"] and seen["weighting"] == "equal" and seen["cache_dir"] is False
+    assert seen["needs"] == ["hypothesis", "source"] and seen["lower_is_better"] == "none" and seen["n_jobs"] == 2
+    seen.clear()
+    res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "item"])
+    assert isinstance(res.exception, _Stop) and seen["levels"] == ["item"]  # the name outputs print
+    res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "seg"])
+    assert res.exit_code == 2 and "ambiguous" in res.output
+
+
+def test_read_mtme_passes_only_the_options_given(monkeypatch, tmp_path):
+    """read-mtme's generated options: absent ones leave read_mtme's defaults; --score-level sets
+    level= (--level is a grouping level in every other command)."""
+    import metaeval.data as mod
+
+    calls = []
+
+    def record(*a, **kw):
+        calls.append(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "read_mtme", record)
+    args = ["read-mtme", str(tmp_path), "wmt99", "en-de", "--out", str(tmp_path / "o.csv")]
+    res = CliRunner().invoke(main, args)
+    assert isinstance(res.exception, _Stop), res.output
+    assert calls[-1] == {"texts": False}
+    res = CliRunner().invoke(main, [*args, "--score-level", "sys", "--refs", "refA,refB", "--metrics", "none",
+                                    "--include-human", "--system-human", "wmt-z", "--names", "display"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert calls[-1] == {"texts": False, "level": "sys", "refs": ["refA", "refB"], "metrics": [],
+                         "include_human": True, "system_human": "wmt-z", "names": "display"}
+
+
+def test_report_options_reach_report_config_keywords(monkeypatch):
+    """report's options are ReportConfig's keywords: absent ones are not passed (its defaults
+    apply); the earlier spellings (--seed, --splits, --ks-low, --ks-high) set the renamed keywords."""
+    import metaeval.report as mod
+
+    mod.ReportConfig  # noqa: B018  (resolves the lazy name, so that it can be patched)
+    seen = []
+
+    def record(*a, **kw):
+        seen.append(kw)
+        raise _Stop
+
+    monkeypatch.setattr(mod, "ReportConfig", record)
+    res = CliRunner().invoke(main, ["report", "summeval"])
+    assert isinstance(res.exception, _Stop), res.output
+    assert set(seen[-1]) == {"human", "metrics", "levels", "system_scores"}
+    res = CliRunner().invoke(main, ["report", "summeval", "--seed", "3", "--splits", "5", "--ks-low", "2",
+                                    "--high", "4", "--no-text", "--pairwise-metrics", "all", "--cache", "d",
+                                    "--quick", "--n-jobs", "2", "--text-metrics", "bleu"])
+    assert isinstance(res.exception, _Stop), res.output
+    kw = seen[-1]
+    assert (kw["rng"], kw["n_splits"], kw["low"], kw["high"], kw["text"]) == (3, 5, 2.0, 4.0, False)
+    assert (kw["pairwise"], kw["cache_dir"], kw["quick"], kw["n_jobs"], kw["text_metrics"]) == \
+        ("all", "d", True, 2, ("bleu",))
+
+
+def test_report_config_takes_its_earlier_keywords():
+    from metaeval.report import ReportConfig
+
+    cfg = ReportConfig(seed=3, splits=4, ks_low=2, ks_high=4)
+    assert (cfg.rng, cfg.n_splits, cfg.low, cfg.high) == (3, 4, 2, 4) == (cfg.seed, cfg.splits, cfg.ks_low, cfg.ks_high)
+    assert cfg.value("splits") == cfg.value("n_splits") == 4 and ReportConfig(quick=True).value("splits") == 100
+    d = cfg.to_dict()
+    assert d["n_splits"] == d["splits"] == 4 and d["rng"] == d["seed"] == 3
+    with pytest.raises(TypeError, match="earlier name of rng="):
+        ReportConfig(seed=1, rng=2)
 
 
 def test_old_spellings_are_hidden_aliases():

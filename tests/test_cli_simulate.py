@@ -59,3 +59,50 @@ def test_simulate_bad_options_are_one_line():
     assert res.exit_code == 2 and "--human" in res.output
     res = run("simulate", "--c-m", "1", "--c-h", "3", "--n-iterations", 2)
     assert res.exit_code == 2 and "c_m=1" in res.output  # the keyword, spelled --c-m on the command line
+
+
+def _one_system_file(tmp_path):
+    """A file of one unnamed system (no system column): 30 inputs, a 1-5 human column and a metric."""
+    rng = np.random.default_rng(0)
+    human = rng.integers(1, 6, 30)
+    path = tmp_path / "one.csv"
+    pd.DataFrame({"input": [f"i{k}" for k in range(30)], "human": human,
+                  "metric": human + rng.normal(0, 1, 30)}).to_csv(path, index=False)
+    return path
+
+
+def test_simulate_from_data_one_unnamed_system_names_the_system_option(tmp_path):
+    """Blind run: `simulate --from-data FILE --system none` on a file of one system ended with
+    "estimated sigma=nan cannot be simulated"; it is a one-line error saying the data has one
+    system, why the simulation needs two, and the option that reads the system column."""
+    path = _one_system_file(tmp_path)
+    res = run("simulate", "--from-data", path, "--system", "none", "--human", "human",
+              "--n-iterations", 2, "--n-discretizations", 2, "--rng", 0)
+    err = res.output.strip()
+    assert res.exit_code == 2 and len(err.splitlines()) == 1, res.output
+    assert "one.csv" in err and "has 1 system" in err and "at least 2 systems" in err, err
+    assert "--system none" in err and "--system COL" in err and "nan" not in err, err
+    # the rule lives in the analysis: the API says the same (without the option)
+    ds = metaeval.Dataset.from_frame(pd.read_csv(path), system=None, human="human")
+    for call in (lambda: sim.simulate_dataset(ds, "human", "metric", n_iterations=2),
+                 lambda: sim.dataset_parameters(ds, "human", "metric")):
+        try:
+            call()
+        except metaeval.DataError as exc:
+            assert "has 1 system" in str(exc) and "--system" not in str(exc), exc
+        else:
+            raise AssertionError("one system was simulated")
+
+
+def test_simulate_from_data_bounds_error_names_the_bounds_option():
+    """Blind run: values outside `--bounds` ended with "(choose the columns with --human and
+    --metrics)", naming every option but the one given; the message names --bounds too."""
+    res = run("simulate", "--from-data", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
+              "--bounds", "3:5", "--n-iterations", 2, "--n-discretizations", 2, "--rng", 0)
+    err = res.output.strip()
+    assert res.exit_code == 2 and len(err.splitlines()) == 1, res.output
+    assert "outside the declared scale [3, 5]" in err and "--bounds" in err, err
+    # without --bounds, a column's problem names the options that choose the columns only
+    res = run("simulate", "--from-data", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
+              "--c-m", "1", "--n-iterations", 2)
+    assert res.exit_code == 2 and "c_m=1" in res.output and "--bounds" not in res.output, res.output

@@ -137,5 +137,10 @@ PREFERENCE_COMPARE_MEASURES = ("acc_23", "acc_eq", "kappa_raters", "kappa_majori
 WMT_PRESETS = ("wmt20", "wmt23", "wmt24")
 WMT_CLUSTER_RULES = ("holm", "mtme", "metaeval")
 
+#: :func:`metaeval.bench.bench`: the task weightings over datasets (``weighting``) and the texts a
+#: metric can read (``needs``).
+BENCH_WEIGHTINGS = ("data,human", "data", "equal")
+BENCH_TEXTS = ("hypothesis", "source", "references")
+
 #: :data:`metaeval.compare.CLUSTER_RULES`: the p-values of ``compare_all``'s clusters.
 CLUSTER_RULES = ("metaeval", "mtme")

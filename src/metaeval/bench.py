@@ -47,13 +47,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._choices import BENCH_TEXTS, BENCH_WEIGHTINGS
 from ._escape import literal
 from ._parallel import run_units
 from .errors import DataError, ParameterError
 
 BENCH_LEVELS = ("system", "input", "item", "global")
-WEIGHTINGS = ("data,human", "data", "equal")
-TEXT_FIELDS = ("hypothesis", "source", "references")
+WEIGHTINGS = BENCH_WEIGHTINGS
+TEXT_FIELDS = BENCH_TEXTS
 _CHUNK = 256
 
 
@@ -515,21 +516,27 @@ def bench(
         column of the datasets, ``"module:function"`` or a callable taking a list of records, a
         :class:`Command`, or a :class:`ScoresFile`.
     name : str, optional
-        Its column name (default: the function, command or file name).
+        The metric's column name in the results (default: the function, command or file name).
     baselines : sequence
         Metrics of the same kinds to rank beside it (a metric column of a dataset, e.g.
         SummEval's ``"ROUGE.L"``, is used where the dataset has it).
     datasets : sequence of str, optional
-        Registry names (bundled and downloadable; default: all of them, downloaded once).
+        Registry names of the datasets (bundled and downloadable, listed by ``metaeval datasets``),
+        downloaded once.  Default: all of them.
     needs : sequence of {"hypothesis", "source", "references"}
-        The texts the metric reads; datasets lacking one are skipped (named in ``skipped``).
+        The texts the metric reads (datasets lacking one are skipped, and the result says so in
+        ``skipped``).
     levels : sequence of str, optional
-        Default: every level each dataset supports (:func:`supported_levels`).
+        The grouping levels of the correlations (system, input, item, global).  Default: every
+        level each dataset supports (:func:`supported_levels`: item needs 3 or more inputs).
     method : str, optional
-        Correlation coefficient (default: metaeval's default, Pearson).
+        The correlation coefficient (default: metaeval's default, Pearson).
     n_resamples : int
         Bootstrap draws of the intervals and permutation draws of the paired tests.
-    confidence_level, alpha : float
+    confidence_level : float
+        Confidence level of the bootstrap intervals.
+    alpha : float
+        Significance level of the clusters (pairs whose p-value is at most alpha).
     clusters : {"holm", "mtme", "metaeval"}
         p-value rule of the significance clusters (:func:`metaeval.wmt.run_tasks`): ``holm``
         (default, the rule of ``compare``, ``compare_all``, the report and ``wmt``), Holm-corrected
@@ -544,12 +551,19 @@ def bench(
         correlation and the rankings compare like with like.  Default: the names of lower-is-better
         text metrics (TER, WER, ...), announced with a warning (:mod:`metaeval.direction`).
     rng : seed
+        The seed: anything :func:`numpy.random.default_rng` accepts.
     cache_dir : path or False, optional
-        Cache of the metric's scores (default: ``<dataset cache>/.bench``; False: none).
-    data_dir, base_url : optional
-        Dataset cache folder and download mirror (:func:`metaeval.load_dataset`).
-    n_jobs, dask
-        Datasets are the work units of :func:`metaeval._parallel.run_units`.
+        Cache folder of the metric's scores (default: ``<dataset cache>/.bench``; False: none).
+    data_dir : path, optional
+        Dataset cache folder (default: ``$METAEVAL_DATA``, else ``~/.cache/metaeval/datasets``;
+        :func:`metaeval.load_dataset`).
+    base_url : str, optional
+        Download mirror replacing the scheme and host of every download URL (default:
+        ``$METAEVAL_DATA_URL``).
+    n_jobs : int
+        Worker processes; the datasets are the work units (:func:`metaeval._parallel.run_units`).
+    dask : optional
+        A Dask client or scheduler address: run the datasets on that cluster.
     quiet : bool
         Do not print the downloaded datasets' licenses and citations.
 
@@ -567,7 +581,7 @@ def bench(
         raise ParameterError("bench needs a metric (option --metric, --command or --scores)")
     method = DEFAULT_METHOD if method is None else method
     if weighting not in WEIGHTINGS:
-        raise ParameterError(f"weighting={weighting!r}; choose one of {', '.join(WEIGHTINGS)} (option --weights)")
+        raise ParameterError(f"weighting={weighting!r}; choose one of {', '.join(WEIGHTINGS)} (option --weighting)")
     if clusters not in CLUSTER_RULES:
         raise ParameterError(f"clusters={clusters!r}; choose one of {', '.join(CLUSTER_RULES)}")
     bad = [n for n in needs if n not in TEXT_FIELDS]

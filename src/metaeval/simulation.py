@@ -50,7 +50,7 @@ from ._results import _Collection, _Result, _Table
 from ._signature import make_signature
 from ._stacklevel import user_stacklevel
 from .data import sysscores as _sys
-from .data import accepts_frames
+from .data import accepts_frames, fmt_items
 from ._vocab import (
     check_choice,
     check_int,
@@ -251,7 +251,8 @@ def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, la
     if not points:
         raise ParameterError(
             f"the grid is empty: no (c_m, c_h) combination satisfies scale={scale!r} "
-            f"(c_m={axes['c_m']}, c_h={axes['c_h']})"
+            f"(c_m={axes['c_m']}, c_h={axes['c_h']}"
+            f"{'; None is a continuous scale, the finest' if None in axes['c_m'] + axes['c_h'] else ''})"
         )
     # duplicates (e.g. sigma_item None next to an explicit equal value)
     seen = {}
@@ -758,33 +759,48 @@ def simulate(
     ----------
     rho_sys : float or list
         Correlation of the system means, in [-1, 1].
-    mu_rho_item, sigma_rho_item : float or list
-        Mean (in [-1, 1]) and standard deviation (>= 0; 0 makes every
-        rho_i equal mu_rho_item) of the within-system correlations rho_i
-        before truncation to [-1, 1]; rho_i is drawn by inverse CDF
+    mu_rho_item : float or list
+        Mean of the within-system correlations rho_i, in [-1, 1].  It is the
+        mean before truncation to [-1, 1]; rho_i is drawn by inverse CDF
         (:func:`truncated_normal_ppf`).
-    mu_m, mu_h, sigma_m, sigma_h : float or list
-        Mean and standard deviation (> 0) of the system means.  Defaults:
-        the paper's section 4.2 (0, 0, 0.15, 0.10).
-    sigma_item_m, sigma_item_h : float or list, optional
-        Within-system standard deviations sigma_i (the same for every
-        system).  Default: equal to ``sigma_m``/``sigma_h`` (section 4.2).
+    sigma_rho_item : float or list
+        Standard deviation of the within-system correlations rho_i, >= 0 (0
+        makes every rho_i equal mu_rho_item).  It is the spread before
+        truncation to [-1, 1].
+    mu_m : float or list
+        Mean of the metric's system means (paper 000 section 4.2: 0).
+    mu_h : float or list
+        Mean of the human system means (section 4.2: 0).
+    sigma_m : float or list
+        Standard deviation (> 0) of the metric's system means (section 4.2: 0.15).
+    sigma_h : float or list
+        Standard deviation (> 0) of the human system means (section 4.2: 0.10).
+    sigma_item_m : float or list, optional
+        Within-system standard deviation of the metric scores, the same for every system
+        (default: equal to ``sigma_m``, section 4.2).
+    sigma_item_h : float or list, optional
+        Within-system standard deviation of the human scores, the same for every system
+        (default: equal to ``sigma_h``, section 4.2).
     n_systems, n_inputs : int or list, optional
         N >= 2 and M >= 2 (default 15 and 200), crossed.
     sizes : list of (N, M) pairs, optional
-        Instead of ``n_systems``/``n_inputs``: the paper's settings are
-        ``[(15, 200), (5, 100)]``.
-    c_m, c_h : int, None or list
-        Scale sizes (>= 2) of the metric and human scores; None keeps that
-        side continuous.
+        The (N, M) pairs to run, instead of crossing ``n_systems`` and
+        ``n_inputs``; the paper's settings are ``[(15, 200), (5, 100)]``.
+    c_m : int, None or list
+        Scale size of the metric scores: a number of categories >= 2, or
+        None (continuous scores, no discretization).
+    c_h : int, None or list
+        Scale size of the human scores: a number of categories >= 2, or
+        None (continuous scores, no discretization).
     scale : {"all", "equal", "metric_ge_human"}
         Keep all (c_m, c_h) combinations, only c_m == c_h, or only
         c_m >= c_h (None counts as infinitely fine).
     n_iterations : int
-        T1 (default 100; the paper uses 1000 without discretization).
+        Iterations T1 of Algorithm 1, >= 1 (the paper uses 1000 without
+        discretization, 100 with it).
     n_discretizations : int
-        T2, threshold draws per iteration (default 100, as the paper);
-        ignored for continuous grid points (T2 = 1 there).
+        Threshold draws T2 per iteration, >= 1 (the paper's 100); ignored
+        for continuous grid points (T2 = 1 there).
     level, method : str or list
         The measures: every level x every method (default the 4 levels x
         pearson, spearman, kendall_b, the paper's 12).  Any coefficient of
@@ -805,17 +821,21 @@ def simulate(
         side, C and t), so grid points differ only through their parameters,
         and a point's numbers do not depend on the rest of the grid,
         ``n_jobs`` or scheduling.
-    n_jobs, dask, checkpoint
-        Execution (:func:`metaeval._parallel.run_units`): worker processes
-        (joblib; the numba kernels run single-threaded inside a unit, so
-        parallelism comes from ``n_jobs``; the default ``None`` uses every
-        local core when the grid has more than two work units, and runs
-        in-process otherwise), a Dask client or scheduler address, and
-        a folder (or :class:`~metaeval._parallel.Checkpoint`) keeping
+    n_jobs : int, optional
+        Worker processes (joblib, :func:`metaeval._parallel.run_units`; the
+        numba kernels run single-threaded inside a unit, so parallelism
+        comes from ``n_jobs``).  The default ``None`` uses every local core
+        when the grid has more than two work units, and runs in-process
+        otherwise.  Work units are blocks of iterations of up to 16 grid
+        points of the same N and M.
+    dask : optional
+        A Dask client or scheduler address: run the work units on that
+        cluster.
+    checkpoint : optional
+        A folder (or :class:`~metaeval._parallel.Checkpoint`) keeping
         finished units, so that an interrupted run continues where it stopped
         (with the same arguments and seed; the result equals an
-        uninterrupted run's).  Work units are blocks of iterations of up to
-        16 grid points of the same N and M.
+        uninterrupted run's).
     progress : callable, optional
         Called with 1 after each work unit.
 
@@ -1208,6 +1228,18 @@ def _scale_from_unique(n_unique, max_unique, what):
     return None if n_unique > max_unique else int(n_unique)
 
 
+def _check_systems(dataset):
+    """The model draws one mean per system: their spread (``sigma_m``, ``sigma_h``) and correlation
+    (``rho_sys``) are estimated across systems, which takes at least 2."""
+    n = len(dataset.systems)
+    if n < 2:
+        raise DataError(
+            f"the data has {n} system ({fmt_items(dataset.systems)}): the simulation draws one mean per "
+            "system, and the spread and correlation of the system means (sigma_m, sigma_h, rho_sys) "
+            "are estimated across systems, so it needs at least 2 systems"
+        )
+
+
 def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=None) -> dict:
     """The :func:`simulate` keyword arguments estimated for one (metric,
     human) pair: ``n_systems``, ``n_inputs``, ``mu_m``, ``mu_h``,
@@ -1220,6 +1252,7 @@ def dataset_parameters(dataset, human, metric, *, max_unique: int = 100, bounds=
     human_column(dataset, human)
     if not isinstance(metric, str):
         raise ParameterError(f"metric={metric!r} must be one column name")
+    _check_systems(dataset)
     max_unique = check_int(max_unique, "max_unique", 2)
     if isinstance(bounds, dict):
         bounds = {c: b for c, b in bounds.items() if c in (human, metric)}
@@ -1315,6 +1348,7 @@ def simulate_dataset(
     Simulation
     """
     metrics = [metric] if isinstance(metric, str) else _axis(metric, "metric")
+    _check_systems(dataset)
     overrides = dict(overrides or {})
     unknown = [k for k in overrides if k not in MODEL_PARAMETERS + SCALE_PARAMETERS]
     if unknown:

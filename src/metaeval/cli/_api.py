@@ -126,12 +126,33 @@ def _find_function(module, name, depth=0):
             if init is not None:
                 init.docstring_owner = stmt  # the class docstring documents its parameters
                 return module, init
+            fields = _dataclass_init(stmt)
+            if fields is not None:
+                return module, fields
     for stmt in tree.body:  # a re-export: follow it
         if isinstance(stmt, ast.ImportFrom) and depth < 5:
             for a in stmt.names:
                 if (a.asname or a.name) == name:
                     return _find_function(_imported(module, stmt), a.name, depth + 1)
     raise LookupError(f"metaeval.{module} has no function {name!r}")
+
+
+def _dataclass_init(cls):
+    """The ``__init__`` a ``@dataclass`` writes, as an ``ast.FunctionDef`` whose keyword-only
+    arguments are its fields with their defaults (``field(...)`` defaults are left out); None
+    when ``cls`` is not a dataclass.  The class docstring documents the fields."""
+    names = {ast.unparse(d.func if isinstance(d, ast.Call) else d) for d in cls.decorator_list}
+    if not names & {"dataclass", "dataclasses.dataclass"}:
+        return None
+    fields = [s for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)
+              and s.simple and not ast.unparse(s.annotation).startswith(("ClassVar", "typing.ClassVar"))]
+    fields = [f for f in fields if not (isinstance(f.value, ast.Call) and ast.unparse(f.value.func) == "field")]
+    args = ast.arguments(posonlyargs=[], args=[], vararg=None,
+                         kwonlyargs=[ast.arg(arg=f.target.id, annotation=f.annotation) for f in fields],
+                         kw_defaults=[f.value for f in fields], kwarg=None, defaults=[])
+    init = ast.FunctionDef(name="__init__", args=args, body=[], decorator_list=[], returns=None)
+    init.docstring_owner = cls
+    return init
 
 
 def _descriptions(doc):

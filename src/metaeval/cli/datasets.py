@@ -6,8 +6,8 @@ import click
 
 from .. import _choices
 from ..report import tables as _tables
-from ._api import ApiOption, api_option, command
-from ._data import FORMATS, _split, FORMAT_HELP
+from ._api import api_option, api_options, command, given
+from ._data import _LEVELS_HELP, FORMATS, _split, FORMAT_HELP
 from ._output import _emit_csv, _emit_json, _show
 
 
@@ -47,8 +47,22 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
     else:
         cols = ["name", "task", "systems_x_inputs", "human", "raters", "texts", "license"]
         _show(_tables.datasets_table([{c: d[c] for c in cols} for d in ds]))
+_BENCH = "bench:bench"
+
+
+def _bench_levels(ctx, param, value):
+    """--level: comma-separated command-line level names -> the API's (group-by-system -> item)."""
+    from ._data import _levels_option
+
+    return _split(_levels_option(ctx, param, value))
+
+
+def _lower_is_better(ctx, param, value):
+    return "none" if value.strip().lower() == "none" else _split(value)
+
+
 @command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
-                      "--n-resamples 50 --rng 0")
+                         "--n-resamples 50 --rng 0")
 @click.option("--metric", default=None, metavar="SPEC",
               help="The metric: a text-metric name (metaeval score --list), a metric column of the datasets, "
                    "or module:function (a Python function taking a list of records, returning one score each).")
@@ -56,61 +70,57 @@ def datasets(fmt, fetch_names, cache_dir, base_url):
               help="The metric as a shell command: records as JSON Lines on stdin, one score per line on stdout.")
 @click.option("--scores", "scores_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The metric's scores computed elsewhere: CSV/TSV/JSONL with dataset, system, input, score.")
-@click.option("--name", default=None, help="Column name of the metric (default: function, command or file name).")
-@click.option("--baselines", default=None, help="Comma-separated baselines (text metrics, metric columns, "
-              "module:function).")
-@click.option("--datasets", "datasets_", default=None,
-              help="Comma-separated datasets (default: every bundled and downloadable one; see metaeval datasets).")
-@click.option("--needs", default="hypothesis", show_default=True,
-              help="Texts the metric reads (hypothesis, source, references); datasets lacking one are skipped.")
-@click.option("--level", "levels", default=None,
-              help="Comma-separated levels (default: every level each dataset supports).")
-@click.option("--method", default=None, help="Correlation coefficient (default: pearson).")
-@click.option("--n-resamples", type=int, default=1000, show_default=True,
-              help="Bootstrap draws of the intervals and permutation draws of the paired tests.")
-@click.option("--confidence-level", type=float, default=0.95, show_default=True,
-              help="Confidence level of the bootstrap intervals.")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
-@click.option("--clusters", type=click.Choice(_choices.WMT_CLUSTER_RULES), default="holm", show_default=True,
-              help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs (the rule "
-                   "of compare, wmt and the report); mtme: mt-metrics-eval's exact rule, count/n uncorrected; "
-                   "metaeval: (count+1)/(n+1) uncorrected.")
-@click.option("--weights", "weighting", type=click.Choice(["data,human", "data", "equal"]), default="data,human",
-              show_default=True, help="Task weights over datasets (see docs/bench.md).")
-@click.option("--lower-is-better", "lower_is_better", default=None,
-              help="Comma-separated metrics whose lower scores are better (negated before the analyses), or "
-                   "'none' (default: names of lower-is-better text metrics such as TER, with a warning).")
-@api_option("bench:bench", "rng")
-@click.option("--cache-dir", type=click.Path(file_okay=False), default=None,
-              help="Cache of the metric's scores (default: <dataset cache>/.bench).")
+@api_option(_BENCH, "name", when_absent="the function, command or file name")
+@api_option(_BENCH, "baselines", type=list, metavar="NAME[,NAME]",
+            help="Comma-separated baselines to rank beside the metric: text metrics, metric columns of the "
+                 "datasets (e.g. ROUGE.L where a dataset has it), module:function.")
+@api_option(_BENCH, "datasets", type=list, metavar="NAME[,NAME]",
+            when_absent="every bundled and downloadable dataset")
+@api_option(_BENCH, "needs", type=list, choices=_choices.BENCH_TEXTS)
+@api_option(_BENCH, "levels", name="level", aliases=("--levels",), type=list, callback=_bench_levels,
+            metavar="LEVEL[,LEVEL]", when_absent="every level each dataset supports",
+            help="Comma-separated grouping levels: " + _LEVELS_HELP + ".")
+@api_option(_BENCH, "method", choices=_choices.METHODS, when_absent=_choices.DEFAULT_METHOD)
+@api_options(_BENCH, "n_resamples", "confidence_level", "alpha", "clusters", "weighting",
+             clusters=dict(strict_choices=_choices.WMT_CLUSTER_RULES,
+                           help="holm: (count+1)/(n+1) one-sided p-values, Holm-corrected over each task's pairs "
+                                "(the rule of compare, wmt and the report); mtme: mt-metrics-eval's exact rule, "
+                                "count/n uncorrected; metaeval: (count+1)/(n+1) uncorrected."),
+             weighting=dict(aliases=("--weights",), strict_choices=_choices.BENCH_WEIGHTINGS))
+@api_option(_BENCH, "lower_is_better", type=str, callback=_lower_is_better, metavar="NAME[,NAME]|none",
+            help="Comma-separated metrics whose lower scores are better (negated before the analyses), or none.",
+            when_absent="the names of lower-is-better text metrics such as TER, with a warning")
+@api_option(_BENCH, "rng")
+@api_option(_BENCH, "cache_dir", metavar="DIR", when_absent="<dataset cache>/.bench")
 @click.option("--no-cache", is_flag=True, help="Do not cache the metric's scores.")
-@click.option("--data-dir", type=click.Path(file_okay=False), default=None,
-              help="Dataset cache (default: $METAEVAL_DATA, else ~/.cache/metaeval/datasets).")
-@click.option("--base-url", default=None, metavar="URL", help="Download mirror (default: $METAEVAL_DATA_URL).")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help="Worker processes, a positive integer (-1: one per core; datasets are the units).")
-@click.option("--dask", default=None, help="Dask scheduler address: run the datasets on that cluster.")
+@api_option(_BENCH, "data_dir", metavar="DIR", when_absent="$METAEVAL_DATA, else ~/.cache/metaeval/datasets")
+@api_option(_BENCH, "base_url", metavar="URL", when_absent="$METAEVAL_DATA_URL")
+@api_options(_BENCH, "n_jobs", "dask",
+             n_jobs=dict(help="Worker processes, a positive integer (-1: one per core); the datasets are the "
+                              "work units."),
+             dask=dict(help="Dask scheduler address: run the datasets on that cluster."))
 @click.option("--format", "fmt", type=click.Choice(["table", "csv", "latex", "json"]), default="table",
               show_default=True, help="table: ranking and per-task tables; csv/latex: the WMT-style table.")
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Also write an HTML report with the bench section (and its tables as CSV/LaTeX) here.")
-def bench_cmd(metric, command, scores_file, name, baselines, datasets_, needs, levels, method, n_resamples,
-              confidence_level, alpha, clusters, weighting, lower_is_better, rng, cache_dir, no_cache, data_dir,
-              base_url, jobs, dask, fmt, out):
+def bench_cmd(metric, command, scores_file, no_cache, fmt, out, **api):
     """Rank a metric beside baselines on every human-judgment dataset (docs/bench.md)."""
     from ..bench import Command, ScoresFile, bench
 
-    given = [x for x in (metric, command, scores_file) if x is not None]
-    if len(given) != 1:
+    chosen = [x for x in (metric, command, scores_file) if x is not None]
+    if len(chosen) != 1:
         raise click.UsageError("give exactly one of --metric, --command, --scores")
+    api = given(api)
+    if "level" in api:  # --level sets bench's levels=
+        api["levels"] = api.pop("level")
+    name = api.get("name")
     spec = metric if metric is not None else (Command(command, name or "command") if command is not None
                                               else ScoresFile(scores_file, name))
-    res = bench(spec, name=name, baselines=_split(baselines) or (), datasets=_split(datasets_),
-                needs=_split(needs) or ("hypothesis",), levels=_split(levels), method=method,
-                n_resamples=n_resamples, confidence_level=confidence_level, alpha=alpha, clusters=clusters,
-                weighting=weighting, rng=rng, cache_dir=False if no_cache else cache_dir, data_dir=data_dir,
-                lower_is_better=None if lower_is_better is None else (
-                    "none" if lower_is_better.strip() == "none" else _split(lower_is_better)),
-                base_url=base_url, n_jobs=jobs, dask=dask)
+    if no_cache:
+        if "cache_dir" in api:
+            raise click.UsageError("--cache-dir and --no-cache: give one")
+        api["cache_dir"] = False
+    res = bench(spec, **api)
     if out is not None:
         from ..report import write
 

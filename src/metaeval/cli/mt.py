@@ -26,33 +26,32 @@ from ._output import _emit_csv, _emit_json, _nan_to_none, _show, _write_csv
 # --------------------------------------------------------------------------
 # read-mtme: mt-metrics-eval's WMT data layout into a long file
 
+_READ = "data:read_mtme"
+
+
 @command("read-mtme", epilog="Example: metaeval read-mtme mt-metrics-eval-v2 wmt23 en-de --out ende.csv")
 @click.argument("root", type=click.Path(exists=True, file_okay=False))
 @click.argument("testset")
 @click.argument("lp")
-@click.option("--human", default="mqm", show_default=True,
-              help="Human score name (human-scores/LP.NAME.LEVEL.score): mqm, wmt-z, da-sqm, ...")
-@click.option("--score-level", "level", type=click.Choice(["seg", "doc", "sys"]), default="seg", show_default=True,
-              help="Which score files to read: segments, documents, or system-level scores "
-                   "(mt-metrics-eval's file level; an analysis' grouping level is --level).")
-@click.option("--refs", default=None, help="Comma-separated references in use (e.g. refA): other metric "
-              "variants are dropped and these human translations are never systems.")
-@click.option("--include-human", is_flag=True, help="Keep human translations (reference names) as systems.")
-@click.option("--exclude-systems", default=None, help="Comma-separated systems to drop (e.g. outliers).")
-@click.option("--metrics", default=None, help="Comma-separated metric columns or base names (default: all).")
-@click.option("--primary", default=None, help="Comma-separated base names of the primary metrics.")
-@click.option("--primary-only", is_flag=True, help="Keep only the --primary metrics.")
-@click.option("--segments", type=click.Choice(["all", "rated"]), default="all", show_default=True,
-              help="System level: metric means over all segments (the .sys.score files) or over the "
-              "human-rated ones (the '.true' convention).")
-@click.option("--ratings", default=None, help="Error-span rating name (human-scores/LP.NAME.seg.rating, "
-              "e.g. mqm.merged): adds a human column of MQM scores from the spans (Major 5, Minor 1, ...).")
+@api_option(_READ, "human")
+@api_option(_READ, "system_human", when_absent="--human")
+@api_option(_READ, "level", name="score_level", strict_choices=("seg", "doc", "sys"))
+@api_option(_READ, "refs", type=list, metavar="REF[,REF]", when_absent="keep every metric variant",
+            help="Comma-separated references in use (e.g. refA): metric variants that use another reference "
+                 "are dropped, and these human translations are never systems.")
+@api_options(_READ, "include_human", "exclude_systems", "metrics", "primary", "primary_only", "segments",
+             "ratings", "names",
+             exclude_systems=dict(type=list, metavar="NAME[,NAME]"),
+             metrics=dict(type=list, metavar="NAME[,NAME]|none", callback=lambda ctx, param, value: _metrics(value),
+                          when_absent="all"),
+             primary=dict(type=list, metavar="NAME[,NAME]"),
+             segments=dict(strict_choices=("all", "rated")),
+             names=dict(strict_choices=("full", "display")))
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Long table to write (.csv, .tsv, .jsonl, .parquet): system, input, contexts, scores.")
 @click.option("--texts-out", default=None, type=click.Path(dir_okay=False),
               help="JSONL of the texts (system, input, source, reference, hypothesis) for --texts.")
-def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_systems, metrics,
-                  primary, primary_only, segments, ratings, out, texts_out):
+def read_mtme_cmd(root, testset, lp, out, texts_out, score_level=None, **api):
     """Read mt-metrics-eval data (ROOT/TESTSET/..., language pair LP) into a long file.
 
     The file has one row per system x input with the human column, one column
@@ -67,10 +66,10 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
     """
     from ..data import read_mtme
 
-    ds = read_mtme(root, testset, lp, human=human, level=level, refs=_split(refs),
-                   include_human=include_human, exclude_systems=_split(exclude_systems) or (),
-                   metrics=_metrics(metrics), primary=_split(primary), primary_only=primary_only,
-                   segments=segments, texts=texts_out is not None, ratings=ratings)
+    api = given(api)
+    if score_level is not None:  # --score-level sets read_mtme's level= (--level is a grouping level elsewhere)
+        api["level"] = score_level
+    ds = read_mtme(root, testset, lp, texts=texts_out is not None, **api)
     frame = ds.to_frame()
     if ds.contexts is not None:
         ctx = ds.contexts
@@ -94,7 +93,7 @@ def read_mtme_cmd(root, testset, lp, human, level, refs, include_human, exclude_
         writers[suffix](ds.system_scores.reset_index(), sys_out)
     if texts_out is not None:
         if ds.texts is None:
-            _fail(f"no texts for level {level!r}: texts are per segment (use --level seg)")
+            _fail(f"no texts for --score-level {score_level}: texts are per segment (use --score-level seg)")
         ds.texts.to_json(texts_out, orient="records", lines=True)
     n, m = ds.shape
     click.echo(f"{out}: {n} systems x {m} inputs, human {', '.join(map(repr, ds.human))}, "

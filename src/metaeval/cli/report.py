@@ -9,11 +9,10 @@ from contextlib import contextmanager
 import click
 
 from .. import _choices
-from ._api import SEED, ApiOption
+from ._api import ApiOption, api_option, api_options, command, given
 from ._data import (
     SYSTEM_HELP,
     INPUT_HELP,
-    JOBS_HELP,
     _ALL_LEVELS,
     _LEVELS_HELP,
     _layout_options,
@@ -68,7 +67,26 @@ def _report_progress():
     return rp, _Run()
 
 
-@click.command(epilog="Example: metaeval report summeval --quick --no-text --out report")
+_REPORT = "report._build:ReportConfig"
+
+
+def _pairwise(ctx, param, value):
+    """--pairwise-metrics: a number K >= 2, 'all', or comma-separated metric names."""
+    p = value.strip()
+    if p.isdigit():
+        if int(p) < 2:
+            raise click.BadParameter("give at least 2 metrics", param_hint="--pairwise-metrics")
+        return int(p)
+    return p if p == "all" else tuple(_split(p) or ())
+
+
+def _positive(ctx, param, value):
+    if value < 1:
+        raise click.BadParameter("must be a positive integer", param_hint=param.opts[0])
+    return value
+
+
+@command(epilog="Example: metaeval report summeval --quick --no-text --out report")
 @_layout_options(texts=True)
 @_system_score_options
 @click.argument("data", required=False, default="summeval")
@@ -77,35 +95,26 @@ def _report_progress():
 @click.option("--metrics", default=None, help="Comma-separated metric columns (default: all).")
 @click.option("--out", default="report", show_default=True, type=click.Path(file_okay=False),
               help="Output folder: report.html, results.json, figures/, tables/.")
-@click.option("--quick", is_flag=True,
-              help="Fewer resamples (100), a pairwise set of 5 metrics, no text rescoring: about a minute.")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in results.json). "
-                                                                                              "[default: fresh entropy]")
-@click.option("--method", type=click.Choice(_choices.REPORT_METHODS), default=_choices.DEFAULT_METHOD,
-              show_default=True, help="Coefficient of the correlation tables, clusters and correlation design "
-                                      "(validity keeps Kendall's tau-b, as seed paper 002).")
-@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--n-resamples", type=int, default=None,
-              help="Bootstrap and permutation resamples (default 1000; --quick 100).")
-@click.option("--n-splits", "--splits", "splits", cls=ApiOption, aliases=("--splits",), type=int, default=None,
-              help="Ranking-consistency splits (not set: 1000; --quick 100). [default: not set]")
-@click.option("--pairwise-metrics", "pairwise", default=None,
-              help="Metrics of the pairwise sections (clusters, DP, RC): a number K (default 10; --quick 5), "
-                   "'all', or comma-separated names.")
-@click.option("--context", default=None,
-              help="Context for local metric accuracy (system, input or a context column); default: skipped.")
-@click.option("--no-text", is_flag=True, help="Skip the text diagnostics (rescoring perturbed texts).")
-@click.option("--text-metrics", default="bleu,rouge1", show_default=True,
-              help="Text metrics of the perturbation-detection test.")
-@click.option("--low", "--ks-low", "ks_low", cls=ApiOption, aliases=("--ks-low",), type=float, default=None,
-              help="KS: low-quality texts have human < this (not set: seed paper 001's for a known dataset). "
-                   "[default: not set]")
-@click.option("--high", "--ks-high", "ks_high", cls=ApiOption, aliases=("--ks-high",), type=float, default=None,
-              help="KS: high-quality texts have human >= this. [default: not set]")
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="Significance level of the clusters.")
-@click.option("--cache", default=None, type=click.Path(file_okay=False), help="Text-metric score cache folder.")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=1, show_default=True, help=JOBS_HELP)
+@api_option(_REPORT, "quick", type=bool)
+@api_option(_REPORT, "rng")
+@api_option(_REPORT, "method", strict_choices=_choices.REPORT_METHODS)
+@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS,
+              show_default=True, callback=_levels_option, help="Comma-separated: " + _LEVELS_HELP + ".")
+@api_options(_REPORT, "n_resamples", "n_splits",
+             n_resamples=dict(callback=_positive, when_absent="1000; --quick: 100"),
+             n_splits=dict(aliases=("--splits",), callback=_positive, when_absent="1000; --quick: 100"))
+@api_option(_REPORT, "pairwise", name="pairwise_metrics", type=str, callback=_pairwise, metavar="K|all|NAME,NAME",
+            help="Metrics of the pairwise sections (clusters, discriminative power, ranking consistency) per human "
+                 "column: a number K, all, or comma-separated names.", when_absent="10; --quick: 5")
+@api_option(_REPORT, "context", when_absent="none, the section is skipped")
+@api_option(_REPORT, "text", when_absent="yes; --quick: no")
+@api_option(_REPORT, "text_metrics", metavar="NAME[,NAME]")
+@api_options(_REPORT, "low", "high",
+             low=dict(aliases=("--ks-low",), when_absent="seed paper 001's for a known dataset, else no KS score"),
+             high=dict(aliases=("--ks-high",), when_absent="seed paper 001's for a known dataset, else no KS score"))
+@api_option(_REPORT, "alpha")
+@api_option(_REPORT, "cache_dir", name="cache", metavar="DIR", when_absent="a temporary folder per run")
+@api_option(_REPORT, "n_jobs")
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system", show_default=True, help=SYSTEM_HELP)
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input", show_default=True, help=INPUT_HELP)
 @click.option("--rater", "--rater-col", "rater", cls=ApiOption, aliases=("--rater-col",), default=None, help="Rater column (long files with several raters).")
@@ -113,9 +122,7 @@ def _report_progress():
 @click.option("--contexts", "context_cols", default=None, help="Files: comma-separated context label columns.")
 @click.option("--texts", "texts_path", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Files: JSONL with the texts (hypothesis, references/source).")
-def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, splits, pairwise, context,
-           no_text, text_metrics, ks_low, ks_high, alpha, cache, jobs, system, input_, rater, run,
-           context_cols, texts_path):
+def report(data, human, metrics, out, levels, system, input_, rater, run, context_cols, texts_path, **api):
     """One command from data to a readable, citable meta-evaluation: report.html + results.json.
 
     Runs every analysis that applies to DATA (default: the bundled SummEval) and writes a
@@ -134,23 +141,13 @@ def report(data, human, metrics, out, quick, seed, method, levels, n_resamples, 
     ds = _load(data, system, input_, _split(human), _metrics(metrics), rater, **load)
     ds_runs = _load(data, system, input_, _split(human), _metrics(metrics), rater, runs=True, **load) \
         if bundled else ds
-    if pairwise is not None:
-        p = pairwise.strip()
-        if p.isdigit():
-            pairwise = int(p)
-            if pairwise < 2:
-                raise click.BadParameter("give at least 2 metrics", param_hint="--pairwise-metrics")
-        elif p != "all":
-            pairwise = tuple(_split(p))
-    for name, v in (("--n-resamples", n_resamples), ("--n-splits", splits)):
-        if v is not None and v < 1:
-            raise click.BadParameter("must be a positive integer", param_hint=name)
+    api = {k: tuple(v) if isinstance(v, list) else v for k, v in given(api).items()}
+    if "pairwise_metrics" in api:  # the option's name; ReportConfig's keyword is pairwise
+        api["pairwise"] = api.pop("pairwise_metrics")
+    if "cache" in api:  # --cache, as in score and perturb: ReportConfig's cache_dir
+        api["cache_dir"] = api.pop("cache")
     cfg = ReportConfig(human=tuple(_split(human) or ()) or None, metrics=tuple(_metrics(metrics) or ()) or None,
-                       method=method, levels=tuple(_split(levels) or ()), quick=quick, seed=seed,
-                       n_resamples=n_resamples, splits=splits, pairwise=pairwise, context=context,
-                       text=False if no_text else None, text_metrics=tuple(_split(text_metrics) or ()),
-                       ks_low=ks_low, ks_high=ks_high, alpha=alpha, cache_dir=cache, n_jobs=jobs,
-                       system_scores=_system_level())
+                       levels=tuple(_split(levels) or ()), system_scores=_system_level(), **api)
     from ..report import estimate, rated_columns, select_humans, select_metrics
 
     humans = select_humans(ds, cfg.human, quick=cfg.quick)

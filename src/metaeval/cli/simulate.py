@@ -9,12 +9,11 @@ import click
 from .. import _choices
 from ..errors import DataError
 from ..report import tables as _tables
-from ._api import SEED, ApiOption
+from ._api import ApiOption, Registry, api_option, api_options, command, given
 from ._data import (
     FORMAT_HELP,
     _ALL_LEVELS,
     _LEVELS_HELP,
-    BOUNDS_HELP,
     FORMATS,
     _layout_options,
     _levels_option,
@@ -75,25 +74,31 @@ def _bounds(v, human):
 
 
 def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=None, labels=("system", "input")):
+    """``given``: the keywords of :func:`metaeval.simulation.simulate` given on the command line;
+    with --from-data the model's are overrides of the estimates."""
     estimates = None
     if from_data:
         if not human:
             raise click.BadParameter("--from-data needs --human", param_hint="--human")
+        if "sizes" in given:
+            raise click.BadParameter("--sizes cannot be combined with --from-data (N and M come from the data)",
+                                     param_hint="--sizes")
         ds = _load(from_data, labels[0], labels[1], [human], _metrics(metrics), None)
         mets = _metrics(metrics) or list(ds.metrics)
+        overrides = {k: given.pop(k) for k in _MODEL if k in given}
         try:
             estimates = sim.estimate_parameters(ds, human, metrics=mets, bounds=_bounds(bounds, human))
-            overrides = {k: v for k, v in given.items()
-                         if k in ("rho_sys", "mu_rho_item", "sigma_rho_item", "c_m", "c_h", "sizes")}
-            if "sizes" in overrides:
-                raise click.BadParameter("--sizes cannot be combined with --from-data (N, M come from the data)")
-            kw = {k: given[k] for k in ("scale", "n_iterations", "n_discretizations") if k in given}
             res = sim.simulate_dataset(ds, human, mets, overrides=overrides or None, bounds=_bounds(bounds, human),
-                                       **kw, **common)
+                                       **given, **common)
         except DataError as exc:
-            # name the file and the options that choose its columns
-            raise DataError(f"--from-data {os.path.basename(from_data)}: {exc} (choose the columns with "
-                            "--human and --metrics)") from None
+            # name the file, and the options that fix what the message names
+            if len(ds.systems) < 2:
+                system = labels[0]
+                fix = ("--system none reads the file as one system; name its system column with --system COL"
+                       if str(system).strip().lower() == "none" else f"the system column is --system {system}")
+            else:
+                fix = "choose the columns with --human and --metrics" + (", their bounds with --bounds" if bounds else "")
+            raise DataError(f"--from-data {os.path.basename(from_data)}: {exc} ({fix})") from None
     elif grid:
         res = sim.simulate_paper_grid(grid, **given, **common)
     else:
@@ -101,62 +106,78 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
     return res, estimates
 
 
-@click.command(epilog="Example: metaeval simulate --from-data summeval --human coherence --metrics ROUGE.1 "
-                      "--bounds 1:5 --n-iterations 5 --n-discretizations 5 --level system --rng 0")
+_SIM = "simulation:simulate"
+_SIM_DATA = "simulation:simulate_dataset"
+#: Keywords of the model (grid axes; with --from-data: overrides of the estimates).
+_MODEL = ("rho_sys", "mu_rho_item", "sigma_rho_item", "mu_m", "mu_h", "sigma_m", "sigma_h", "sigma_item_m",
+          "sigma_item_h", "c_m", "c_h")
+
+
+def _axis_option(name):
+    """Click callback of a model parameter: comma-separated values (a grid axis)."""
+    return lambda ctx, param, value: _floats(value, name)
+
+
+@command(epilog="Example: metaeval simulate --from-data summeval --human coherence --metrics ROUGE.1 "
+                "--bounds 1:5 --n-iterations 5 --n-discretizations 5 --level system --rng 0")
 @_layout_options(texts=False, rater_col=True, run_col=True, bounds=False)
 @click.option("--system", "--system-col", "system", cls=ApiOption, aliases=("--system-col",), default="system",
               show_default=True, help="With --from-data: the system column (files; none: one system).")
 @click.option("--input", "--input-col", "input_", cls=ApiOption, aliases=("--input-col",), default="input",
               show_default=True, help="With --from-data: the input column (files).")
-@click.option("--grid", default=None, help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (options override it).")
-@click.option("--rho-sys", default=None, help="Comma-separated values (a grid axis).")
-@click.option("--mu-rho-item", default=None, help="Mean of the item-level correlations: comma-separated values (a grid axis).")
-@click.option("--sigma-rho-item", default=None, help="Spread of the item-level correlations: comma-separated values (a grid axis).")
-@click.option("--c-m", default=None, help="Metric scale sizes (comma-separated; 'none' = continuous).")
-@click.option("--c-h", default=None, help="Human scale sizes (comma-separated; 'none' = continuous).")
-@click.option("--scale", type=click.Choice(_choices.SCALE_RESTRICTIONS), default=None,
-              help="Which (c_m, c_h) combinations to run.")
-@click.option("--sizes", default=None, help="Comma-separated NxM (systems x inputs), e.g. 15x200,5x100.")
-@click.option("--n-iterations", type=int, default=None, help="T1 iterations (not set: 100; the levels grid: 1000). [default: not set]")
-@click.option("--n-discretizations", type=int, default=None, help="T2 (default 100).")
-@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS, show_default=True, callback=_levels_option,
-              help="Comma-separated: " + _LEVELS_HELP + ".")
-@click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",), default=",".join(_choices.MEASURE_METHODS), show_default=True,
-              help="Comma-separated coefficients.")
+@click.option("--grid", default=None, type=Registry(_choices.PAPER_GRIDS),
+              help="A paper grid: " + "|".join(_choices.PAPER_GRIDS) + " (its own values, e.g. "
+                   "--n-iterations 1000 for levels; the options given override them).")
+@api_options(_SIM, *_MODEL, **{k: dict(type=list, callback=_axis_option(k), metavar="V[,V]",
+                                        **({"when_absent": f"--sigma-{k[-1]}"} if k.startswith("sigma_item") else {}))
+                                 for k in _MODEL})
+@api_option(_SIM, "scale", strict_choices=_choices.SCALE_RESTRICTIONS)
+@api_option(_SIM, "sizes", type=list, callback=lambda ctx, param, value: _sizes(value), metavar="NxM[,NxM]",
+            help="Systems x inputs, comma-separated for several (the paper's: 15x200,5x100).",
+            when_absent="15x200")
+@api_options(_SIM, "n_iterations", "n_discretizations", "average", average=dict(strict_choices=_choices.AVERAGES))
+@click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS,
+              show_default=True, callback=_levels_option, help="Comma-separated: " + _LEVELS_HELP + ".")
+@click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",),
+              default=",".join(_choices.MEASURE_METHODS), show_default=True,
+              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS) + ".")
 @click.option("--from-data", "from_data", default=None,
-              help="Simulate at the parameters estimated from this dataset (file or bundled name).")
+              help="Simulate at the parameters estimated from this dataset (file or bundled name); the model "
+                   "options given replace the estimates.")
 @click.option("--human", default=None, help="With --from-data: the human column.")
 @click.option("--metrics", default=None, help="With --from-data: comma-separated metrics (default: all).")
 @click.option("--bounds", "--scale-bounds", "bounds", cls=ApiOption, aliases=("--scale-bounds",), multiple=True,
               metavar="[COL=]LOW:HIGH",
-              help="With --from-data: the rating scales for the 0-1 normalization (not given: each column's "
-                   "observed range). " + BOUNDS_HELP.split(". ")[0] + ".")
-@click.option("--rng", "--seed", "seed", cls=ApiOption, aliases=("--seed",), type=SEED, default=None, help="Random seed, a non-negative integer (not set: fresh entropy, recorded in --out). "
-                                                                                               "[default: fresh entropy]")
-@click.option("--n-jobs", "--jobs", "jobs", cls=ApiOption, aliases=("--jobs",), type=int, default=None, help="Worker processes, a positive integer (not set: every core when the grid has more than two work units, else one). [default: not set]")
-@click.option("--dask", default=None, help="Dask scheduler address.")
+              help="With --from-data: the rating scales for the 0-1 normalization, LOW:HIGH for the --human "
+                   "column (e.g. 1:5) or COL=LOW:HIGH for one column (e.g. ROUGE.1=0:1), comma-separated or "
+                   "repeated (not given: each column's observed range).")
+@api_options(_SIM, "rng", "n_jobs", "dask",
+             n_jobs=dict(when_absent="every core when the grid has more than two work units, else one"),
+             dask=dict(help="Dask scheduler address: run the work units on that cluster."))
 @click.option("--out", default=None, type=click.Path(file_okay=False),
               help="Output folder: tidy CSV, JSON, figures and checkpoints (a restarted run resumes).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True, help=FORMAT_HELP)
-def simulate(grid, rho_sys, mu_rho_item, sigma_rho_item, c_m, c_h, scale, sizes, n_iterations,
-             n_discretizations, levels, methods, from_data, human, metrics, bounds, seed, jobs, dask, out,
-             fmt, system, input_):
-    """Statistical simulation of the correlation measures (seed paper 000, Algorithm 1)."""
+def simulate(grid, levels, methods, from_data, human, metrics, bounds, out, fmt, system, input_, **api):
+    """Statistical simulation of the correlation measures (seed paper 000, Algorithm 1).
+
+    Each model option (--rho-sys, --mu-rho-item, --sigma-rho-item, --mu-m, --sigma-m, ..., --c-m,
+    --c-h) takes one value
+    or comma-separated values, a grid axis: the grid is every combination.  With --from-data the
+    model's parameters, N and M are estimated from the data, and the model options given replace
+    the estimates.
+    """
     from .. import simulation as sim
 
-    seed = _run_seed(seed, out)
-    opts = dict(rho_sys=_floats(rho_sys, "rho_sys"), mu_rho_item=_floats(mu_rho_item, "mu_rho_item"),
-                sigma_rho_item=_floats(sigma_rho_item, "sigma_rho_item"), c_m=_floats(c_m, "c_m"),
-                c_h=_floats(c_h, "c_h"), scale=scale, sizes=_sizes(sizes),
-                n_iterations=n_iterations, n_discretizations=n_discretizations)
-    given = {k: v for k, v in opts.items() if v is not None}
-    common = dict(level=_split(levels), method=_split(methods), rng=seed, n_jobs=jobs, dask=dask,
-                  checkpoint=os.path.join(out, "checkpoints", "sim") if out else None)
+    api = given(api)
+    api["rng"] = _run_seed(api.get("rng"), out)
+    common = dict(level=_split(levels), method=_split(methods),
+                  checkpoint=os.path.join(out, "checkpoints", "sim") if out else None,
+                  **{k: api.pop(k) for k in ("rng", "n_jobs", "dask") if k in api})
     with _progress(None, "simulating (work units)") as prog:
         common["progress"] = prog
         if bounds and not from_data:
             raise click.BadParameter("--bounds applies to --from-data only", param_hint="--bounds")
-        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds,
+        res, estimates = _simulate_run(sim, from_data, human, metrics, grid, api, common, bounds,
                                        labels=(system, input_))
     frame = res.to_frame()
     if out:

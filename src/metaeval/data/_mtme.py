@@ -613,7 +613,9 @@ def read_mtme(
         The human score name (``human-scores/LP.<human>.LEVEL.score``):
         ``"mqm"``, ``"wmt-z"``, ``"da-sqm"``, ...  It becomes the human column.
     level : {"seg", "doc", "sys"}
-        Which files to read.  ``seg``: inputs are the segments (labels
+        Which score files to read: segments, documents or system-level scores
+        (mt-metrics-eval's file level, not a grouping level of the analyses).
+        ``seg``: inputs are the segments (labels
         ``"0"``, ``"1"``, ...); ``doc``: inputs are the documents; ``sys``:
         one input named ``"sys"`` holding the system-level scores, so
         metaeval's ``system`` level correlates exactly the scores in the
@@ -638,7 +640,8 @@ def read_mtme(
     primary_only : bool
         Keep only the metrics whose base name is in ``primary``.
     segments : {"all", "rated"}
-        Which segments a system-level metric score averages (mt-metrics-eval
+        Which segments a system-level metric score averages: every segment
+        (``"all"``) or the ones the human score rates (``"rated"``; mt-metrics-eval
         issues #3 and #4).  ``"all"`` (mt-metrics-eval's default): with
         ``level="sys"``, the metric's own ``.sys.score`` file, i.e. the mean
         over every segment, while the human score covers only the rated
@@ -654,20 +657,20 @@ def read_mtme(
         Name of an error-span rating file
         (``human-scores/LP.<ratings>.seg.rating``, e.g. ``"mqm.merged"``):
         adds a second human column of that name with MQM scores computed
-        from the error spans (:func:`read_rating_file`; ``level="seg"`` only).
+        from the error spans (:func:`read_rating_file`; at seg level only).
     mqm_weights : mapping, optional
         ``severity[/category[/subcategory]]`` -> weight for ``ratings``
         (default mt-metrics-eval's: Major 5, Minor 1, Neutral 0,
         Major/Non-translation! 25, Minor/Fluency/Punctuation 0.1).
     names : {"full", "display"}
         Metric column names: ``"full"`` (``BLEU-refA``, ``COMETKiwi-src``)
-        or mt-metrics-eval's display names (``EvalSet.DisplayName``,
+        or ``"display"``, mt-metrics-eval's display names, which match across
+        language pairs whose standard references differ (task sets, global
+        accuracy).  Display names are ``EvalSet.DisplayName``'s
         ``'spreadsheet'`` format: the base name, ``[noref]`` appended for a
         source-based metric and ``*`` prepended for a metric not in
-        ``primary`` when ``primary`` is given), which match across language
-        pairs whose standard references differ (task sets, global
-        accuracy).  Two variants with the same display name are an error:
-        pass ``refs``.
+        ``primary`` when ``primary`` is given.  Two variants with the same
+        display name are an error: pass ``refs``.
     texts : bool
         Attach sources, references (``reference`` for the single reference
         in ``refs``, and ``reference:<name>`` for each) and system outputs
@@ -687,7 +690,8 @@ def read_mtme(
         is then the mean of the rated cells, as before).
     system_human : str, optional
         The human score whose ``.sys.score`` file gives the human column's
-        system-level scores (default: ``human``).  WMT20 and WMT21 rate
+        system-level scores, e.g. ``"wmt-z"`` beside ``human="wmt-raw"``
+        (default: ``human``).  WMT20 and WMT21 rate
         segments with one score and rank systems with another
         (mt-metrics-eval ``meta_info.py``: ``wmt-raw`` at ``seg``, ``wmt-z``
         at ``sys``): ``human="wmt-raw", system_human="wmt-z"``.

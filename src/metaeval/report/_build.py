@@ -32,7 +32,7 @@ LEVELS = ("system", "input", "item", "global")
 MODES = {
     "full": {
         "n_resamples": 1000,      # bootstrap CIs, permutation tests (clusters, DP), alpha CIs
-        "splits": 1000,           # ranking consistency
+        "n_splits": 1000,         # ranking consistency
         "pairwise": 10,           # metrics in the pairwise sections (clusters, DP, RC) per human column
         "dp_test": "perm-both",
         "sample_resamples": 100,  # pre-assessment sample-size study (seed paper 001 uses 100)
@@ -45,7 +45,7 @@ MODES = {
     },
     "quick": {
         "n_resamples": 100,
-        "splits": 100,
+        "n_splits": 100,
         "pairwise": 5,
         "dp_test": "perm-both",
         "sample_resamples": 20,
@@ -143,7 +143,7 @@ def estimate(n_systems, n_inputs, n_humans, n_metrics, cfg, *, n_rated=None, com
         "correlation statistics": n_humans * n_metrics * levels * COST["stat"],
         "significance clusters": n_humans * levels * pairs * (COST["pair_fixed"] + n_c * COST["pair"] * scale),
         "discriminative power": n_humans * levels * 3 * pairs * (COST["dp_fixed"] + n * COST["dp"] * scale)
-        + n_humans * (COST["measures_fixed"] + COST["rc_split"] * cfg.value("splits")),
+        + n_humans * (COST["measures_fixed"] + COST["rc_split"] * cfg.value("n_splits")),
         # pairwise set + the human ceiling, bootstrapped over the output pairs of every input
         "pairwise preferences": (n_humans if n_rated is None else n_rated) * (p + 1)
         * (n_systems * (n_systems - 1) // 2) * n_inputs * (n * COST["pref"] + COST["pref_fixed"]),
@@ -184,13 +184,91 @@ _TITLES = {"data": "Data", "correlations": "Correlations with the human scores",
            "recommendation": "Summary and recommendation"}
 
 
+#: Earlier keywords of :class:`ReportConfig`, still accepted (and recorded in results.json beside
+#: the new names): the vocabulary's ``rng`` and ``n_splits``, and ``low``/``high`` as in
+#: :func:`metaeval.ks_score`.  Their command-line spellings were renamed with them (``--seed`` ->
+#: ``--rng``, ``--splits`` -> ``--n-splits``, ``--ks-low`` -> ``--low``, ``--ks-high`` -> ``--high``).
+RENAMED = {"seed": "rng", "splits": "n_splits", "ks_low": "low", "ks_high": "high"}
+
+
+def _accepts_renamed(cls):
+    """``cls(seed=0)`` as ``cls(rng=0)`` (:data:`RENAMED`), and ``obj.seed`` as ``obj.rng``."""
+    import functools
+
+    init = cls.__init__
+
+    @functools.wraps(init)
+    def __init__(self, *args, **kw):
+        for old, new in RENAMED.items():
+            if old in kw:
+                if new in kw:
+                    raise TypeError(f"ReportConfig: {old}= is the earlier name of {new}=; give {new}= only")
+                kw[new] = kw.pop(old)
+        init(self, *args, **kw)
+
+    cls.__init__ = __init__
+    for old, new in RENAMED.items():
+        setattr(cls, old, property(lambda self, new=new: getattr(self, new), doc=f"The earlier name of ``{new}``."))
+    return cls
+
+
+@_accepts_renamed
 @dataclass(frozen=True)
 class ReportConfig:
-    """What the report runs.  ``None`` means: the mode's default (:data:`MODES`).
+    """What the report runs: the keywords of ``metaeval report``'s options.
 
-    ``pairwise`` is the number K of metrics per human column in the pairwise
-    sections (significance clusters, discriminative power, ranking
-    consistency), ``"all"``, or a tuple of metric names.
+    ``None`` means the mode's default (:data:`MODES`: the full mode's, or with ``quick`` the quick
+    mode's).  The earlier keywords ``seed``, ``splits``, ``ks_low`` and ``ks_high`` (:data:`RENAMED`)
+    are still accepted.
+
+    Parameters
+    ----------
+    human : tuple of str, optional
+        The human columns (default: those with 2 or more raters, else all).
+    metrics : tuple of str, optional
+        The metric columns (default: all).
+    method : str
+        Coefficient of the correlation tables, clusters and correlation design (validity keeps
+        Kendall's tau-b, as seed paper 002).
+    levels : tuple of str
+        The grouping levels of the correlation sections.
+    quick : bool
+        The quick mode: fewer resamples (100), a pairwise set of 5 metrics, no text rescoring
+        (about a minute on SummEval).
+    rng : int, optional
+        Random seed, a non-negative integer (not set: fresh entropy, recorded in results.json).
+    n_resamples : int, optional
+        Bootstrap and permutation resamples (default 1000; quick: 100).
+    n_splits : int, optional
+        Random half-splits of ranking consistency (default 1000; quick: 100).
+    dp_test : str, optional
+        The test of discriminative power (default perm-both).
+    pairwise : int, "all" or tuple of str, optional
+        Metrics of the pairwise sections (clusters, discriminative power, ranking consistency) per
+        human column: a number K, ``"all"``, or metric names (default 10; quick: 5).
+    context : str, optional
+        Context for local metric accuracy: system, input or a context column (default: none, the
+        section is skipped).
+    text : bool, optional
+        Run the text diagnostics, which rescore perturbed texts (default: yes; quick: no).
+    text_metrics : tuple of str
+        Text metrics of the perturbation-detection test.
+    perturbations : tuple of str
+        Perturbations of the perturbation-detection test.
+    low : float, optional
+        KS: low-quality texts have a human score below this.  Not set: seed paper 001's
+        thresholds for a known dataset (else the KS score is skipped).
+    high : float, optional
+        KS: high-quality texts have a human score at or above this.  Not set: as ``low``.
+    alpha : float
+        Significance level of the clusters.
+    cache_dir : str, optional
+        Folder of the text-metric score cache (default: none, a temporary folder per run).
+    n_jobs : int
+        Worker processes, a positive integer (-1: one per core).
+    system_scores : str, optional
+        The analyses' ``system_scores=`` (default: given system-level scores when the data has
+        them).
     """
 
     human: tuple | None = None
@@ -198,17 +276,17 @@ class ReportConfig:
     method: str = DEFAULT_METHOD  # the correlation tables; validity keeps VALIDITY_METHOD (paper 002)
     levels: tuple = LEVELS
     quick: bool = False
-    seed: int | None = None
+    rng: int | None = None
     n_resamples: int | None = None
-    splits: int | None = None
+    n_splits: int | None = None
     dp_test: str | None = None
     pairwise: object = None
     context: str | None = None
     text: bool | None = None
     text_metrics: tuple = ("bleu", "rouge1")
     perturbations: tuple = ("sentence_reorder", "subject_verb_disagreement")
-    ks_low: float | None = None
-    ks_high: float | None = None
+    low: float | None = None
+    high: float | None = None
     alpha: float = 0.05
     cache_dir: str | None = None
     n_jobs: int = 1
@@ -219,6 +297,7 @@ class ReportConfig:
         return "quick" if self.quick else "full"
 
     def value(self, name):
+        name = RENAMED.get(name, name)
         v = getattr(self, name, None) if name in self.__dataclass_fields__ else None
         return MODES[self.mode][name] if v is None else v
 
@@ -227,6 +306,8 @@ class ReportConfig:
         for k in MODES["full"]:
             d[k] = self.value(k)
         d["mode"] = self.mode
+        for old, new in RENAMED.items():  # the earlier names too, for readers of earlier files
+            d[old] = d[new]
         return plain(d)
 
 
@@ -419,7 +500,7 @@ class _Builder:
                 raise ParameterError("the pairwise set needs at least 2 metrics")
         elif k != "all" and (not isinstance(k, int) or k < 2):
             raise ParameterError(f"pairwise={k!r}: give a number of metrics >= 2, 'all', or metric names")
-        self.seed = cfg.seed if cfg.seed is not None else int(np.random.SeedSequence().entropy)
+        self.seed = cfg.rng if cfg.rng is not None else int(np.random.SeedSequence().entropy)
         self.n = cfg.value("n_resamples")
         self.results = {}
         self.state = {"corr": {}, "clusters": {}, "dp": {}, "rc": {}, "subset": {}}
@@ -730,7 +811,7 @@ class _Builder:
                    f"input(s), at least 4 are needed", part=True)
         else:
             rc = self._timed(s, lambda: ranking_consistency(
-                self.ds, h, metrics=subset, n_splits=self.cfg.value("splits"), rng=self.seed,
+                self.ds, h, metrics=subset, n_splits=self.cfg.value("n_splits"), rng=self.seed,
                 n_jobs=self.cfg.n_jobs, progress=bar, **sel))
         self.state["dp"][h], self.state["rc"][h] = dp, rc
         self.results.setdefault("measures", {})[h] = {
@@ -927,12 +1008,12 @@ class _Builder:
         s = self.sec("diagnostics", "Diagnostics beyond one correlation", rd.intro("diagnostics"))
         ds, humans, mets = self.ds, self.humans, self.metrics
         results = {}
-        low, high = self.cfg.ks_low, self.cfg.ks_high
+        low, high = self.cfg.low, self.cfg.high
         try:
             results["ks"] = self._timed(s, lambda: dg.ks_score(ds, humans, metrics=mets, low=low, high=high))
             s.functions.append("metaeval.ks_score")
         except MetaevalError as exc:
-            s.skip(f"KS score skipped: {str(exc).splitlines()[0]} (--ks-low/--ks-high)", part=True)
+            s.skip(f"KS score skipped: {str(exc).splitlines()[0]} (--low/--high)", part=True)
         if len(ds.inputs) >= 3 and len(ds.systems) >= 3:
             results["meta_correlation"] = self._timed(s, lambda: dg.meta_correlation(ds, humans, metrics=mets))
             s.functions.append("metaeval.meta_correlation")
@@ -1275,7 +1356,7 @@ def build(ds, cfg: ReportConfig, *, ds_runs=None, progress=None, command=None, w
         "command": command,
         "mode": cfg.mode,
         "seed": b.seed,
-        "config": {**cfg.to_dict(), "seed": b.seed, "human": list(b.humans), "metrics": list(b.metrics),
+        "config": {**cfg.to_dict(), "rng": b.seed, "seed": b.seed, "human": list(b.humans), "metrics": list(b.metrics),
                    "levels": list(b.levels)},
         "data": b.data_info,
         "seconds_analyses": seconds,

@@ -58,7 +58,7 @@ def check_scale_size(v, name):
         )
     if v < 2:
         raise ParameterError(
-            f"{name}={v!r}: a scale needs at least 2 categories (use None for continuous scores)"
+            f"{name}={v!r}: a scale needs at least 2 categories (None: continuous scores)"
         )
     return int(v)
 
