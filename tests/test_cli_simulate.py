@@ -106,3 +106,18 @@ def test_simulate_from_data_bounds_error_names_the_bounds_option():
     res = run("simulate", "--from-data", "summeval", "--human", "coherence", "--metrics", "ROUGE.1",
               "--c-m", "1", "--n-iterations", 2)
     assert res.exit_code == 2 and "c_m=1" in res.output and "--bounds" not in res.output, res.output
+
+
+def test_simulate_reaches_every_model_parameter_and_average():
+    # issue 25.4: mu_m, mu_h, sigma_m, sigma_h, sigma_item_m/h and average were API-only
+    res = run("simulate", "--mu-m", "0.5", "--mu-h", -0.2, "--sigma-m", "0.3,0.4", "--sigma-h", 0.2,
+              "--sigma-item-h", 0.05, "--average", "micro", "--sizes", "5x20", "--n-iterations", 3,
+              "--level", "input", "--method", "pearson", "--rng", 1, "--format", "csv")
+    assert res.exit_code == 0, res.output
+    got = pd.read_csv(io.StringIO(res.output))
+    want = sim.simulate(mu_m=0.5, mu_h=-0.2, sigma_m=[0.3, 0.4], sigma_h=0.2, sigma_item_h=0.05,
+                        average="micro", sizes=[(5, 20)], n_iterations=3, level="input",
+                        method="pearson", rng=1).to_frame()
+    assert list(got.sigma_m) == [0.3, 0.4] and list(got.sigma_item_m) == [0.3, 0.4]  # = sigma_m
+    assert set(got.sigma_item_h) == {0.05} and all("avg:micro" in s for s in got.signature)
+    np.testing.assert_array_equal(got.statistic, want.statistic)
