@@ -278,6 +278,36 @@ def test_bad_metric_outputs_are_one_line_errors(tmp_path):
         bench(ScoresFile(str(p)), **kw)
 
 
+def test_scores_files_are_read_like_every_data_file(tmp_path):
+    # the scores file was read with pandas directly: a latin-1 file, an unknown extension or a
+    # cut .gz gave pandas' own errors; it now goes through the package's readers (issue 25.1:
+    # readers live in data/), each failure a one-line DataError naming the file and --scores
+    import gzip
+
+    from metaeval.data import read_scores_table
+    from metaeval.errors import DataError
+
+    rows = pd.DataFrame({"dataset": ["summeval", "summeval"], "system": ["M9", "007"],
+                         "input": ["a", "b"], "score": [0.5, 1.25]})
+    gz = tmp_path / "s.csv.gz"
+    gz.write_bytes(gzip.compress(rows.to_csv(index=False).encode()))
+    got = read_scores_table(gz)
+    assert list(got.system) == ["M9", "007"] and list(got.score) == [0.5, 1.25]  # labels kept as text
+    tsv = tmp_path / "s.tsv"
+    rows.to_csv(tsv, sep="\t", index=False)
+    assert read_scores_table(tsv).equals(got)
+    latin = tmp_path / "l.csv"
+    latin.write_bytes("dataset,system,input,score\nsummeval,Syst\xe8me,a,1\n".encode("latin-1"))
+    cut = tmp_path / "c.csv.gz"
+    cut.write_bytes(gz.read_bytes()[:-9])
+    odd = tmp_path / "s.scores"
+    odd.write_text("x")
+    for bad, why in ((latin, "UTF-8"), (cut, "truncated"), (odd, "extension")):
+        with pytest.raises(DataError, match=rf"scores file .*{why}.*option --scores") as e:
+            read_scores_table(bad)
+        assert "\n" not in str(e.value)
+
+
 def test_cli_bench_csv_and_report(metric_module, tmp_path):
     from click.testing import CliRunner
 

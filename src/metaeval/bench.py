@@ -50,6 +50,7 @@ import pandas as pd
 from ._choices import BENCH_TEXTS, BENCH_WEIGHTINGS
 from ._escape import literal
 from ._parallel import run_units
+from .data import read_scores_table
 from .errors import DataError, ParameterError
 
 BENCH_LEVELS = ("system", "input", "item", "global")
@@ -202,34 +203,6 @@ def _matrix(ds, records, values) -> np.ndarray:
     return X
 
 
-def _read_scores_file(path) -> pd.DataFrame:
-    p = str(path)
-    try:
-        if p.endswith((".jsonl", ".jsonl.gz")):
-            df = pd.read_json(p, lines=True, dtype=False)
-        else:
-            df = pd.read_csv(p, sep="\t" if p.endswith((".tsv", ".tsv.gz")) else ",", dtype={
-                "dataset": str, "system": str, "input": str})
-    except (OSError, ValueError) as exc:
-        raise DataError(f"scores file {p}: cannot read it ({exc}) (option --scores)") from None
-    missing = [c for c in ("dataset", "system", "input", "score") if c not in df.columns]
-    if missing:
-        raise DataError(f"scores file {p}: no column(s) {', '.join(missing)}; it needs dataset, system, "
-                        "input, score (option --scores)")
-    for c in ("dataset", "system", "input"):
-        df[c] = df[c].astype(str)
-    dup = df.duplicated(["dataset", "system", "input"])
-    if dup.any():
-        r = df[dup].iloc[0]
-        raise DataError(f"scores file {p}: duplicate row for dataset {r['dataset']!r}, system "
-                        f"{r['system']!r}, input {r['input']!r} (option --scores)")
-    try:
-        df["score"] = pd.to_numeric(df["score"], errors="raise")
-    except (TypeError, ValueError) as exc:
-        raise DataError(f"scores file {p}: a score is not a number ({exc}) (option --scores)") from None
-    return df
-
-
 class _Source:
     """One metric (the user's or a baseline) as a column to add to each dataset."""
 
@@ -250,7 +223,7 @@ class _Source:
             self.fn, default = spec.command, spec.name
             self.key = f"command:{spec.command}"
         elif self.kind == "file":
-            self.table = _read_scores_file(spec.path)
+            self.table = read_scores_table(spec.path)
             default = spec.name or Path(spec.path).name.split(".")[0]
             self.key = f"file:{spec.path}"
         elif self.kind == "textmetric":

@@ -47,6 +47,9 @@ select_rows, option_names, column_notes, warn_undeclared, fmt_items
     Row filters (``--where``), the API-to-CLI spelling of layout options, notes on columns
     that look like the other kind, the undeclared-scale warning, and the list of culprits
     in a message.
+read_scores_table, SCORES_COLUMNS
+    The scores file of ``metaeval bench`` (scores computed elsewhere: dataset, system, input,
+    score), read with the table readers above.
 read_error_spans, read_rating_spans, SPAN_COLUMNS
     Error-span annotations (mt-metrics-eval's MQM ratings, ``.rating`` files).
 HUMAN, MT_BENCH_WINNERS, PREFERENCE_FORMATS, fmt_labels
@@ -79,6 +82,7 @@ from ._mtme import SPAN_COLUMNS, read_error_spans, read_rating_spans  # noqa: F4
 from ._preferences import FORMATS as PREFERENCE_FORMATS  # noqa: F401
 from ._preferences import HUMAN, MT_BENCH_WINNERS, fmt_labels  # noqa: F401
 from ._scale import warn_undeclared  # noqa: F401
+from ._scores import SCORES_COLUMNS, read_scores_table  # noqa: F401
 from ._validate import fmt_items, option_names  # noqa: F401
 from ._readers_ext import read_summeval
 
