@@ -15,7 +15,6 @@ import pandas as pd
 
 from .._results import _HtmlView
 from .._signature import fmt_number
-from ..stats.localacc import OUTCOME_NAMES as _OUTCOME_NAMES
 
 
 @dataclass(frozen=True, repr=False)
@@ -119,12 +118,14 @@ class LocalPairs(_HtmlView):
         """One row per metric x pair: ``metric, context, input, system,
         other_system, outcome`` (``correct``, ``tie``, ``incorrect`` or
         ``missing``)."""
+        from ..stats.localacc import OUTCOME_NAMES  # scipy.stats: loaded by the view only
+
         K, P = self.outcome.shape
         ctx = np.asarray(self.contexts, dtype=object)[self.context]
         inp = np.asarray(self.inputs, dtype=object)[self.input]
         sy = np.asarray(self.systems, dtype=object)[self.system]
         ot = np.asarray(self.systems, dtype=object)[self.other]
-        names = np.vectorize(_OUTCOME_NAMES.get, otypes=[object])
+        names = np.vectorize(OUTCOME_NAMES.get, otypes=[object])
         return pd.DataFrame(
             {
                 "metric": np.repeat(np.asarray(self.metrics, dtype=object), P),
