@@ -36,6 +36,8 @@ import pytest
 from scipy import stats
 from scipy.cluster import hierarchy
 
+from metaeval.stats.localacc import OUTCOME_NAMES
+
 from metaeval import (
     ConstantInputWarning,
     DataError,
@@ -469,7 +471,7 @@ def test_perturbation_pairs_match_reference(seed):
     ref = ref_perturbation_pairs(orig, pert, labels, lower, 0.5)
     got = [
         (p.contexts[p.context[i]], int(p.input[i]), int(p.system[i]),
-         {m: lc._OUTCOME_NAMES[int(p.outcome[k, i])] for k, m in enumerate(p.metrics)})
+         {m: OUTCOME_NAMES[int(p.outcome[k, i])] for k, m in enumerate(p.metrics)})
         for i in range(p.n_pairs)
     ]  # fmt: skip
     assert got == ref
@@ -490,7 +492,7 @@ def test_human_pairs_match_reference(pair_context):
     ref = ref_human_pairs(H, S, labels, pair_context, lower=("ter",))
     got = sorted(
         (p.contexts[p.context[i]], int(p.input[i]), int(p.system[i]), int(p.other[i]),
-         tuple(lc._OUTCOME_NAMES[int(p.outcome[k, i])] for k in range(2)))
+         tuple(OUTCOME_NAMES[int(p.outcome[k, i])] for k in range(2)))
         for i in range(p.n_pairs)
     )  # fmt: skip
     want = sorted((r[0], r[1], r[2], r[3], (r[4]["m0"], r[4]["ter"])) for r in ref)

@@ -260,3 +260,35 @@ def test_option_values_checked_strictly_and_named_as_given(tmp_path):
     ]:
         res = runner.invoke(main, base + extra)
         assert res.exit_code == 2 and expected in res.output, res.output
+
+
+def test_minus_one_on_a_fifth_of_the_cells_is_a_failure_code():
+    # the 20% case the few-codes rule leaves alone (it was on the no-warning list before the
+    # FailureCodeWarning): -1 is not a point of a 1-5 scale at any share
+    from metaeval.errors import FailureCodeWarning
+
+    rng = np.random.default_rng(3)
+    x = _likert(rng, (5, 40))
+    x[rng.random(x.shape) < 0.2] = -1.0
+    with pytest.warns(FailureCodeWarning, match=r"'m'.*-1"):
+        Dataset.from_arrays({"human": _likert(rng, x.shape), "m": x}, human="human")
+
+
+def test_a_rare_code_did_not_hide_a_frequent_one_regression():
+    # review: with -1 on 20% and 999 on 1%, the few-codes rule read a -1..5 scale with the code
+    # 999 and the failure-code rule was skipped, so the -1s stayed scores and the warning's fix
+    # (missing_values={'m': [999]}) kept them; both codes are named now
+    from metaeval.errors import FailureCodeWarning
+
+    rng = np.random.default_rng(5)
+    x = _likert(rng, (10, 100))
+    u = rng.random(x.shape)
+    x[u < 0.2] = -1.0
+    x[u > 0.99] = 999.0
+    assert scale_codes(x)[0] == -1.0  # the few-codes rule alone takes -1 for the bottom
+    with warnings.catch_warnings(record=True) as rec:
+        warnings.simplefilter("always")
+        Dataset.from_arrays({"human": _likert(rng, x.shape), "m": x}, human="human")
+    (w,) = [r for r in rec if issubclass(r.category, FailureCodeWarning)]
+    assert "-1" in str(w.message) and "999" in str(w.message)
+    assert not [r for r in rec if r.category is OutOfScaleWarning]

@@ -43,7 +43,7 @@ from ._vocab import (
 from .stats.coefficients import check_method_levels
 from .stats import resampling as _rs
 from .stats.cellboot import clear_layouts
-from .stats.replicates import bootstrap_distribution, permutation_null  # noqa: F401  (public here too)
+from .stats.replicates import bootstrap_distribution, permutation_null  # public here too
 from .stats.inference import analytic_pvalue, percentile_interval, resampling_pvalue, story_note
 from .stats.coefficients import DEFAULT_METHOD, fisher_interval, get_coefficient
 from .stats.levels import (

@@ -101,7 +101,6 @@ from .stats.localacc import (  # noqa: E402
     CORRECT,
     INCORRECT,  # noqa: F401  (public here)
     MISSING,
-    OUTCOME_NAMES as _OUTCOME_NAMES,  # noqa: F401  (tests read it here)
     TIE,
     accuracies as _accuracies,
     accuracy_interval as _interval,

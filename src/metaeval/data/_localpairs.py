@@ -21,8 +21,8 @@ from .._signature import fmt_number
 class LocalPairs(_HtmlView):
     """Ordered pairs (y, y') of outputs of one input, y known to be better.
 
-    Built by :func:`local_pairs`; the input of :func:`local_accuracy`,
-    :func:`context_chi2` and :func:`context_tau`.
+    Built by :func:`metaeval.local.local_pairs`; the input of :func:`~metaeval.local.local_accuracy`,
+    :func:`~metaeval.local.context_chi2` and :func:`~metaeval.local.context_tau`.
 
     Attributes
     ----------
@@ -43,7 +43,7 @@ class LocalPairs(_HtmlView):
         Metrics for which a lower score is better (WER, TER): correct means
         ``metric(y) < metric(y')`` for them.
     pair_context : str or None
-        How a human-ordered pair got its context (:data:`PAIR_CONTEXTS`).
+        How a human-ordered pair got its context (:data:`metaeval.local.PAIR_CONTEXTS`).
     atol, human_atol : float
         Tie tolerances: the metric ties when ``|metric(y) - metric(y')| <=
         atol``; humans tie (the pair is left out) when ``|human(y) -

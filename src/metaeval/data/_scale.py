@@ -321,12 +321,13 @@ def warn_undeclared(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) ->
     found, frequent = [], []
     for c in columns:
         hit = scale_codes(arrays[c])
-        if hit is not None:
+        codes = sentinel_codes(arrays[c])
+        # the failure codes win when the scale rule took one of them for a point of the scale
+        # (-1 on 20% and a rare 999 read as a -1..5 scale with the code 999)
+        if codes is not None and (hit is None or any(v not in hit[2] for v in codes[2])):
+            frequent.append((c, int(np.isfinite(np.asarray(arrays[c], float)).sum()), *codes))
+        elif hit is not None:
             found.append((c, *hit))
-            continue
-        hit = sentinel_codes(arrays[c])
-        if hit is not None:
-            frequent.append((c, int(np.isfinite(np.asarray(arrays[c], float)).sum()), *hit))
     if frequent:
         _warn_frequent(frequent)
     if not found:
