@@ -524,6 +524,19 @@ def test_finished_sections_are_on_disk_before_a_later_crash(tmp_path, monkeypatc
     assert (tmp_path / "tables" / "rel-consistency.csv").exists()
 
 
+def test_an_unknown_text_metric_is_refused_before_any_section_regression(tmp_path):
+    # review: `report --quick --text-metrics nosuch` ran to the end with the name unused (quick
+    # skips the text section), and without --quick the name was read as a missing extra
+    from metaeval.errors import ParameterError
+    from metaeval.report import Writer
+
+    for quick in (True, False):
+        with pytest.raises(ParameterError, match=r"text_metrics: unknown text metric\(s\) 'nosuch'; choose from bleu"):
+            build(small_dataset(), ReportConfig(**{**SMALL, "quick": quick, "text_metrics": ("bleu", "nosuch")}),
+                  writer=Writer(str(tmp_path / str(quick))))
+        assert not list((tmp_path / str(quick)).glob("tables/*.csv"))  # no section ran
+
+
 def test_planted_results_json_and_symlinks_never_touch_files_outside_out(tmp_path):
     outside = tmp_path / "outside"
     outside.mkdir()

@@ -488,6 +488,14 @@ class _Builder:
         if bad or not cfg.levels:
             raise ParameterError(f"levels {bad or '(none)'}: choose among {', '.join(LEVELS)}")
         self.levels = [lv for lv in LEVELS if lv in cfg.levels]
+        from ..textmetrics import METRICS as _TEXT_METRICS  # the registry, user-registered names too
+
+        unknown = [m for m in cfg.text_metrics if m not in _TEXT_METRICS]
+        if unknown:
+            # checked here, not where the text section runs: --quick skips that section, and a
+            # misspelt name was unused there and read as a missing extra otherwise
+            raise ParameterError(f"text_metrics: unknown text metric(s) {', '.join(map(repr, unknown))}; "
+                                 f"choose from {', '.join(_TEXT_METRICS)}")
         if cfg.context is not None and cfg.context not in ds.context_names:
             raise DataError(f"context {cfg.context!r} is not a context of the data; available: "
                             f"{', '.join(ds.context_names)}")
