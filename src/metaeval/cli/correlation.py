@@ -177,7 +177,8 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
               type=Registry(_LEVEL_NAMES, many=True),
               help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",), default=",".join(_choices.MEASURE_METHODS), show_default=True,
-              help="Comma-separated coefficients.")
+              type=Registry(_choices.METHODS, many=True),
+              help="Comma-separated coefficients: " + ", ".join(_choices.METHODS) + ".")
 @api_options(_DP, "test", "n_resamples", "average", "rng", "n_jobs", "dask",
              test=dict(choices=_choices.TESTS, help="perm-both or williams (seed paper 000), or any test of compare."),
              average=dict(strict_choices=_choices.AVERAGES),
