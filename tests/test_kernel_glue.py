@@ -265,3 +265,60 @@ def test_pearson_row_given_y_gives_pearson_rows_bits():
         got = K._pearson_row_given_y(x, y, dy, *side)
         want = K._pearson_row(x, y)
         _same(got, want)
+
+
+def test_pearson_halves_given_y_gives_pearson_rows_bits_for_each_half():
+    """Both Perm-Both halves through each pass together (``_pearson_halves_given_y``) give the
+    one-row kernel's bits for each half: halves scaled by a power of two (either one, both, or
+    only the human side), one or both halves constant, 0-2 items, ties, and a non-finite value
+    in either half (the fallback)."""
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(12)
+    scales = (1.0, 1e200, 1e-300, 1e150)
+    cases = []
+    for n in (0, 1, 2, 3, 17, 60):
+        for sa in scales:
+            for sb in scales:
+                for ys in (1.0, 1e-200):
+                    xa = g.normal(size=n) * sa
+                    xb = g.normal(size=n) * sb
+                    y = g.integers(0, 4, n).astype(float) * ys
+                    cases.append((xa, xb, y))
+                    cases.append((np.round(xa / sa) * sa, xb, y))  # ties
+                    cases.append((np.full(n, 2.0 * sa), xb, y))  # half A constant
+                    cases.append((xa, np.full(n, -1.0 * sb), y))  # half B constant
+                    cases.append((np.full(n, 2.0), np.full(n, 2.0), y))  # both constant
+                    cases.append((xa, xb, np.full(n, 3.0 * ys)))  # constant human
+    for bad in (np.nan, np.inf, -np.inf):
+        for side in (0, 1):
+            xa, xb, y = g.normal(size=(3, 9))
+            (xa, xb)[side][3] = bad
+            cases.append((xa, xb, y))
+    for xa, xb, y in cases:
+        dy = np.zeros(max(1, y.size))
+        side = K._y_side(y, dy)
+        ra, rb = K._pearson_halves_given_y(xa, xb, y, dy, *side)
+        _same(ra, K._pearson_row(xa, y))
+        _same(rb, K._pearson_row(xb, y))
+
+
+def test_pow2_exponent_safe_range_check_gives_frexps_exponent():
+    """``_pow2_exponent`` decides the safe range by two comparisons before calling ``frexp``:
+    against the definition (``math.frexp``'s exponent, 0 inside [-400, 400]) at both edges of
+    the range, on either side of them, at 0, subnormals and the largest double."""
+    import math
+
+    from metaeval.stats import _kernels as K
+
+    def want(a):
+        e = math.frexp(a)[1]
+        return 0 if -400 <= e <= 400 else e
+
+    vals = [0.0, 5e-324, 2.0 ** -1022, 1.0, 3.0, 1.7976931348623157e308]
+    for e in (2.0 ** 400, 2.0 ** 399, 2.0 ** -400, 2.0 ** -401, 2.0 ** -402):
+        vals += [e, float(np.nextafter(e, 0.0)), float(np.nextafter(e, np.inf))]
+    g = np.random.default_rng(3)
+    vals += [float(v) for v in 2.0 ** g.uniform(-1070, 1023, 300)]  # the whole exponent range
+    for v in vals:
+        assert K._pow2_exponent(v) == want(v), v
