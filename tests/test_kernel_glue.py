@@ -322,3 +322,75 @@ def test_pow2_exponent_safe_range_check_gives_frexps_exponent():
     vals += [float(v) for v in 2.0 ** g.uniform(-1070, 1023, 300)]  # the whole exponent range
     for v in vals:
         assert K._pow2_exponent(v) == want(v), v
+
+
+# --------------------------------------------------------------------------
+# acc_eq: the sorted-pairs sweep for groups that share one unit
+
+
+def _tie_case(seed, B, G, n, kind):
+    g = np.random.default_rng(seed)
+    y = g.integers(0, 3, (B, G, n)).astype(float)
+    x = g.normal(size=(B, G, n))
+    if kind == "ties":
+        x = g.integers(0, 4, (B, G, n)) * 0.1
+        y = -g.poisson(0.7, (B, G, n)).astype(float)
+    elif kind == "rounded":
+        x = np.round(x, 1)
+    elif kind == "nan":  # unequal pair counts: unequal units, the heap
+        x[g.random((B, G, n)) < 0.2] = np.nan
+    elif kind == "constant":
+        x[:, 0] = 2.0  # a group without metric differences
+        y[:, -1] = 1.0  # a constant human group
+    elif kind == "small":  # one-item groups (no unit) beside full ones
+        x[:, ::2, 1:] = np.nan
+    elif kind == "huge":  # differences that overflow to inf, and tiny ones
+        x = g.choice([-1.7e308, -1e-300, 0.0, 1e-300, 1.7e308], (B, G, n))
+    return x, y
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "rounded", "nan", "constant", "small",
+                                  "huge"])
+def test_sorted_pairs_sweep_gives_the_heaps_threshold_and_bits(kind):
+    """``tie_calibration_best`` with the sorted-pairs sweep (every group the same unit: radix
+    sort, integer counts) against the heap's sweep (``sort_pairs=False``, compensated sums):
+    the same thresholds and the same bits, on random and adversarial data, batches and single
+    items (serial build); and against the exact brute force of test_acc_eq_stream."""
+    from metaeval.stats import _kernels as K
+
+    for seed, (B, G, n) in enumerate([(1, 1, 2), (1, 3, 5), (4, 7, 9), (3, 40, 16), (2, 5, 33)]):
+        x, y = _tie_case(seed, B, G, n, kind)
+        w = np.full((B, G), 1.0 / G)
+        fast = K.tie_calibration_best(x, y, w)
+        heap = K.tie_calibration_best(x, y, w, sort_pairs=False)
+        _same(fast, heap)
+
+
+def test_sorted_pairs_sweep_is_the_correctly_rounded_count_sweep():
+    """``_sweep_sorted_pairs`` itself against an independent sweep written here: every pair's
+    |dx| and human tie listed, every candidate threshold t evaluated as u * K(t) with K(t) the
+    exact integer (human-tied minus concordant pairs with 0 < |dx| <= t), the first threshold
+    larger than the best by TIE_TOL kept.  The kernel's S is that one product (correctly
+    rounded), whatever the order of equal |dx|."""
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(21)
+    for trial in range(40):
+        G, n = int(g.integers(1, 6)), int(g.integers(2, 12))
+        lv = [2, 3, 10][trial % 3]
+        xs_g = [np.sort(g.integers(0, lv, n) * 0.1) for _ in range(G)]
+        ys_g = [g.integers(0, 3, n).astype(float) for _ in range(G)]
+        xs = np.concatenate(xs_g)
+        ys = np.concatenate(ys_g)
+        iend = np.repeat(np.arange(1, G + 1) * n, n).astype(np.int64)
+        u = 1.0 / (G * n * (n - 1) / 2)
+        PW = np.empty((2, G * n * n), np.uint64)
+        cnt = np.empty((8, 256), np.int64)
+        got = K._sweep_sorted_pairs(xs, ys, iend, G * n, u, PW, cnt)
+        pairs = [(xs[j] - xs[i], ys[j] - ys[i]) for i in range(G * n) for j in range(i + 1, iend[i])]
+        best_t, best_s = 0.0, 0.0
+        for t in sorted({d for d, _ in pairs if d > 0}):
+            k = sum((1 if dy == 0 else -1) for d, dy in pairs if 0 < d <= t and dy >= 0)
+            if u * k > best_s + K.TIE_TOL:
+                best_t, best_s = t, u * k
+        assert got == (best_t, best_s), trial
