@@ -390,6 +390,98 @@ def _swap_walk(bits, base, e0, e1, ecell, ecode, eslot, esrc, enew, k, ranks, ra
     return da, db, n1a, n1b, n3a, n3b, kxa, kxb
 
 
+#: Groups with at most this many human levels count the Kendall statistics
+#: of the Perm-Both halves by a scan of the level counts
+#: (``_swap_walk_kendall_scan``), others by the Fenwick trees of ``_swap_walk``.
+SCAN_MAX_K = 16
+
+
+@kernel
+def _scan_gt(cnt, h, code, k):
+    """Entries of half ``h`` counted in ``cnt[h]`` with a human code above
+    ``code`` (a fixed number of steps: no data-dependent branch)."""
+    gt = 0
+    for q in range(k):
+        gt += cnt[h, q] if q > code else 0
+    return gt
+
+
+@kernel
+def _swap_walk_kendall_scan(bits, base, e0, e1, ecell, ecode, esrc, enew, k, cnt):
+    """The Kendall counts of ``_swap_walk`` (``kendall=True``, no ranks) for
+    a group of at most ``SCAN_MAX_K`` human levels: the inserted entries of
+    each half counted per level in ``cnt`` (2, >= k) instead of a Fenwick
+    tree (``posa - prefix(code)`` is the count above ``code``), and a block
+    of one entry assigned to its half by arithmetic rather than a branch on
+    the random coin.  The same integer counts."""
+    for q in range(k):
+        cnt[0, q] = 0
+        cnt[1, q] = 0
+    da = 0
+    db = 0
+    n1a = 0
+    n1b = 0
+    n3a = 0
+    n3b = 0
+    kxa = 0
+    kxb = 0
+    e = e0
+    while e < e1:
+        if e + 1 == e1 or enew[e + 1]:
+            code = ecode[e]
+            h = 1 - (esrc[e] == _coin(bits, base + ecell[e]))  # 0: half A, 1: half B
+            gt = _scan_gt(cnt, h, code, k)
+            da += gt * (1 - h)
+            db += gt * h
+            kxa += 1 - h
+            kxb += h
+            cnt[h, code] += 1
+            e += 1
+            continue
+        r = e + 1
+        while r < e1 and not enew[r]:
+            r += 1
+        ka = 0
+        for q in range(e, r):
+            if esrc[q] == _coin(bits, base + ecell[q]):
+                ka += 1
+        kb = (r - e) - ka
+        # entries of a block are sorted by human code: runs of equal codes
+        lasta = -1
+        runa = 0
+        lastb = -1
+        runb = 0
+        for q in range(e, r):
+            code = ecode[q]
+            if esrc[q] == _coin(bits, base + ecell[q]):
+                da += _scan_gt(cnt, 0, code, k)
+                if code == lasta:
+                    runa += 1
+                else:
+                    n3a += runa * (runa - 1) // 2
+                    runa = 1
+                    lasta = code
+            else:
+                db += _scan_gt(cnt, 1, code, k)
+                if code == lastb:
+                    runb += 1
+                else:
+                    n3b += runb * (runb - 1) // 2
+                    runb = 1
+                    lastb = code
+        n3a += runa * (runa - 1) // 2
+        n3b += runb * (runb - 1) // 2
+        n1a += ka * (ka - 1) // 2
+        n1b += kb * (kb - 1) // 2
+        kxa += 1 if ka > 0 else 0
+        kxb += 1 if kb > 0 else 0
+        for q in range(e, r):
+            h = 0 if esrc[q] == _coin(bits, base + ecell[q]) else 1
+            cnt[h, ecode[q]] += 1
+        e = r
+    return da, db, n1a, n1b, n3a, n3b, kxa, kxb
+
+
 @kernel
 def _swap_kendall_out(st, n, d, n1, n3, kx, k, hn2):
     # C, D, Tx (metric only), Ty (human only), Txy, n, kx, ky as _kendall_pairs
@@ -443,6 +535,7 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
     xb = np.empty((T, nmax))
     fa = np.empty((T, kmax + 1), np.int64)
     fb = np.empty((T, kmax + 1), np.int64)
+    fc = np.empty((T, 2, kmax + 1), np.int64)
     for w in prange(T):
         lo, hi = _chunk(B, T, w)
         for b in range(lo, hi):
@@ -451,9 +544,14 @@ def swap_pair_values(bits, n_resamples, ncell, za, zb, gptr, cell, hy, eptr, ece
                 s0 = gptr[g]
                 n = gptr[g + 1] - s0
                 if which == 2:
-                    da, db, n1a, n1b, n3a, n3b, kxa, kxb = _swap_walk(
-                        bits, base, eptr[g], eptr[g + 1], ecell, ecode, eslot, esrc, enew, gk[g],
-                        False, xa[w], xb[w], fa[w], fb[w], True)
+                    if gk[g] <= SCAN_MAX_K:
+                        da, db, n1a, n1b, n3a, n3b, kxa, kxb = _swap_walk_kendall_scan(
+                            bits, base, eptr[g], eptr[g + 1], ecell, ecode, esrc, enew, gk[g],
+                            fc[w])
+                    else:
+                        da, db, n1a, n1b, n3a, n3b, kxa, kxb = _swap_walk(
+                            bits, base, eptr[g], eptr[g + 1], ecell, ecode, eslot, esrc, enew,
+                            gk[g], False, xa[w], xb[w], fa[w], fb[w], True)
                     _swap_kendall_out(out[b, g, 0], n, da, n1a, n3a, kxa, gk[g], hn2[g])
                     _swap_kendall_out(out[b, g, 1], n, db, n1b, n3b, kxb, gk[g], hn2[g])
                     continue
