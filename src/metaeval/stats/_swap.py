@@ -623,6 +623,18 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all,
     for q in range(S if fixed else 0):
         _fixed_words(ab[cell[q]], s, wa[q])
         _fixed_words(bb[cell[q]], s, wb[q])
+    # half A's words of group g = its metric A words + the swapped cells'
+    # (B - A) words; half B's = the group's A + B words - half A's (exact
+    # integers, so the same words as summing each half's values)
+    wd = np.empty((S if fixed else 0, 3), np.int64)
+    ga0 = np.zeros((G if fixed else 0, 3), np.int64)
+    gab = np.zeros((G if fixed else 0, 3), np.int64)
+    for g in range(G if fixed else 0):
+        for q in range(gptr[g], gptr[g + 1]):
+            for j in range(3):
+                wd[q, j] = wb[q, j] - wa[q, j]
+                ga0[g, j] += wa[q, j]
+                gab[g, j] += wa[q, j] + wb[q, j]
     flo = (s >> 5) + 2
     fhi = ((s + 62) >> 5) + 2
     T = _n_workers(B)
@@ -654,28 +666,20 @@ def swap_group_means(bits, n_resamples, ncell, za, zb, acodes, bcodes, grid_all,
                     out[b, g, 1] = np.nan
                     continue
                 if fixed and not ga and not gb:
-                    a0 = 0
-                    a1 = 0
-                    a2 = 0
-                    b0 = 0
-                    b1 = 0
-                    b2 = 0
+                    # the coin selects by a mask, not a branch (random coins:
+                    # a mispredicted branch per cell)
+                    a0 = ga0[g, 0]
+                    a1 = ga0[g, 1]
+                    a2 = ga0[g, 2]
                     for t in range(n):
                         q = s0 + t
-                        if _coin(bits, base + cell[q]):
-                            a0 += wb[q, 0]
-                            a1 += wb[q, 1]
-                            a2 += wb[q, 2]
-                            b0 += wa[q, 0]
-                            b1 += wa[q, 1]
-                            b2 += wa[q, 2]
-                        else:
-                            a0 += wa[q, 0]
-                            a1 += wa[q, 1]
-                            a2 += wa[q, 2]
-                            b0 += wb[q, 0]
-                            b1 += wb[q, 1]
-                            b2 += wb[q, 2]
+                        m = -np.int64(_coin(bits, base + cell[q]))
+                        a0 += wd[q, 0] & m
+                        a1 += wd[q, 1] & m
+                        a2 += wd[q, 2] & m
+                    b0 = gab[g, 0] - a0
+                    b1 = gab[g, 1] - a1
+                    b2 = gab[g, 2] - a2
                     for h in range(2):
                         acc = accs[w, h]
                         _acc_add_int(acc, a2 if h == 0 else b2, s)
