@@ -394,3 +394,21 @@ def test_sorted_pairs_sweep_is_the_correctly_rounded_count_sweep():
             if u * k > best_s + K.TIE_TOL:
                 best_t, best_s = t, u * k
         assert got == (best_t, best_s), trial
+
+
+def test_human_system_means_are_keyed_on_the_humans_and_the_metrics_cells():
+    """Perm-Both's human system means, computed once per (human scores, metric's finite cells),
+    equal ``levels.arrange``'s on every call: the same human scores with another metric's
+    missing cells, or other human scores, are not served the cached means."""
+    from metaeval.stats.levels import arrange
+    from metaeval.stats.permboth import human_system_means
+
+    g = np.random.default_rng(5)
+    z = g.integers(1, 6, (6, 9)).astype(float)
+    za = g.normal(size=(6, 9))
+    zb = za.copy()
+    zb[2, 3] = np.nan  # another metric's missing cell
+    z2 = z.copy()
+    z2[0, 0] += 1.0
+    for x, h in ((za, z), (zb, z), (za, z2), (za, z), (za * 3.0, z)):
+        _same(human_system_means(x, h), arrange(x, h, "system")[1])

@@ -133,6 +133,18 @@ def human_layout(z, level):
     return _shared(("pair-human", level), z, z, lambda: _human_layout(z, level), min_cells=0)
 
 
+def human_system_means(za, z):
+    """``arrange(za, z, "system")[1]``: the human means over the cells where
+    both ``za`` and ``z`` are finite, computed once per (human scores,
+    metric's finite cells) among the last few (every pair of
+    ``compare_all`` on complete data shares them; ``za``'s values do not
+    enter them)."""
+    z = np.ascontiguousarray(z, dtype=float)
+    fin = np.isfinite(za)
+    return _shared(("pair-human-system-means",), z, fin,
+                   lambda: arrange(np.where(fin, 0.0, np.nan), z, "system")[1], min_cells=0)
+
+
 class PairLayout:
     """Sorted entries and human statistics of one level for one metric pair.
 
