@@ -12,6 +12,8 @@ that does only the memory traffic the kernel cannot avoid.
   plus the Pearson passes' chains of dependent additions (two halves: the sums, then the
   centred sums: 2 x n additions of 4 cycles per half and pass, measured by a loop of the same
   additions);
+* Perm-Both Kendall (``swap_pair_values``, which 2: the counts of both halves) per cell and
+  resample, beside the Pearson figures (no floor of its own);
 * the bootstrap's Kendall statistics (``boot_kendall_stats``) per slot and replicate, against
   the gathers of the two drawn weights per slot plus the block bookkeeping (ties in the metric
   and in both), which every exact count needs;
@@ -70,6 +72,7 @@ a = (bits, B, lay.ncell, lay.za, lay.zb, lay.gptr, lay.cell, lay.hval, lay.eptr,
      lay.ecode, lay.eslot, lay.esrc, lay.enew, lay.gk, lay.hn2, 0)
 cells = B * int(lay.gptr[-1])
 out["perm_pearson_ns_per_cell"] = med(K.swap_pair_values, *a) / cells * 1e9
+out["perm_kendall_ns_per_cell"] = med(K.swap_pair_values, *(a[:-1] + (2,))) / cells * 1e9
 
 @nb.njit
 def gather(bits, B, ncell, za, zb, gptr, cell, chains):
