@@ -68,7 +68,9 @@ prange = range
 
 
 #: Groups of at most this many slots count the discordant weight pair by
-#: pair (``_weighted_kendall_small``); larger groups with at most ``SMALL_K``
+#: pair (in ``boot_kendall_stats``, over the slots' weights: a triangular
+#: loop with no data-dependent branch, as the drawn weights are random);
+#: larger groups with at most ``SMALL_K``
 #: human levels by a scan of the level counts, others by a Fenwick tree
 #: (``_weighted_kendall_group``).  All three are exact integer sums of the
 #: same products, so the same statistics.
@@ -161,50 +163,6 @@ def _weighted_kendall_group(b, s0, s1, wa, ia, wb, ib, ycode, xnew, xynew, k, tr
     _kendall_stats_out(out, n, d, tx_all, txy, kx, cnt, k)
 
 
-@kernel
-def _weighted_kendall_small(b, s0, s1, wa, ia, wb, ib, ycode, xnew, xynew, k, cnt, wv, out):
-    """``_weighted_kendall_group`` for a group of at most ``PAIRS_MAX_N``
-    slots: the weights into ``wv`` (>= s1 - s0), then D by a triangular
-    loop over the slot pairs (no data-dependent branch: the drawn weights
-    are random, and a mispredicted branch per slot cost more than the
-    pairs)."""
-    for q in range(k):
-        cnt[q] = 0
-    n = 0
-    d = 0
-    tx_all = 0
-    txy = 0
-    kx = 0
-    wx = 0
-    wxy = 0
-    for s in range(s0, s1):
-        if xnew[s]:
-            tx_all += wx * (wx - 1) // 2
-            if wx > 0:
-                kx += 1
-            wx = 0
-        if xynew[s]:
-            txy += wxy * (wxy - 1) // 2
-            wxy = 0
-        w = wa[b, ia[s]] * wb[b, ib[s]]
-        wv[s - s0] = w
-        cnt[ycode[s]] += w
-        n += w
-        wx += w
-        wxy += w
-    for j in range(1, s1 - s0):
-        cj = ycode[s0 + j]
-        gt = 0
-        for i in range(j):
-            gt += wv[i] if ycode[s0 + i] > cj else 0
-        d += wv[j] * gt
-    tx_all += wx * (wx - 1) // 2
-    if wx > 0:
-        kx += 1
-    txy += wxy * (wxy - 1) // 2
-    _kendall_stats_out(out, n, d, tx_all, txy, kx, cnt, k)
-
-
 @kernel(parallel=True)
 def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
     """Kendall sufficient statistics (B, G0, 8) of every original group in
@@ -233,9 +191,50 @@ def boot_kendall_stats(wa, ia, wb, ib, gmult, gptr, ycode, xnew, xynew, gk):
             g = t % G
             if gmult[b, g] == 0:
                 continue
-            if gptr[g + 1] - gptr[g] <= PAIRS_MAX_N:
-                _weighted_kendall_small(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew,
-                                        xynew, gk[g], cnt[w], wv[w], out[b, g])
+            s0 = gptr[g]
+            s1 = gptr[g + 1]
+            if s1 - s0 <= PAIRS_MAX_N:
+                # the discordant weight over the slot pairs (written out
+                # here: as a helper call it measured 9.8 against 6.5 ns per
+                # slot); the rest as _weighted_kendall_group
+                k = gk[g]
+                cw = cnt[w]
+                vw = wv[w]
+                for q in range(k):
+                    cw[q] = 0
+                n = 0
+                d = 0
+                tx_all = 0
+                txy = 0
+                kx = 0
+                wx = 0
+                wxy = 0
+                for s in range(s0, s1):
+                    if xnew[s]:
+                        tx_all += wx * (wx - 1) // 2
+                        if wx > 0:
+                            kx += 1
+                        wx = 0
+                    if xynew[s]:
+                        txy += wxy * (wxy - 1) // 2
+                        wxy = 0
+                    x = wa[b, ia[s]] * wb[b, ib[s]]
+                    vw[s - s0] = x
+                    cw[ycode[s]] += x
+                    n += x
+                    wx += x
+                    wxy += x
+                for j in range(1, s1 - s0):
+                    cj = ycode[s0 + j]
+                    gt = 0
+                    for i in range(j):
+                        gt += vw[i] if ycode[s0 + i] > cj else 0
+                    d += vw[j] * gt
+                tx_all += wx * (wx - 1) // 2
+                if wx > 0:
+                    kx += 1
+                txy += wxy * (wxy - 1) // 2
+                _kendall_stats_out(out[b, g], n, d, tx_all, txy, kx, cw, k)
             else:
                 _weighted_kendall_group(b, gptr[g], gptr[g + 1], wa, ia, wb, ib, ycode, xnew,
                                         xynew, gk[g], tree[w], cnt[w], out[b, g])

@@ -129,6 +129,10 @@ def tie_calibration(x, y, weights):
 # x_j - x_i (j > i) are then ascending in j, so every pair of every group is
 # visited in ascending |dx| by a k-way merge of those runs through a binary
 # heap of one entry per item: O(P log n) time, O(n) memory, no pair list.
+# When every group has the same unit u (equal weights and pair counts) and
+# the groups are small, S(t) = u K(t) with K an integer count, which no order
+# of the pairs changes: the pairs that change K are listed and radix-sorted
+# instead (``_sweep_sorted_pairs``; O(P) time, 16 bytes per pair).
 # The sweep keeps S(t) = acc(t) - sum_g u_g base_g with compensated
 # (Neumaier) summation and the same choice rule as the full sweep: a
 # threshold replaces the best one only if it is larger by more than TIE_TOL.
@@ -451,7 +455,8 @@ def _tie_calibration_best_all(x, y, weights, dup, WF, WI, PW, CNT, out):
 
 
 def tie_calibration_best(x, y, weights, dup_pairs=None, *, sort_pairs=True):
-    """Best (epsilon, acc_eq) for each batch item, in O(G n) memory.
+    """Best (epsilon, acc_eq) for each batch item, in O(G n) memory (O(G n^2)
+    for groups of at most ``SORT_PAIRS_MAX_N`` cells sharing one unit).
 
     Parameters
     ----------
