@@ -3,7 +3,10 @@ system and input level, acc_eq at input/item grouping against its global per-pai
 bootstrap's time inside and outside its kernels.
 
 usage: python benchmarks/glue.py --baseline-src DIR [--metrics 16] [--n-resamples 1000]
-                                 [--repeats 1] [--out FILE.json]
+                                 [--repeats 1] [--cases A,B,...] [--out FILE.json]
+
+With ``--repeats`` above 1 each case ends with the medians (before, after, the ratio of the
+medians and the median of the per-repeat ratios) and the largest peak RSS of either tree.
 
 ``DIR`` is another checkout's ``src`` (e.g. ``git archive <commit> src | tar -x -C /tmp/base``).
 Every case is a fresh ``python`` process under ``/usr/bin/time -v`` (peak RSS of the whole
@@ -30,6 +33,7 @@ import argparse
 import json
 import os
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -165,6 +169,18 @@ def main(argv=None):
                          f"{n['bound_ns_per_pair']:.0f} ns/pair ({n['ns_per_pair'] / n['bound_ns_per_pair']:.1f}x)")
             print(line, flush=True)
             rows.append({"case": case, "before": b, "after": n})
+        if a.repeats > 1:
+            got = [r for r in rows if r["case"] == case]
+            bs = [r["before"]["cpu"] for r in got]
+            ns = [r["after"]["cpu"] for r in got]
+            rs = [x / y for x, y in zip(bs, ns)]
+            rss_b = max(r["before"]["rss_mb"] for r in got)
+            rss_n = max(r["after"]["rss_mb"] for r in got)
+            print(f"{case:<26} median of {len(got)}: before {statistics.median(bs):.3f} | after "
+                  f"{statistics.median(ns):.3f} CPU-s | ratio of medians "
+                  f"{statistics.median(bs) / statistics.median(ns):.2f}x, median ratio "
+                  f"{statistics.median(rs):.2f}x (min {min(rs):.2f}, max {max(rs):.2f}) | peak RSS "
+                  f"{rss_b:.0f} / {rss_n:.0f} MB", flush=True)
     if a.out:
         with open(a.out, "w") as f:
             json.dump(rows, f, indent=1)

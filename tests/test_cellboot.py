@@ -126,6 +126,26 @@ def test_boot_kendall_stats_equals_its_numpy_twin(level, kind):
 
 
 @pytest.mark.parametrize("level", ["input", "item", "global"])
+@pytest.mark.parametrize("human", ["few-levels", "many-levels"])
+@pytest.mark.parametrize("shape", [(3, 31), (33, 40), (40, 33)])
+def test_boot_kendall_stats_paths_equal_the_numpy_twin(level, human, shape):
+    """The three ways of ``boot_kendall_stats`` to count the discordant weight (pairs of slots
+    for groups of <= 32 slots, a scan of the level counts for <= 16 human levels, the Fenwick
+    tree beyond) against the NumPy twin, which expands each replicate: groups on either side of
+    32 slots, human scores with few levels (ties) or one level per cell, missing cells."""
+    N, M = shape
+    x, y = _data("adversarial" if human == "few-levels" else "ties", N, M, seed=N + M)
+    if human == "many-levels":
+        y = np.random.default_rng(N).normal(size=(N, M))
+        y[0, :3] = y[1, :3]  # a few ties
+    rows, cols = rs.bootstrap_indices(np.random.default_rng(5), 7, N, M, "both")
+    cb, wa, wb, gmult = _kernel_args(x, y, level, np.asarray(rows), np.asarray(cols))
+    args = (wa, cb.ia, wb, cb.ib, gmult, cb.gptr, cb.ycode, cb.xnew, cb.xynew, cb.gk)
+    np.testing.assert_array_equal(_kernels.boot_kendall_stats(*args),
+                                  _numpy_kernels.boot_kendall_stats(*args))
+
+
+@pytest.mark.parametrize("level", ["input", "item", "global"])
 @pytest.mark.parametrize("ranked", [False, True])
 @pytest.mark.parametrize("kind", ["adversarial", "ties", "continuous"])
 def test_boot_pearson_equals_its_numpy_twin(level, ranked, kind):

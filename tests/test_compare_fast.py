@@ -192,6 +192,31 @@ def test_swap_pair_values_equals_its_numpy_twin(kind, level):
             assert np.array_equal(np.isnan(fast), np.isnan(slow))
 
 
+@pytest.mark.parametrize("human_levels", [3, 12, 16, 17, None])
+@pytest.mark.parametrize("level", ["input", "item", "global"])
+def test_swap_pair_values_kendall_scan_and_fenwick_walks_equal_the_numpy_twin(human_levels, level):
+    """The Kendall statistics of both halves counted by a scan of the level counts (groups of
+    at most 16 human levels) and by the Fenwick trees (more), against the NumPy twin that
+    materialises the halves: metrics with ties within and across the two metrics (blocks of
+    equal values), missing cells, 3 to 17 human levels or one per cell."""
+    g = np.random.default_rng(human_levels or 0)
+    N, M = 20, 18
+    xa = np.round(g.normal(size=(N, M)), 1)
+    xb = np.where(g.random((N, M)) < 0.3, xa, np.round(g.normal(size=(N, M)), 1))
+    z = g.normal(size=(N, M)) if human_levels is None else g.integers(0, human_levels, (N, M)) * 0.5
+    xa[g.random((N, M)) < 0.1] = np.nan
+    ok = np.isfinite(xa) & np.isfinite(xb) & np.isfinite(z)
+    xa, xb, z = (np.where(ok, a, np.nan) for a in (xa, xb, z))
+    za, zb = zscore(xa), zscore(xb)
+    lay = PairLayout(za, zb, z, level)
+    B = 9
+    bits = rs.fair_bytes(np.random.default_rng(1), B * z.size)
+    lay.pair_values(bits, 1, "kendall_b")  # makes the per-entry arrays
+    args = (bits, B, lay.ncell, lay.za, lay.zb, lay.gptr, lay.cell, lay.hval, lay.eptr, lay.ecell,
+            lay.ecode, lay.eslot, lay.esrc, lay.enew, lay.gk, lay.hn2, 2)
+    np.testing.assert_array_equal(K.swap_pair_values(*args), NK.swap_pair_values(*args))
+
+
 def test_coin_stream_packed_chunks_on_byte_boundaries_equal_packbits():
     B, n = 24, 16  # every chunk starts on a byte
     bits = np.unpackbits(rs.fair_bytes(np.random.default_rng(2), B * n))[: B * n].reshape(B, n)

@@ -265,3 +265,150 @@ def test_pearson_row_given_y_gives_pearson_rows_bits():
         got = K._pearson_row_given_y(x, y, dy, *side)
         want = K._pearson_row(x, y)
         _same(got, want)
+
+
+def test_pearson_halves_given_y_gives_pearson_rows_bits_for_each_half():
+    """Both Perm-Both halves through each pass together (``_pearson_halves_given_y``) give the
+    one-row kernel's bits for each half: halves scaled by a power of two (either one, both, or
+    only the human side), one or both halves constant, 0-2 items, ties, and a non-finite value
+    in either half (the fallback)."""
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(12)
+    scales = (1.0, 1e200, 1e-300, 1e150)
+    cases = []
+    for n in (0, 1, 2, 3, 17, 60):
+        for sa in scales:
+            for sb in scales:
+                for ys in (1.0, 1e-200):
+                    xa = g.normal(size=n) * sa
+                    xb = g.normal(size=n) * sb
+                    y = g.integers(0, 4, n).astype(float) * ys
+                    cases.append((xa, xb, y))
+                    cases.append((np.round(xa / sa) * sa, xb, y))  # ties
+                    cases.append((np.full(n, 2.0 * sa), xb, y))  # half A constant
+                    cases.append((xa, np.full(n, -1.0 * sb), y))  # half B constant
+                    cases.append((np.full(n, 2.0), np.full(n, 2.0), y))  # both constant
+                    cases.append((xa, xb, np.full(n, 3.0 * ys)))  # constant human
+    for bad in (np.nan, np.inf, -np.inf):
+        for side in (0, 1):
+            xa, xb, y = g.normal(size=(3, 9))
+            (xa, xb)[side][3] = bad
+            cases.append((xa, xb, y))
+    for xa, xb, y in cases:
+        dy = np.zeros(max(1, y.size))
+        side = K._y_side(y, dy)
+        ra, rb = K._pearson_halves_given_y(xa, xb, y, dy, *side)
+        _same(ra, K._pearson_row(xa, y))
+        _same(rb, K._pearson_row(xb, y))
+
+
+def test_pow2_exponent_safe_range_check_gives_frexps_exponent():
+    """``_pow2_exponent`` decides the safe range by two comparisons before calling ``frexp``:
+    against the definition (``math.frexp``'s exponent, 0 inside [-400, 400]) at both edges of
+    the range, on either side of them, at 0, subnormals and the largest double."""
+    import math
+
+    from metaeval.stats import _kernels as K
+
+    def want(a):
+        e = math.frexp(a)[1]
+        return 0 if -400 <= e <= 400 else e
+
+    vals = [0.0, 5e-324, 2.0 ** -1022, 1.0, 3.0, 1.7976931348623157e308]
+    for e in (2.0 ** 400, 2.0 ** 399, 2.0 ** -400, 2.0 ** -401, 2.0 ** -402):
+        vals += [e, float(np.nextafter(e, 0.0)), float(np.nextafter(e, np.inf))]
+    g = np.random.default_rng(3)
+    vals += [float(v) for v in 2.0 ** g.uniform(-1070, 1023, 300)]  # the whole exponent range
+    for v in vals:
+        assert K._pow2_exponent(v) == want(v), v
+
+
+# --------------------------------------------------------------------------
+# acc_eq: the sorted-pairs sweep for groups that share one unit
+
+
+def _tie_case(seed, B, G, n, kind):
+    g = np.random.default_rng(seed)
+    y = g.integers(0, 3, (B, G, n)).astype(float)
+    x = g.normal(size=(B, G, n))
+    if kind == "ties":
+        x = g.integers(0, 4, (B, G, n)) * 0.1
+        y = -g.poisson(0.7, (B, G, n)).astype(float)
+    elif kind == "rounded":
+        x = np.round(x, 1)
+    elif kind == "nan":  # unequal pair counts: unequal units, the heap
+        x[g.random((B, G, n)) < 0.2] = np.nan
+    elif kind == "constant":
+        x[:, 0] = 2.0  # a group without metric differences
+        y[:, -1] = 1.0  # a constant human group
+    elif kind == "small":  # one-item groups (no unit) beside full ones
+        x[:, ::2, 1:] = np.nan
+    elif kind == "huge":  # differences that overflow to inf, and tiny ones
+        x = g.choice([-1.7e308, -1e-300, 0.0, 1e-300, 1.7e308], (B, G, n))
+    return x, y
+
+
+@pytest.mark.parametrize("kind", ["continuous", "ties", "rounded", "nan", "constant", "small",
+                                  "huge"])
+def test_sorted_pairs_sweep_gives_the_heaps_threshold_and_bits(kind):
+    """``tie_calibration_best`` with the sorted-pairs sweep (every group the same unit: radix
+    sort, integer counts) against the heap's sweep (``sort_pairs=False``, compensated sums):
+    the same thresholds and the same bits, on random and adversarial data, batches and single
+    items (serial build); and against the exact brute force of test_acc_eq_stream."""
+    from metaeval.stats import _kernels as K
+
+    for seed, (B, G, n) in enumerate([(1, 1, 2), (1, 3, 5), (4, 7, 9), (3, 40, 16), (2, 5, 33)]):
+        x, y = _tie_case(seed, B, G, n, kind)
+        w = np.full((B, G), 1.0 / G)
+        fast = K.tie_calibration_best(x, y, w)
+        heap = K.tie_calibration_best(x, y, w, sort_pairs=False)
+        _same(fast, heap)
+
+
+def test_sorted_pairs_sweep_is_the_correctly_rounded_count_sweep():
+    """``_sweep_sorted_pairs`` itself against an independent sweep written here: every pair's
+    |dx| and human tie listed, every candidate threshold t evaluated as u * K(t) with K(t) the
+    exact integer (human-tied minus concordant pairs with 0 < |dx| <= t), the first threshold
+    larger than the best by TIE_TOL kept.  The kernel's S is that one product (correctly
+    rounded), whatever the order of equal |dx|."""
+    from metaeval.stats import _kernels as K
+
+    g = np.random.default_rng(21)
+    for trial in range(40):
+        G, n = int(g.integers(1, 6)), int(g.integers(2, 12))
+        lv = [2, 3, 10][trial % 3]
+        xs_g = [np.sort(g.integers(0, lv, n) * 0.1) for _ in range(G)]
+        ys_g = [g.integers(0, 3, n).astype(float) for _ in range(G)]
+        xs = np.concatenate(xs_g)
+        ys = np.concatenate(ys_g)
+        iend = np.repeat(np.arange(1, G + 1) * n, n).astype(np.int64)
+        u = 1.0 / (G * n * (n - 1) / 2)
+        PW = np.empty((2, G * n * n), np.uint64)
+        cnt = np.empty((8, 256), np.int64)
+        got = K._sweep_sorted_pairs(xs, ys, iend, G * n, u, PW, cnt)
+        pairs = [(xs[j] - xs[i], ys[j] - ys[i]) for i in range(G * n) for j in range(i + 1, iend[i])]
+        best_t, best_s = 0.0, 0.0
+        for t in sorted({d for d, _ in pairs if d > 0}):
+            k = sum((1 if dy == 0 else -1) for d, dy in pairs if 0 < d <= t and dy >= 0)
+            if u * k > best_s + K.TIE_TOL:
+                best_t, best_s = t, u * k
+        assert got == (best_t, best_s), trial
+
+
+def test_human_system_means_are_keyed_on_the_humans_and_the_metrics_cells():
+    """Perm-Both's human system means, computed once per (human scores, metric's finite cells),
+    equal ``levels.arrange``'s on every call: the same human scores with another metric's
+    missing cells, or other human scores, are not served the cached means."""
+    from metaeval.stats.levels import arrange
+    from metaeval.stats.permboth import human_system_means
+
+    g = np.random.default_rng(5)
+    z = g.integers(1, 6, (6, 9)).astype(float)
+    za = g.normal(size=(6, 9))
+    zb = za.copy()
+    zb[2, 3] = np.nan  # another metric's missing cell
+    z2 = z.copy()
+    z2[0, 0] += 1.0
+    for x, h in ((za, z), (zb, z), (za, z2), (za, z), (za * 3.0, z)):
+        _same(human_system_means(x, h), arrange(x, h, "system")[1])

@@ -28,12 +28,17 @@ SMALL_RANK_N = 24
 # centred and squared without overflow or underflow; other rows are first
 # scaled by a power of two (exact).
 _SAFE_EXP = 400
+_SAFE_LO = 2.0 ** (-_SAFE_EXP - 1)
+_SAFE_HI = 2.0 ** _SAFE_EXP
 
 
 @kernel
 def _pow2_exponent(amax):
     """0 if ``amax`` is within the safe range, else the binary exponent ``e``
     with ``amax = f * 2**e``, ``0.5 <= f < 1`` (scaling by ``2**-e`` is exact)."""
+    # the safe range without frexp's library call: 2**(e - 1) <= amax < 2**e
+    if amax == 0.0 or (_SAFE_LO <= amax < _SAFE_HI):
+        return 0
     e = math.frexp(amax)[1]
     if -_SAFE_EXP <= e <= _SAFE_EXP:
         return 0
@@ -188,6 +193,83 @@ def _pearson_row_given_y(x, y, dy, ymin, ymax, ey, cy, syy):
         return np.nan
     r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
     return min(1.0, max(-1.0, r))
+
+
+@kernel
+def _pearson_finish(sxy, sxx, cx, m, cy, syy):
+    """The last steps of ``_pearson_row_given_y`` from its sums."""
+    cx /= m
+    sxy -= m * cx * cy
+    sxx -= m * cx * cx
+    if not (sxx > 0.0 and syy > 0.0):
+        return np.nan
+    r = sxy / (np.sqrt(sxx) * np.sqrt(syy))
+    return min(1.0, max(-1.0, r))
+
+
+@kernel
+def _pearson_halves_given_y(xa, xb, y, dy, ymin, ymax, ey, cy, syy):
+    """``(_pearson_row_given_y(xa, ...), _pearson_row_given_y(xb, ...))``
+    for two rows of the same length against the same ``y`` (the two
+    Perm-Both halves of a group): each half's operations are those of
+    ``_pearson_row_given_y`` in the same order, so the same bits, but the
+    two halves go through each pass together, so that their chains of
+    dependent additions overlap (a pass over one half waits ~4 cycles per
+    element for the previous addition; two independent chains fill that
+    wait).  ``ldexp`` by 0 is the identity, so a half is scaled when its
+    own exponent is not 0.  A non-finite value falls back to the
+    one-row kernel for both halves."""
+    m = xa.size
+    amin = np.inf
+    amax = -np.inf
+    bmin = np.inf
+    bmax = -np.inf
+    # the unscaled sums in the same pass (used when neither half is scaled)
+    sa = 0.0
+    sb = 0.0
+    for i in range(m):
+        a = xa[i]
+        b = xb[i]
+        sa += a
+        sb += b
+        if not (np.isfinite(a) and np.isfinite(b)):
+            return (_pearson_row_given_y(xa, y, dy, ymin, ymax, ey, cy, syy),
+                    _pearson_row_given_y(xb, y, dy, ymin, ymax, ey, cy, syy))
+        amin = min(amin, a)
+        amax = max(amax, a)
+        bmin = min(bmin, b)
+        bmax = max(bmax, b)
+    if m < 2 or not (ymax > ymin):
+        return np.nan, np.nan
+    oka = amax > amin
+    okb = bmax > bmin
+    if not (oka and okb):
+        return (_pearson_row_given_y(xa, y, dy, ymin, ymax, ey, cy, syy) if oka else np.nan,
+                _pearson_row_given_y(xb, y, dy, ymin, ymax, ey, cy, syy) if okb else np.nan)
+    ea = -_pow2_exponent(max(abs(amin), abs(amax)))
+    eb = -_pow2_exponent(max(abs(bmin), abs(bmax)))
+    if ea != 0 or eb != 0:
+        return (_pearson_row_given_y(xa, y, dy, ymin, ymax, ey, cy, syy),
+                _pearson_row_given_y(xb, y, dy, ymin, ymax, ey, cy, syy))
+    ma = sa / m
+    mb = sb / m
+    ca = 0.0
+    cb = 0.0
+    sya = 0.0
+    syb = 0.0
+    saa = 0.0
+    sbb = 0.0
+    for i in range(m):
+        da = xa[i] - ma
+        db = xb[i] - mb
+        d = dy[i]
+        ca += da
+        cb += db
+        sya += da * d
+        syb += db * d
+        saa += da * da
+        sbb += db * db
+    return _pearson_finish(sya, saa, ca, m, cy, syy), _pearson_finish(syb, sbb, cb, m, cy, syy)
 
 
 @kernel(parallel=True)

@@ -129,6 +129,10 @@ def tie_calibration(x, y, weights):
 # x_j - x_i (j > i) are then ascending in j, so every pair of every group is
 # visited in ascending |dx| by a k-way merge of those runs through a binary
 # heap of one entry per item: O(P log n) time, O(n) memory, no pair list.
+# When every group has the same unit u (equal weights and pair counts) and
+# the groups are small, S(t) = u K(t) with K an integer count, which no order
+# of the pairs changes: the pairs that change K are listed and radix-sorted
+# instead (``_sweep_sorted_pairs``; O(P) time, 16 bytes per pair).
 # The sweep keeps S(t) = acc(t) - sum_g u_g base_g with compensated
 # (Neumaier) summation and the same choice rule as the full sweep: a
 # threshold replaces the best one only if it is larger by more than TIE_TOL.
@@ -143,6 +147,13 @@ _TC_XS, _TC_YS, _TC_YC, _TC_TMP, _TC_KEY, _TC_UNIT = range(6)
 _TC_END, _TC_GRP, _TC_HEAP, _TC_CURJ = range(4)
 TC_FLOAT_ROWS = 6
 TC_INT_ROWS = 4
+
+
+#: The sorted-pairs sweep (``_sweep_sorted_pairs``) is used for groups of at
+#: most this many cells (its workspace, 16 bytes per pair, is then at most
+#: 8 (n - 1) bytes per cell per thread) and items of at most this many pairs.
+SORT_PAIRS_MAX_N = 33
+SORT_PAIRS_MAX = 1 << 22
 
 
 def tc_workspace_length(G, n):
@@ -209,11 +220,99 @@ def _heap_sift(key, item, pos, size):
 
 
 @kernel
-def _tie_calibration_stream(x, y, weights, dup, WF, WI):
+def _radix_sort_u64(a, tmp, n, cnt):
+    """Sort ``a[:n]`` (uint64) ascending: LSD radix sort by bytes through
+    ``tmp`` (length >= n), counts in ``cnt`` (8, 256) int64; a byte equal in
+    every value is skipped.  Returns the array (``a`` or ``tmp``) that holds
+    the result.  Allocates nothing."""
+    for d in range(8):
+        for k in range(256):
+            cnt[d, k] = 0
+    for i in range(n):
+        v = a[i]
+        for d in range(8):
+            cnt[d, (v >> np.uint64(8 * d)) & np.uint64(255)] += 1
+    src = a
+    dst = tmp
+    for d in range(8):
+        c = cnt[d]
+        skip = False
+        for k in range(256):
+            if c[k] == n:
+                skip = True
+                break
+        if skip:
+            continue
+        tot = 0
+        for k in range(256):
+            t = c[k]
+            c[k] = tot
+            tot += t
+        sh = np.uint64(8 * d)
+        for i in range(n):
+            v = src[i]
+            k = (v >> sh) & np.uint64(255)
+            dst[c[k]] = v
+            c[k] += 1
+        src, dst = dst, src
+    return src
+
+
+@kernel
+def _sweep_sorted_pairs(xs, ys, iend, ntot, u, PW, cnt):
+    """The sweep of ``_tie_calibration_stream`` when every group has the same
+    unit ``u``: S(t) = u K(t) with K(t) an integer (human-tied minus
+    concordant pairs with 0 < |dx| <= t), so the order of pairs of equal
+    |dx| does not matter and S(t) is correctly rounded (one product).  The
+    pairs that change K are listed as ``(bits of |dx|) << 1 | (human tie)``
+    (|dx| >= 0, so its bits order as its values), radix-sorted, and swept.
+    Pairs of |dx| = 0 and discordant pairs never change K, so they never
+    make a threshold better than the one before and are not listed.
+    Returns ``(best_t, best_s)`` as the heap's sweep defines them."""
+    a = PW[0]
+    q = 0
+    for i in range(ntot):
+        xi = xs[i]
+        yi = ys[i]
+        for j in range(i + 1, iend[i]):
+            dk = xs[j] - xi
+            dy = ys[j] - yi
+            if dk > 0.0 and dy >= 0.0:
+                kb = np.uint64(np.float64(dk).view(np.int64))
+                a[q] = (kb << np.uint64(1)) | np.uint64(1 if dy == 0.0 else 0)
+                q += 1
+    srt = _radix_sort_u64(a, PW[1], q, cnt)
+    K = 0
+    best_s = 0.0
+    best_t = 0.0
+    prev = np.uint64(0)
+    for r in range(q):
+        v = srt[r]
+        kb = v >> np.uint64(1)
+        if kb > prev:
+            # every pair with |dx| <= prev has been counted: S(prev) is final
+            sv = u * K
+            if sv > best_s + TIE_TOL:
+                best_s = sv
+                best_t = np.int64(prev).view(np.float64)
+            prev = kb
+        K += 1 if (v & np.uint64(1)) else -1
+    sv = u * K
+    if sv > best_s + TIE_TOL:
+        best_s = sv
+        best_t = np.int64(prev).view(np.float64)
+    return best_t, best_s
+
+
+@kernel
+def _tie_calibration_stream(x, y, weights, dup, WF, WI, PW, cnt):
     """(epsilon, acc_eq) of one batch item in O(G n) memory.
 
     ``x``, ``y``: (G, n); ``weights``, ``dup``: (G,); ``WF``, ``WI``: the
-    workspace rows (see the block comment above), length >= G * n.
+    workspace rows (see the block comment above), length >= G * n; ``PW``
+    (2, P) uint64 and ``cnt`` (8, 256) int64: the workspace of
+    ``_sweep_sorted_pairs``, which replaces the heap when every group has
+    the same unit and the item's pairs fit in P (P = 0: never).
     """
     G, n = x.shape
     xs = WF[_TC_XS]
@@ -267,6 +366,22 @@ def _tie_calibration_stream(x, y, weights, dup, WF, WI):
             iend[i] = p
             igrp[i] = g
     ntot = p
+    # one unit for every group (equal weights and pair counts, as at input
+    # level without missing cells): the sorted-pairs sweep, O(P) memory
+    u0 = 0.0
+    same = True
+    npair_all = 0
+    for g in range(G):
+        if units[g] != 0.0:
+            if u0 == 0.0:
+                u0 = units[g]
+            elif units[g] != u0:
+                same = False
+    for i in range(ntot):
+        npair_all += iend[i] - i - 1
+    if same and u0 != 0.0 and npair_all <= PW.shape[1]:
+        best_t, best_s = _sweep_sorted_pairs(xs, ys, iend, ntot, u0, PW, cnt)
+        return best_t, base + best_s
     # heap of one entry per item i: its next partner j = curj[i] > i
     size = 0
     for i in range(ntot):
@@ -322,7 +437,7 @@ def _tie_calibration_stream(x, y, weights, dup, WF, WI):
 
 
 @kernel(parallel=True)
-def _tie_calibration_best_all(x, y, weights, dup, WF, WI, out):
+def _tie_calibration_best_all(x, y, weights, dup, WF, WI, PW, CNT, out):
     """Every item of ``tie_calibration_best`` in one parallel region: worker
     ``w`` takes the items ``_chunk(B, T, w)`` (T = WF.shape[0]) one after the
     other in ``WF[w]``, ``WI[w]``.  An item's result does not depend on the
@@ -334,13 +449,14 @@ def _tie_calibration_best_all(x, y, weights, dup, WF, WI, out):
         lo, hi = _chunk(B, T, w)
         for b in range(lo, hi):
             e, v = _tie_calibration_stream(x[b], y[0 if shared else b], weights[b], dup[b],
-                                           WF[w], WI[w])
+                                           WF[w], WI[w], PW[w], CNT[w])
             out[b, 0] = e
             out[b, 1] = v
 
 
-def tie_calibration_best(x, y, weights, dup_pairs=None):
-    """Best (epsilon, acc_eq) for each batch item, in O(G n) memory.
+def tie_calibration_best(x, y, weights, dup_pairs=None, *, sort_pairs=True):
+    """Best (epsilon, acc_eq) for each batch item, in O(G n) memory (O(G n^2)
+    for groups of at most ``SORT_PAIRS_MAX_N`` cells sharing one unit).
 
     Parameters
     ----------
@@ -356,6 +472,12 @@ def tie_calibration_best(x, y, weights, dup_pairs=None):
         bootstrap resample drawing a cell twice); they are tied in both
         scores and are left out of the group's pair count ``N_g`` and of its
         correct pairs.  Default: none.
+
+    sort_pairs : bool
+        Sweep the pairs sorted (radix sort, O(G n^2) memory per thread) for
+        an item whose groups share one unit, when the groups are small
+        (n <= :data:`SORT_PAIRS_MAX_N`, at most :data:`SORT_PAIRS_MAX`
+        pairs); False: always the heap (for the tests).
 
     Returns
     -------
@@ -390,8 +512,13 @@ def tie_calibration_best(x, y, weights, dup_pairs=None):
     L = tc_workspace_length(G, n)
     WF = np.empty((T, TC_FLOAT_ROWS, L))
     WI = np.empty((T, TC_INT_ROWS, L), np.int64)
+    P = G * (n * (n - 1) // 2)
+    if not (sort_pairs and n <= SORT_PAIRS_MAX_N and P <= SORT_PAIRS_MAX):
+        P = 0
+    PW = np.empty((T, 2, P), np.uint64)
+    CNT = np.empty((T, 8, 256), np.int64)
     run = _tie_calibration_best_all if T > 1 else serial_build(_tie_calibration_best_all)
-    run(x, y, w, dup, WF, WI, out)
+    run(x, y, w, dup, WF, WI, PW, CNT, out)
     return out
 
 

@@ -20,7 +20,7 @@ from .cellboot import KENDALL_VARIANTS, CellBootstrap
 from .coefficients import get_coefficient, kendall_from_stats, pow2_scaled
 from .inference import exceeds, percentile_interval, resampling_pvalue, statistic
 from .levels import DUP_VARIANTS, _aggregate, _weights, arrange, grouped_values
-from .permboth import PAIR_METHODS, PairLayout
+from .permboth import PAIR_METHODS, PairLayout, human_system_means
 from .sequential import sequential_pvalues
 from .williams import williams_test
 
@@ -186,7 +186,7 @@ def perm_both_null(gen, xa, xb, z, opt: PairOptions):
     system = opt.level == "system"
     lay = PairLayout(za, zb, z, "item" if system else opt.level)
     G = lay.gptr.size - 1
-    zm = arrange(za, z, "system")[1] if system else None
+    zm = human_system_means(za, z) if system else None
     # per resample: its packed coins and their unpacked copy when a chunk
     # does not start on a byte (2 bytes per cell), and per group the (2, 8)
     # statistics and the temporaries of the coefficients and weights (48

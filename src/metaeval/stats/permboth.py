@@ -133,6 +133,18 @@ def human_layout(z, level):
     return _shared(("pair-human", level), z, z, lambda: _human_layout(z, level), min_cells=0)
 
 
+def human_system_means(za, z):
+    """``arrange(za, z, "system")[1]``: the human means over the cells where
+    both ``za`` and ``z`` are finite, computed once per (human scores,
+    metric's finite cells) among the last few (every pair of
+    ``compare_all`` on complete data shares them; ``za``'s values do not
+    enter them)."""
+    z = np.ascontiguousarray(z, dtype=float)
+    fin = np.isfinite(za)
+    return _shared(("pair-human-system-means",), z, fin,
+                   lambda: arrange(np.where(fin, 0.0, np.nan), z, "system")[1], min_cells=0)
+
+
 class PairLayout:
     """Sorted entries and human statistics of one level for one metric pair.
 
@@ -140,7 +152,8 @@ class PairLayout:
     cells where the human score and both metrics are present).  The human
     part is shared by every pair on the same human scores
     (:func:`human_layout`); the pair's part is one sort of all groups'
-    entries by (group, value, human code), which orders each group's entries
+    entries by (group, value, human code), made on first use (the system
+    level's means need none), which orders each group's entries
     as sorting it alone would (a stable sort: the same permutation as
     ``np.lexsort((codes, values))`` per group; tested against that twin,
     :func:`_pair_entries_per_group`).
@@ -156,21 +169,44 @@ class PairLayout:
         for name in ("gptr", "cell", "hc", "hval", "havg", "hr2", "hcode", "gk", "hss", "hrss",
                      "hn2", "eptr"):
             setattr(self, name, h[name])
-        c = h["ecellv"]
-        vals = np.where(h["eside"] == 0, self.za[c], self.zb[c])
-        order = np.lexsort((h["ecodes"], vals, h["egroup"]))
-        sv = vals[order]
-        enew = np.ones(sv.size, np.bool_)
-        enew[1:] = sv[1:] != sv[:-1]
-        enew[h["first"]] = True
-        self.eslot = np.ascontiguousarray(h["elocal"][order], dtype=np.int64)
-        self.esrc = np.ascontiguousarray(h["eside"][order])
-        self.enew = enew
+        self._h = h
+        self._entries = None  # (eslot, esrc, enew), sorted on first use
         self.n_valid = np.diff(self.gptr)
         self.ecell = self.ecode = None  # per-entry copies, made by pair_values
         self.M = h["M"]
         self.acodes = self.bcodes = self.grid_all = None  # grid codes, made by group_means
 
+
+    def _sorted_entries(self):
+        """The entries sorted by (group, value, human code): made on first
+        use (the system level's means need none of them)."""
+        if self._entries is None:
+            h = self._h
+            c = h["ecellv"]
+            vals = np.where(h["eside"] == 0, self.za[c], self.zb[c])
+            order = np.lexsort((h["ecodes"], vals, h["egroup"]))
+            sv = vals[order]
+            enew = np.ones(sv.size, np.bool_)
+            enew[1:] = sv[1:] != sv[:-1]
+            enew[h["first"]] = True
+            self._entries = (np.ascontiguousarray(h["elocal"][order], dtype=np.int64),
+                             np.ascontiguousarray(h["eside"][order]), enew)
+        return self._entries
+
+    @property
+    def eslot(self):
+        """Each sorted entry's slot within its group."""
+        return self._sorted_entries()[0]
+
+    @property
+    def esrc(self):
+        """Each sorted entry's source: 0 metric A, 1 metric B."""
+        return self._sorted_entries()[1]
+
+    @property
+    def enew(self):
+        """Whether each sorted entry's value differs from the previous one's."""
+        return self._sorted_entries()[2]
 
     def group_stats(self, bits, n_resamples, *, fast=True):
         """(B, G, 3, 2): pearson/spearman/kendall_b of the two halves."""
