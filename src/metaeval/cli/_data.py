@@ -152,6 +152,14 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
         raise click.BadParameter("a data file needs --texts (JSONL with the texts) or --text-cols (text "
                                  "columns of DATA, e.g. --text-cols hypothesis=output,reference=ref)",
                                  param_hint="--texts")
+    if need_texts and metrics is None:
+        # commands that score texts (score, judge, perturb) read no metric column of the file and
+        # need no human one: with --human only that column is read, without it the file's score
+        # columns are kept as they are (a Dataset needs one) and none is taken as human
+        if human:
+            metrics = []
+        elif not layout["rater_cols"]:
+            human = []
     kw = dict(system=system, input=input_, human=human)
     for key, v in (("metrics", metrics), ("contexts", contexts)):
         if v is not None:
@@ -174,9 +182,8 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
             if base in str(exc):
                 raise
             raise DataError(f"{base}: {exc}") from None
-    if metrics is None:
-        # commands that score texts do not read the file's metric columns: flag them, refuse nothing
-        ds = _announce_metrics(ds, data, infer=not need_texts)
+    if metrics is None and not need_texts:
+        ds = _announce_metrics(ds, data)
     return _attach_system_scores(ds, ctx, layout, system)
 
 
