@@ -10,7 +10,7 @@ from metaeval.cli import main
 
 def _run(*args):
     res = CliRunner().invoke(main, list(args), terminal_width=200)
-    return res.exit_code, res.output + (res.stderr if res.stderr_bytes is not None else "")
+    return res.exit_code, res.output  # stdout and stderr, as the terminal shows them
 
 
 def _texts_file(tmp_path, name="t.csv"):
@@ -43,3 +43,43 @@ def test_text_scoring_commands_do_not_flag_the_file_metric_columns(tmp_path):
                      "hypothesis=hypothesis,reference=reference", "--format", "csv")
     assert code == 0, out
     assert "taken from" not in out and "FailureCodeWarning" not in out
+
+
+def test_score_llm_judge_points_to_the_judge_command_in_one_line(tmp_path):
+    """`score --metrics llm_judge` printed the judge's whole signature, prompt templates and all,
+    over dozens of lines, instead of saying that `metaeval judge` configures it."""
+    path = _texts_file(tmp_path)
+    code, out = _run("score", str(path), "--metrics", "llm_judge", "--text-cols", "hypothesis=hypothesis")
+    assert code == 2
+    assert len(out.strip().splitlines()) == 1 and "metaeval judge" in out and "--metrics" in out
+
+
+def test_unknown_text_metric_names_the_option_not_the_python_function(tmp_path):
+    """An unknown text metric said '(see metaeval.textmetrics.list_metrics())', not the option."""
+    path = _texts_file(tmp_path)
+    code, out = _run("score", str(path), "--metrics", "bleu,chrfff", "--text-cols", "hypothesis=hypothesis")
+    assert code == 2 and "--metrics" in out and "list_metrics" not in out and "'chrfff'" in out
+
+
+def test_text_metric_option_error_is_one_line_in_the_api():
+    """get_metric's bad-option message showed each option with its default: the judge's prompt
+    templates made it a multi-line error."""
+    import pytest
+
+    from metaeval.errors import ParameterError
+    from metaeval.textmetrics import get_metric
+
+    with pytest.raises(ParameterError) as info:
+        get_metric("llm_judge")
+    assert "\n" not in str(info.value) and "aspect (required)" in str(info.value)
+
+
+def test_bench_metric_help_names_no_missing_score_list_option():
+    """bench --metric's help and docs/bench.md sent users to `metaeval score --list`, which does not exist."""
+    from pathlib import Path
+
+    code, out = _run("bench", "--help")
+    assert code == 0 and "score --list" not in out and "score --help" in " ".join(out.split())
+    assert "score --list" not in (Path(__file__).parents[1] / "docs" / "bench.md").read_text()
+    code, out = _run("score", "--list")
+    assert code == 2  # the option really does not exist

@@ -64,7 +64,7 @@ def _lower_is_better(ctx, param, value):
 @command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
                          "--n-resamples 50 --rng 0")
 @click.option("--metric", default=None, metavar="SPEC",
-              help="The metric: a text-metric name (metaeval score --list), a metric column of the datasets, "
+              help="The metric: a text-metric name (listed by metaeval score --help), a metric column of the datasets, "
                    "or module:function (a Python function taking a list of records, returning one score each).")
 @click.option("--command", "command", default=None, metavar="CMD",
               help="The metric as a shell command: records as JSON Lines on stdin, one score per line on stdout.")

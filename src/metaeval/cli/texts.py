@@ -146,7 +146,7 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
         flags = ", ".join("--" + k.replace("_", "-") for k in _REF_KEYWORDS if api.get(k) is not None)
         raise click.BadParameter(f"{flags} set the reference-sensitivity study: give --reference-metrics too",
                                  param_hint="--reference-metrics")
-    ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
+    ref_adapters = _text_adapters(reference_metrics, model, "--reference-metrics") if reference_metrics else None
     humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
     ds = _load(data, system, input_, humans, _metrics(metrics), rater, texts=texts_path,
                need_texts=ref_adapters is not None)
@@ -230,12 +230,18 @@ def _dash_unset_recommended(table, threshold):
 _MODEL_METRICS = _choices.MODEL_METRICS
 
 
-def _text_adapters(metrics, model):
+def _text_adapters(metrics, model, flag="--metrics"):
     """The text-metric adapters named in --metrics (model-based ones need --model)."""
     from .. import textmetrics as tm
 
     adapters = []
     for n in _split(metrics) or []:
+        if n == "llm_judge":
+            raise click.BadParameter("llm_judge is an LLM judge, configured by its own command: "
+                                     "metaeval judge DATA --aspect TEXT --model NAME", param_hint=flag)
+        if n not in _SCORABLE:
+            raise click.BadParameter(f"unknown text metric {n!r}; choose from {', '.join(_SCORABLE)}",
+                                     param_hint=flag)
         if n in _MODEL_METRICS:
             if model is None:
                 what = "a local COMET model or a model name" if n in ("comet", "bleurt") else "a local model folder"
