@@ -83,3 +83,37 @@ def test_bench_metric_help_names_no_missing_score_list_option():
     assert "score --list" not in (Path(__file__).parents[1] / "docs" / "bench.md").read_text()
     code, out = _run("score", "--list")
     assert code == 2  # the option really does not exist
+
+
+def _failure_code_file(tmp_path):
+    """4 systems x 6 inputs, human 1-5 and a judge column with -1 (a failure code) on one cell."""
+    rows = [dict(system=f"s{s}", input=f"d{i}", coherence=1 + (s + 2 * i) % 5,
+                 judge=-1 if (s, i) == (0, 0) else 1 + (2 * s + i) % 5, bleu=0.1 * s + 0.03 * i)
+            for s in range(4) for i in range(6)]
+    path = tmp_path / "fc.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+_SIM = ["simulate", "--n-iterations", "2", "--n-discretizations", "2", "--level", "system", "--rng", "0", "-q"]
+
+
+def test_simulate_failure_code_warning_names_the_bounds_option_and_bounds_silences_it(tmp_path):
+    """simulate --from-data printed 'declare the scale: bounds={'judge': (-1, 5)}' (the Python
+    keyword), and declaring it with --bounds judge=-1:5 did not silence the warning: simulate's
+    --bounds never reached the reader."""
+    path = _failure_code_file(tmp_path)
+    code, out = _run(*_SIM, "--from-data", str(path), "--human", "coherence")
+    assert code == 0, out
+    assert "--bounds judge=-1:5" in out and "bounds={" not in out
+    code, out = _run(*_SIM, "--from-data", str(path), "--human", "coherence", "--bounds", "judge=-1:5")
+    assert code == 0, out
+    assert "FailureCodeWarning" not in out
+
+
+def test_simulate_data_options_without_from_data_are_an_error():
+    """simulate --human/--metrics/--rater without --from-data were silently ignored (only --bounds
+    was refused)."""
+    for args in (["--human", "coherence"], ["--metrics", "bleu"], ["--rater", "r"]):
+        code, out = _run(*_SIM, *args)
+        assert code == 2 and args[0] in out and "--from-data" in out, (args, out)

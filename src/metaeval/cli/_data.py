@@ -565,8 +565,9 @@ _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics
                "raters": "rater_cols", "bounds": "scale_bounds", "missing_values": "missing_values"}
 
 
-#: --rater/--run when :func:`_layout_options` adds them (subcommands without their own).
-_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
+#: --rater/--run when :func:`_layout_options` adds them (subcommands without their own), and
+#: simulate's own --bounds (it sets the scales of --from-data, passed to the reader as well).
+_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run", "bounds": "bounds"}
 
 
 def _long_option(p):
