@@ -117,3 +117,38 @@ def test_simulate_data_options_without_from_data_are_an_error():
     for args in (["--human", "coherence"], ["--metrics", "bleu"], ["--rater", "r"]):
         code, out = _run(*_SIM, *args)
         assert code == 2 and args[0] in out and "--from-data" in out, (args, out)
+
+
+def _context_file(tmp_path):
+    """3 systems x 8 inputs, a 'domain' column (news/chat by input), a human and two metrics."""
+    rows = [dict(system=f"s{s}", input=f"d{i}", domain="news" if i < 4 else "chat",
+                 coherence=float((s * 3 + i * 5) % 7), m1=float((s * 2 + i * 3) % 5), m2=float((s + i * 7) % 6))
+            for s in range(3) for i in range(8)]
+    path = tmp_path / "ctx.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+def test_local_context_column_of_a_file_needs_no_second_contexts_option(tmp_path):
+    """`local FILE --context domain` stopped with "'domain' is not a context of the data; available:
+    system, input" although the file has a domain column: it had to be declared again with
+    --contexts domain, which the message did not say."""
+    path = _context_file(tmp_path)
+    code, out = _run("local", str(path), "--context", "domain", "--human", "coherence", "--metrics", "m1,m2",
+                     "--rng", "0", "--tau-resamples", "9", "--chi2-resamples", "9", "-q")
+    assert code == 0, out
+    assert "news" in out and "chat" in out
+
+
+def test_report_context_column_of_a_file_needs_no_second_contexts_option(tmp_path):
+    """`report FILE --context domain` stopped after the cost estimate: "context 'domain' is not a
+    context of the data; available: system, input" (the same double declaration as local)."""
+    import json
+
+    path = _context_file(tmp_path)
+    code, out = _run("report", str(path), "--human", "coherence", "--metrics", "m1,m2", "--quick", "--no-text",
+                     "--rng", "0", "--context", "domain", "--out", str(tmp_path / "rep"), "-q")
+    assert code == 0, out
+    assert "skipped (local)" not in out
+    res = json.loads((tmp_path / "rep" / "results.json").read_text())
+    assert "domain" in json.dumps(res.get("local", res))

@@ -187,6 +187,17 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     return _attach_system_scores(ds, ctx, layout, system)
 
 
+def _contexts_with(data, context, context_cols):
+    """--contexts as a list, with the --context column added for a data file: ``--context domain``
+    names the column to compare across, so it need not be declared twice (``--contexts domain``);
+    system and input are always contexts, and a bundled dataset declares its own."""
+    cols = _split(context_cols) or []
+    if (context is None or context in ("system", "input") or context in cols
+            or not os.path.isfile(str(data))):
+        return cols or None
+    return [*cols, context]
+
+
 def _system_score_options(f):
     """Decorator adding --system-scores FILE and --system-level given|mean to a subcommand whose
     analyses use system-level scores (correlate, compare, diagnose's correlation design, report).

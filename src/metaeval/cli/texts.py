@@ -20,6 +20,7 @@ from ._data import (
     _load,
     _metrics,
     _one_level_option,
+    _contexts_with,
     _split,
     _system_level,
     _system_score_options,
@@ -436,7 +437,7 @@ _HUMAN_PAIR_KEYWORDS = ("pair_context", "lower_is_better", "human_atol")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
-              help="The context category: system, input, or a context column (--contexts).")
+              help="The context category: system, input, or a column of a data file (declared as a context; --contexts is not needed for it).")
 @click.option("--perturbation", default=None, type=Registry(_choices.PERTURBATIONS),
               help="Perturbation pairs (paper 004): degrade every output with this perturbation "
                    "(" + ", ".join(_choices.PERTURBATIONS) + ") and score both with the --metrics text metrics.")
@@ -512,7 +513,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     else:
         met_cols = _metrics(metrics)
     ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
-               need_texts=perturbation is not None, contexts=_split(context_cols),
+               need_texts=perturbation is not None, contexts=_contexts_with(data, context, context_cols),
                file_only={"--contexts": context_cols})
     if context not in ds.context_names:
         raise click.BadParameter(f"{context!r} is not a context of the data; available: "
