@@ -152,3 +152,15 @@ def test_report_context_column_of_a_file_needs_no_second_contexts_option(tmp_pat
     assert "skipped (local)" not in out
     res = json.loads((tmp_path / "rep" / "results.json").read_text())
     assert "domain" in json.dumps(res.get("local", res))
+
+
+def test_bench_scores_file_with_other_dataset_labels_says_which_labels_it_has(tmp_path):
+    """`bench --scores` whose dataset column says 'SummEval' stopped with "summeval: no scores for
+    dataset 'summeval' in FILE", not saying what the file's labels are nor which option reads it."""
+    path = tmp_path / "s.csv"
+    pd.DataFrame({"dataset": ["SummEval"] * 2, "system": ["M11", "M11"], "input": ["a", "b"],
+                  "score": [0.1, 0.2]}).to_csv(path, index=False)
+    code, out = _run("bench", "--scores", str(path), "--datasets", "summeval", "--n-resamples", "10",
+                     "--level", "system", "--rng", "0", "-q")
+    assert code == 2 and len(out.strip().splitlines()) == 1, out
+    assert "'SummEval'" in out and "--scores" in out

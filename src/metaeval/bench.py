@@ -241,7 +241,11 @@ class _Source:
         if self.kind == "file":
             rows = self.table[self.table["dataset"] == dsname]
             if rows.empty:
-                return None, f"no scores for dataset {dsname!r} in {self.spec.path}"
+                found = sorted(map(str, self.table["dataset"].dropna().unique()))
+                shown = ", ".join(map(repr, found[:8])) + (f" and {len(found) - 8} more" if len(found) > 8 else "")
+                return None, (f"no scores for dataset {dsname!r} in {self.spec.path}, whose dataset column has "
+                              f"{shown or 'no label'} (the dataset column takes the registry names of "
+                              "`metaeval datasets`; option --scores)")
             unknown = sorted(set(rows["system"]) - set(ds.systems))[:3] + \
                 sorted(set(rows["input"]) - set(ds.inputs))[:3]
             if unknown:
