@@ -164,3 +164,18 @@ def test_bench_scores_file_with_other_dataset_labels_says_which_labels_it_has(tm
                      "--level", "system", "--rng", "0", "-q")
     assert code == 2 and len(out.strip().splitlines()) == 1, out
     assert "'SummEval'" in out and "--scores" in out
+
+
+def test_bench_ranking_says_avg_corr_is_rescaled():
+    """bench's ranking printed 'avg corr 0.757' beside task statistics 0.35-0.64 (their mean 0.514):
+    the (c + 1) / 2 rescaling of mt-metrics-eval was said in docs/bench.md only."""
+    from types import SimpleNamespace
+
+    from metaeval.report.tables import bench_ranking_table
+
+    ranking = pd.DataFrame({"metric": ["m"], "avg_corr": [(0.514 + 1) / 2], "avg_rank": [1.0]})
+    task = SimpleNamespace(task=SimpleNamespace(data="d"))
+    res = SimpleNamespace(ranking=lambda: ranking, tasks=SimpleNamespace(results=[task]), weighting="data,human",
+                          signature="bench|sig")
+    table = bench_ranking_table(res)
+    assert "(statistic + 1) / 2" in table.caption and table.caption.endswith("bench|sig")
