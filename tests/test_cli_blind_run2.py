@@ -179,3 +179,13 @@ def test_bench_ranking_says_avg_corr_is_rescaled():
                           signature="bench|sig")
     table = bench_ranking_table(res)
     assert "(statistic + 1) / 2" in table.caption and table.caption.endswith("bench|sig")
+
+
+def test_diagnose_level_without_reference_metrics_blames_level(tmp_path):
+    """`diagnose --level item` said "Invalid value for --reference-metrics: --level set the
+    reference-sensitivity study": it blamed an option the user had not given, in broken grammar,
+    and did not say that --level only sets that study."""
+    path = _context_file(tmp_path)
+    code, out = _run("diagnose", str(path), "--human", "coherence", "--metrics", "m1,m2", "--level", "item")
+    assert code == 2 and len(out.strip().splitlines()) == 1, out
+    assert "Invalid value for --level" in out and "--level sets the reference-sensitivity study only" in out

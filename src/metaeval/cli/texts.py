@@ -144,9 +144,13 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
     from .. import diagnostics as dg
 
     if not reference_metrics and any(api.get(k) is not None for k in _REF_KEYWORDS):
-        flags = ", ".join("--" + k.replace("_", "-") for k in _REF_KEYWORDS if api.get(k) is not None)
-        raise click.BadParameter(f"{flags} set the reference-sensitivity study: give --reference-metrics too",
-                                 param_hint="--reference-metrics")
+        named = ["--" + k.replace("_", "-") for k in _REF_KEYWORDS if api.get(k) is not None]
+        one = len(named) == 1
+        raise click.BadParameter(
+            f"{', '.join(named)} set{'s' if one else ''} the reference-sensitivity study only (the other "
+            f"diagnostics take no level: KS and sample size use all cells, the meta-correlation the item level, "
+            f"the correlation design system and global): give --reference-metrics too, or leave "
+            f"{'it' if one else 'them'} out", param_hint=named[0])
     ref_adapters = _text_adapters(reference_metrics, model, "--reference-metrics") if reference_metrics else None
     humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
     ds = _load(data, system, input_, humans, _metrics(metrics), rater, texts=texts_path,
