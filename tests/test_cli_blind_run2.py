@@ -189,3 +189,13 @@ def test_diagnose_level_without_reference_metrics_blames_level(tmp_path):
     code, out = _run("diagnose", str(path), "--human", "coherence", "--metrics", "m1,m2", "--level", "item")
     assert code == 2 and len(out.strip().splitlines()) == 1, out
     assert "Invalid value for --level" in out and "--level sets the reference-sensitivity study only" in out
+
+
+def test_judge_option_of_the_other_backend_in_correct_grammar(tmp_path):
+    """`judge --device cuda:0` (a local-backend option) with the openai backend said "--device apply
+    to --backend local, not openai", without saying what to do."""
+    path = _texts_file(tmp_path)
+    code, out = _run("judge", str(path), "--text-cols", "hypothesis=hypothesis", "--aspect", "coherence",
+                     "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--device", "cuda:0")
+    assert code == 2 and "--device applies to --backend local, not openai" in out
+    assert "give --backend local or leave it out" in out
