@@ -199,3 +199,13 @@ def test_judge_option_of_the_other_backend_in_correct_grammar(tmp_path):
                      "--model", "m", "--base-url", "http://127.0.0.1:9/v1", "--device", "cuda:0")
     assert code == 2 and "--device applies to --backend local, not openai" in out
     assert "give --backend local or leave it out" in out
+
+
+def test_report_pairwise_metric_typo_names_the_option_and_the_metrics(tmp_path):
+    """`report --pairwise-metrics bleu,rogue` said "pairwise metric(s) not in the report's metrics:
+    rogue": neither the option nor the metrics it could name."""
+    path = _context_file(tmp_path)
+    code, out = _run("report", str(path), "--human", "coherence", "--metrics", "m1,m2", "--quick", "--no-text",
+                     "--rng", "0", "--pairwise-metrics", "m1,m3", "--out", str(tmp_path / "rep"), "-q")
+    assert code == 2 and len(out.strip().splitlines()) == 1, out
+    assert "--pairwise-metrics" in out and "'m3'" in out and "'m1', 'm2'" in out

@@ -495,7 +495,9 @@ class _Builder:
         if isinstance(k, (tuple, list)):
             missing = [m for m in k if m not in self.metrics]
             if missing:
-                raise DataError(f"pairwise metric(s) not in the report's metrics: {', '.join(missing)}")
+                shown = ", ".join(map(repr, self.metrics[:20])) + (" ..." if len(self.metrics) > 20 else "")
+                raise DataError(f"pairwise names {', '.join(map(repr, missing))}, not among the report's metrics "
+                                f"({shown}); check the names (command line: --pairwise-metrics)")
             if len(set(k)) < 2:
                 raise ParameterError("the pairwise set needs at least 2 metrics")
         elif k != "all" and (not isinstance(k, int) or k < 2):
