@@ -209,3 +209,11 @@ def test_report_pairwise_metric_typo_names_the_option_and_the_metrics(tmp_path):
                      "--rng", "0", "--pairwise-metrics", "m1,m3", "--out", str(tmp_path / "rep"), "-q")
     assert code == 2 and len(out.strip().splitlines()) == 1, out
     assert "--pairwise-metrics" in out and "'m3'" in out and "'m1', 'm2'" in out
+
+
+def test_score_model_with_metrics_that_take_none_is_an_error(tmp_path):
+    """`score --metrics bleu,rouge1 --model foo` ran and ignored --model without a word."""
+    path = _texts_file(tmp_path)
+    code, out = _run("score", str(path), "--metrics", "bleu,rouge1", "--model", "foo", "--text-cols",
+                     "hypothesis=hypothesis,reference=reference")
+    assert code == 2 and "Invalid value for --model" in out and "bleu,rouge1 take none" in out

@@ -240,7 +240,13 @@ def _text_adapters(metrics, model, flag="--metrics"):
     from .. import textmetrics as tm
 
     adapters = []
-    for n in _split(metrics) or []:
+    names = _split(metrics) or []
+    if model is not None and names and not any(n in _MODEL_METRICS for n in names):
+        # --model would be silently unused
+        raise click.BadParameter(f"--model sets the model of {', '.join(_MODEL_METRICS)}; {flag} "
+                                 f"{','.join(names)} take{'s' if len(names) == 1 else ''} none: leave --model "
+                                 "out or add a model-based metric", param_hint="--model")
+    for n in names:
         if n == "llm_judge":
             raise click.BadParameter("llm_judge is an LLM judge, configured by its own command: "
                                      "metaeval judge DATA --aspect TEXT --model NAME", param_hint=flag)
