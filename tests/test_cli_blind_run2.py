@@ -217,3 +217,10 @@ def test_score_model_with_metrics_that_take_none_is_an_error(tmp_path):
     code, out = _run("score", str(path), "--metrics", "bleu,rouge1", "--model", "foo", "--text-cols",
                      "hypothesis=hypothesis,reference=reference")
     assert code == 2 and "Invalid value for --model" in out and "bleu,rouge1 take none" in out
+
+
+def test_simulate_sizes_with_one_system_names_the_pair_and_sizes():
+    """`simulate --sizes 15x200,1x200` said "n_systems=1 must be >= 2": a keyword the command line
+    does not have, and not which of the pairs."""
+    code, out = _run("simulate", "--sizes", "15x200,1x200", "--n-iterations", "2")
+    assert code == 2 and "sizes (1, 200)" in out and "--sizes" in out
