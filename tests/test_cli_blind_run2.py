@@ -224,3 +224,17 @@ def test_simulate_sizes_with_one_system_names_the_pair_and_sizes():
     does not have, and not which of the pairs."""
     code, out = _run("simulate", "--sizes", "15x200,1x200", "--n-iterations", "2")
     assert code == 2 and "sizes (1, 200)" in out and "--sizes" in out
+
+
+def test_bench_baseline_typo_is_an_error_with_the_close_names(tmp_path):
+    """`bench --baselines ROUGE.LL` ran to the end with a column of '-' and a 'skipped' line: a typo
+    in a baseline name looked like a dataset lacking it."""
+    path = tmp_path / "s.csv"
+    import metaeval
+
+    frame = metaeval.load_dataset("summeval").to_frame()[["system", "input", "ROUGE.1"]]
+    frame.rename(columns={"ROUGE.1": "score"}).assign(dataset="summeval").to_csv(path, index=False)
+    code, out = _run("bench", "--scores", str(path), "--baselines", "ROUGE.LL", "--datasets", "summeval",
+                     "--n-resamples", "10", "--level", "system", "--rng", "0", "-q")
+    assert code == 2 and len(out.strip().splitlines()) == 1, out
+    assert "'ROUGE.LL'" in out and "'ROUGE.L'" in out and "--baselines" in out
