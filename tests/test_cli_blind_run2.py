@@ -238,3 +238,13 @@ def test_bench_baseline_typo_is_an_error_with_the_close_names(tmp_path):
                      "--n-resamples", "10", "--level", "system", "--rng", "0", "-q")
     assert code == 2 and len(out.strip().splitlines()) == 1, out
     assert "'ROUGE.LL'" in out and "'ROUGE.L'" in out and "--baselines" in out
+
+
+def test_bench_name_default_says_command_for_a_command():
+    """bench --name said [default: the function, command or file name], but a --command metric is
+    named 'command' whatever the command (`--command ./mymetric.sh` gave a column 'command')."""
+    from metaeval.bench import Command
+
+    assert Command("./mymetric.sh").name == "command"  # what the help must say
+    code, out = _run("bench", "--help")
+    assert "'command' for --command" in " ".join(out.split())

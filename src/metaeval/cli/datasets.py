@@ -70,7 +70,7 @@ def _lower_is_better(ctx, param, value):
               help="The metric as a shell command: records as JSON Lines on stdin, one score per line on stdout.")
 @click.option("--scores", "scores_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The metric's scores computed elsewhere: CSV/TSV/JSONL with dataset, system, input, score.")
-@api_option(_BENCH, "name", when_absent="the function, command or file name")
+@api_option(_BENCH, "name", when_absent="the function's name, the --scores file's name, or 'command' for --command")
 @api_option(_BENCH, "baselines", type=list, metavar="NAME[,NAME]",
             help="Comma-separated baselines to rank beside the metric: text metrics, metric columns of the "
                  "datasets (e.g. ROUGE.L where a dataset has it), module:function.")
