@@ -248,3 +248,48 @@ def test_bench_name_default_says_command_for_a_command():
     assert Command("./mymetric.sh").name == "command"  # what the help must say
     code, out = _run("bench", "--help")
     assert "'command' for --command" in " ".join(out.split())
+
+
+def _report(tmp_path, path, *extra):
+    import json
+
+    out = tmp_path / "rep"
+    code, text = _run("report", str(path), "--human", "coherence", "--quick", "--no-text", "--rng", "0",
+                      "--out", str(out), "-q", *extra)
+    assert code == 0, text
+    return text, json.loads((out / "results.json").read_text())
+
+
+def test_report_on_one_system_leaves_out_the_system_and_input_levels(tmp_path):
+    """A one-system file: the correlations section failed whole ("level='system' correlates across
+    systems but the dataset has 1 system"), then clusters (KeyError: 'coherence'), measures ("fewer
+    than 2 metrics" with 2 metrics) and preferences (KeyError: 'acc_eq') failed after it."""
+    rows = [dict(system="s0", input=f"d{i}", r1=1 + i % 5, r2=1 + (i * 3) % 5, m1=float(i % 7), m2=float((i * 5) % 9))
+            for i in range(30)]
+    path = tmp_path / "one.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    text, res = _report(tmp_path, path, "--raters", "coherence=r1,r2", "--metrics", "m1,m2")
+    assert "failed" not in text and "KeyError" not in text
+    assert "level system left out: the data has 1 system only" in text
+    levels = {r["level"] for r in res["results"]["correlations"]["coherence"]["results"]}
+    assert levels == {"item", "global"}
+    assert "clusters" in res["results"] and "preferences" not in res["results"]
+
+
+def test_report_sample_size_fits_the_fewest_scored_texts_of_a_metric(tmp_path):
+    """Sparse data (a metric scored on 80 of 120 cells): the sample-size sizes were chosen from the
+    number of cells (100 < 120), sample_size refused 100 > 80 texts, and the whole diagnostics
+    section failed ("diagnostics failed (ParameterError: sizes [100] exceed the 80 texts ...)")."""
+    rows = []
+    for s in range(6):
+        for i in range(20):
+            k = s * 20 + i
+            rows.append(dict(system=f"s{s}", input=f"d{i}", coherence=float((s * 3 + i * 7) % 5),
+                             m1=float("nan") if k % 3 == 0 else float((s + i * 3) % 7), m2=float((s * 2 + i) % 6)))
+    path = tmp_path / "sparse.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    text, res = _report(tmp_path, path, "--metrics", "m1,m2")
+    assert "diagnostics failed" not in text, text
+    rows = res["results"]["diagnostics"]["sample_size"]["results"]
+    assert {r["metric"] for r in rows} == {"m1", "m2"}
+    assert all(max(r["sizes"]) <= 50 for r in rows)  # m1 has 80 scored texts: no size 100
