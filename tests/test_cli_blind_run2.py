@@ -293,3 +293,30 @@ def test_report_sample_size_fits_the_fewest_scored_texts_of_a_metric(tmp_path):
     rows = res["results"]["diagnostics"]["sample_size"]["results"]
     assert {r["metric"] for r in rows} == {"m1", "m2"}
     assert all(max(r["sizes"]) <= 50 for r in rows)  # m1 has 80 scored texts: no size 100
+
+
+def test_judge_aspect_file_that_is_not_there_is_an_error(tmp_path):
+    """`judge --aspect ./criterion.txt` with a misspelt path sent the text './criterion.txt' to the
+    model as the evaluation criterion."""
+    path = _texts_file(tmp_path)
+    code, out = _run("judge", str(path), "--text-cols", "hypothesis=hypothesis", "--aspect",
+                     str(tmp_path / "criterion.txt"), "--model", "m", "--base-url", "http://127.0.0.1:9/v1")
+    assert code == 2 and "--aspect" in out and "no such file" in out
+
+
+def test_score_without_human_warns_nothing_about_columns_it_does_not_read(tmp_path):
+    """`score FILE` without --human kept the file's numeric columns (a Dataset needs one) and warned
+    about a -1 failure code in one of them, a column the command never reads."""
+    rows = [dict(system=f"s{s}", input=f"d{i}", hypothesis=f"the cat sat {s} {i}", reference=f"the cat sat {i}",
+                 judge=-1 if i in (0, 5) else 1 + (s + i) % 5) for s in range(2) for i in range(10)]
+    path = tmp_path / "fc.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    args = ["--text-cols", "hypothesis=hypothesis,reference=reference", "--format", "csv"]
+    from metaeval.errors import FailureCodeWarning
+    import metaeval
+    import pytest
+
+    with pytest.warns(FailureCodeWarning):  # the file does have a failure code in a score column
+        metaeval.read_dataset(path, human=[], texts=["hypothesis", "reference"])
+    code, out = _run("score", str(path), "--metrics", "bleu", *args)
+    assert code == 0 and "FailureCodeWarning" not in out, out

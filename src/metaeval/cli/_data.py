@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import click
 
 from .. import _choices
-from ..errors import DataError, ParameterError
+from ..errors import DataError, FailureCodeWarning, ParameterError
 from ..report.tables import literal as _literal
 from ._api import ApiOption
 
@@ -168,7 +169,11 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
         if v:
             kw[key] = v
     kw.update(_scale_values(ctx))
-    with option_names(_option_flags(ctx)):
+    with option_names(_option_flags(ctx)), warnings.catch_warnings():
+        if need_texts and kw.get("human") == [] and metrics is None:
+            # the file's score columns are kept only because a Dataset needs one: the command reads
+            # none of them, so a failure code in one of them is no concern of this run
+            warnings.simplefilter("ignore", FailureCodeWarning)
         if texts is not None:
             kw["texts"] = _read_texts(texts, system, input_)
         try:

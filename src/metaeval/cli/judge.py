@@ -136,6 +136,10 @@ def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human
     if os.path.isfile(aspect):
         with open(aspect, encoding="utf8") as f:
             aspect = f.read().strip()
+    elif " " not in aspect.strip() and (os.sep in aspect or aspect.lower().endswith((".txt", ".md"))):
+        # a file name that is not there would otherwise become the criterion sent to the model
+        raise click.BadParameter(f"{aspect!r} looks like a file name but there is no such file; give the "
+                                 "criterion as text or the path of an existing file", param_hint="--aspect")
     api = given(api)
     if template_path is not None:
         with open(template_path, encoding="utf8") as f:
