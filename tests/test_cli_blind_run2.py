@@ -320,3 +320,19 @@ def test_score_without_human_warns_nothing_about_columns_it_does_not_read(tmp_pa
         metaeval.read_dataset(path, human=[], texts=["hypothesis", "reference"])
     code, out = _run("score", str(path), "--metrics", "bleu", *args)
     assert code == 0 and "FailureCodeWarning" not in out, out
+
+
+def test_local_perturbation_pairs_on_a_file_need_no_human_column(tmp_path):
+    """`local FILE --context domain --perturbation drop_words --metrics bleu,chrf` (the README's
+    perturbation form, no --human) stopped with "empty data: no score columns; give at least one
+    human column": the file's score columns were dropped and no human column was named."""
+    rows = [dict(system=f"s{s}", input=f"d{i}", domain="news" if i < 4 else "chat", judge=float(i % 5),
+                 hypothesis=f"the cat number {i} sat on the mat with {s} dogs", reference=f"the cat {i} sat on a mat")
+            for s in range(3) for i in range(8)]
+    path = tmp_path / "t.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    code, out = _run("local", str(path), "--context", "domain", "--perturbation", "drop_words", "--metrics",
+                     "bleu,chrf", "--text-cols", "hypothesis=hypothesis,reference=reference", "--rng", "0",
+                     "--tau-resamples", "9", "--chi2-resamples", "9", "-q", "--format", "csv")
+    assert code == 0, out
+    assert "bleu" in out and "chrf" in out

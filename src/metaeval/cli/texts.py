@@ -519,7 +519,7 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     seed = _run_seed(api.pop("rng", None), out)
     jobs = {k: api.pop(k) for k in ("n_jobs",) if k in api}
     if perturbation is not None:
-        met_cols = []  # the text metrics are scored below
+        met_cols = None  # the text metrics are scored below; _load reads no metric column of the file
     else:
         met_cols = _metrics(metrics)
     ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
