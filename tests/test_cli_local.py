@@ -133,7 +133,7 @@ def test_local_checks_before_scoring(human_file):
     assert res.exit_code == 2 and "at least 2 metrics" in res.output
     res = run("local", human_file, "--perturbation", "drop_words", "--metrics", "bleu",
               "--context", "system", "--pair-context", "within")
-    assert res.exit_code == 2 and "apply to human pairs" in res.output
+    assert res.exit_code == 2 and "--pair-context applies to human pairs" in res.output
     one = pd.read_csv(human_file).assign(domain="news")
     one.to_csv(human_file, index=False)
     res = run("local", human_file, "--human", "human", "--contexts", "domain", "--context", "domain")
@@ -217,7 +217,7 @@ def test_local_perturbation_options_reach_score_perturbed(monkeypatch):
 def test_local_refuses_options_of_the_other_kind_of_pairs(human_file):
     res = run("local", "summeval", "--perturbation", "drop_words", "--metrics", "bleu,chrf", "--context",
               "system", "--human-atol", "1")
-    assert res.exit_code == 2 and "--human-atol apply to human pairs" in res.output
+    assert res.exit_code == 2 and "--human-atol applies to human pairs" in res.output
     res = run("local", human_file, "--human", "human", "--metrics", "m1,m2", "--contexts", "domain",
               "--context", "domain", "--multi-ref", "mean")
     assert res.exit_code == 2 and "--multi-ref applies to perturbation pairs" in res.output

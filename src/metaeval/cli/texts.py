@@ -510,9 +510,10 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     pairs_kw = {k: api.pop(k) for k in ("pair_context", "lower_is_better", "atol", "human_atol") if k in api}
     scoring_kw = {k: api.pop(k) for k in ("multi_ref",) if k in api}
     if perturbation is not None and any(k in pairs_kw for k in _HUMAN_PAIR_KEYWORDS):
-        flags = " and ".join("--" + k.replace("_", "-") for k in _HUMAN_PAIR_KEYWORDS if k in pairs_kw)
-        raise click.BadParameter(f"{flags} apply to human pairs (perturbation pairs take each text metric's "
-                                 "own direction)", param_hint="--perturbation")
+        named = ["--" + k.replace("_", "-") for k in _HUMAN_PAIR_KEYWORDS if k in pairs_kw]
+        raise click.BadParameter(f"{' and '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to human pairs "
+                                 "(perturbation pairs take each text metric's own direction)",
+                                 param_hint="--perturbation")
     if perturbation is None and scoring_kw:
         raise click.BadParameter("--multi-ref applies to perturbation pairs (the text metrics scored against "
                                  "references), not to human pairs", param_hint="--multi-ref")
