@@ -336,3 +336,18 @@ def test_local_perturbation_pairs_on_a_file_need_no_human_column(tmp_path):
                      "--tau-resamples", "9", "--chi2-resamples", "9", "-q", "--format", "csv")
     assert code == 0, out
     assert "bleu" in out and "chrf" in out
+
+
+def test_simulate_restart_without_rng_continues_a_run_started_with_rng(tmp_path):
+    """`simulate --rng 0 --out DIR`, then the same command without --rng (the README: run it again
+    and it continues) stopped with "holds a run with other arguments (differing: signature)": the
+    given seed was not recorded, and the message did not say that the seed differed."""
+    out = tmp_path / "sim"
+    args = ["simulate", "--rho-sys", "0.3,0.9", "--n-iterations", "2", "--n-discretizations", "2", "--level",
+            "system", "--out", str(out), "-q", "--format", "csv"]
+    code, first = _run(*args, "--rng", "0")
+    assert code == 0, first
+    code, again = _run(*args)
+    assert code == 0 and again == first, again
+    code, other = _run(*args, "--rng", "1")
+    assert code == 2 and "seed:0 in the folder, seed:1 now" in other, other
