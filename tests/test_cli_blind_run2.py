@@ -351,3 +351,15 @@ def test_simulate_restart_without_rng_continues_a_run_started_with_rng(tmp_path)
     assert code == 0 and again == first, again
     code, other = _run(*args, "--rng", "1")
     assert code == 2 and "seed:0 in the folder, seed:1 now" in other, other
+
+
+def test_readme_says_judge_seed_is_not_the_old_rng():
+    """The README listed --seed as the old spelling of --rng everywhere, but `judge --seed` is the
+    base of the per-request seeds sent to the model and `judge --rng` seeds the retry waits."""
+    from pathlib import Path
+
+    readme = " ".join((Path(__file__).parents[1] / "README.md").read_text().split())
+    assert "In `judge`, `--seed` is not an old `--rng`" in readme
+    code, out = _run("judge", "--help")
+    flat = " ".join(out.split())
+    assert "--seed INTEGER Base of the per-request seeds" in flat and "--rng" in flat
