@@ -363,3 +363,15 @@ def test_readme_says_judge_seed_is_not_the_old_rng():
     code, out = _run("judge", "--help")
     flat = " ".join(out.split())
     assert "--seed INTEGER Base of the per-request seeds" in flat and "--rng" in flat
+
+
+def test_raters_and_missing_values_syntax_errors_show_their_own_syntax(tmp_path):
+    """`--raters coh_r1,coh_r2` (no HUMAN=) and `--missing-values -1` got --where's message:
+    "expected COLUMN=VALUE[,VALUE], plain equality (no expression such as dataset == 'x' ...)"."""
+    path = _texts_file(tmp_path)
+    code, out = _run("correlate", str(path), "--raters", "coh_r1,coh_r2", "--human", "coherence")
+    assert code == 2 and "HUMAN=COL,COL" in out and "dataset == " not in out
+    code, out = _run("correlate", str(path), "--human", "coh_r1", "--missing-values", "-1")
+    assert code == 2 and "COL=CODE" in out and "dataset == " not in out
+    code, out = _run("correlate", str(path), "--human", "coh_r1", "--where", "system==s0")
+    assert code == 2 and "plain equality" in out  # --where keeps its own

@@ -344,6 +344,15 @@ def _layout_options(texts=False, rater_col=False, run_col=False, bounds=True):
     return deco
 
 
+#: How each KEY=VALUE option is written, for its one-line error (the --where wording about
+#: expressions does not fit the others).
+_PAIR_SYNTAX = {
+    "--raters": "expected HUMAN=COL,COL[,...] or HUMAN='PATTERN*', e.g. coherence=coh_r1,coh_r2 or "
+                "coherence='coh_r*'",
+    "--missing-values": "expected COL=CODE[,CODE], e.g. judge=-1,0",
+}
+
+
 def _pairs(values, flag, *, several=True):
     """``("a=x,y", "b=z")`` -> ``{"a": ["x", "y"], "b": ["z"]}``; a one-line error naming ``flag``."""
     out = {}
@@ -352,8 +361,9 @@ def _pairs(values, flag, *, several=True):
         key = key.strip()
         vals = [v.strip() for v in rest.split(",")] if several else [rest.strip()]
         if not sep or not key or not all(vals) or any(op in item for op in ("==", "!=", "<", ">")):
-            raise ParameterError(f"{flag} {item!r}: expected COLUMN=VALUE[,VALUE], plain equality "
-                                 "(no expression such as dataset == 'x'; write dataset=x)")
+            raise ParameterError(f"{flag} {item!r}: " + _PAIR_SYNTAX.get(
+                flag, "expected COLUMN=VALUE[,VALUE], plain equality (no expression such as dataset == 'x'; "
+                      "write dataset=x)"))
         if key in out:
             raise ParameterError(f"{flag}: {key!r} is given twice")
         out[key] = vals
