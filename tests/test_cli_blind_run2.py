@@ -375,3 +375,12 @@ def test_raters_and_missing_values_syntax_errors_show_their_own_syntax(tmp_path)
     assert code == 2 and "COL=CODE" in out and "dataset == " not in out
     code, out = _run("correlate", str(path), "--human", "coh_r1", "--where", "system==s0")
     assert code == 2 and "plain equality" in out  # --where keeps its own
+
+
+def test_correlate_compare_measures_say_they_take_one_human_column(tmp_path):
+    """`correlate --human coherence,fluency` said "unknown human column(s): 'coherence,fluency'":
+    the list was looked up as one column name."""
+    path = _texts_file(tmp_path)
+    for cmd in ("correlate", "compare", "measures"):
+        code, out = _run(cmd, str(path), "--human", "coh_r1,coh_r2", "--level", "system")
+        assert code == 2 and "takes one human column (got 2: coh_r1, coh_r2)" in out, (cmd, out)
