@@ -384,3 +384,12 @@ def test_correlate_compare_measures_say_they_take_one_human_column(tmp_path):
     for cmd in ("correlate", "compare", "measures"):
         code, out = _run(cmd, str(path), "--human", "coh_r1,coh_r2", "--level", "system")
         assert code == 2 and "takes one human column (got 2: coh_r1, coh_r2)" in out, (cmd, out)
+
+
+def test_texts_file_that_is_not_jsonl_names_the_texts_option(tmp_path):
+    """`score data.csv --texts data.csv` said "data.csv: data.csv: line 1 is not valid JSON": the
+    DATA file named first, and not which option reads a JSONL."""
+    path = _texts_file(tmp_path)
+    code, out = _run("score", str(path), "--texts", str(path), "--metrics", "bleu")
+    assert code == 2 and len(out.strip().splitlines()) == 1, out
+    assert out.startswith("metaeval: error: --texts t.csv: line 1 is not valid JSON") and "JSONL" in out

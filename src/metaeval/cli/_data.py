@@ -175,7 +175,15 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
             # none of them, so a failure code in one of them is no concern of this run
             warnings.simplefilter("ignore", FailureCodeWarning)
         if texts is not None:
-            kw["texts"] = _read_texts(texts, system, input_)
+            try:
+                kw["texts"] = _read_texts(texts, system, input_)
+            except DataError as exc:
+                # the texts file is not DATA: name the option that reads it
+                msg = str(exc)
+                name = os.path.basename(texts)
+                msg = msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
+                raise DataError(f"--texts {name}: {msg} (--texts takes a JSONL file, one text record "
+                                "per line)") from None
         try:
             if any(layout.values()):
                 ds = _read_selected(data, kw, layout)
