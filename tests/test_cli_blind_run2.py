@@ -393,3 +393,25 @@ def test_texts_file_that_is_not_jsonl_names_the_texts_option(tmp_path):
     code, out = _run("score", str(path), "--texts", str(path), "--metrics", "bleu")
     assert code == 2 and len(out.strip().splitlines()) == 1, out
     assert out.startswith("metaeval: error: --texts t.csv: line 1 is not valid JSON") and "JSONL" in out
+
+
+def test_diagnose_default_sizes_fit_small_data(tmp_path):
+    """`diagnose` on 2 systems x 20 inputs (40 texts), no --sizes given, stopped with "Invalid value
+    for --sizes: sizes [50, 100] exceed the 40 texts": the default sizes, not the user's."""
+    rows = [dict(system=f"s{s}", input=f"d{i}", coherence=float(1 + (s * 3 + i * 7) % 5),
+                 m1=float((s + i * 3) % 7), m2=float((s * 2 + i) % 6)) for s in range(2) for i in range(20)]
+    path = tmp_path / "two.csv"
+    pd.DataFrame(rows).to_csv(path, index=False)
+    code, out = _run("diagnose", str(path), "--human", "coherence", "--metrics", "m1,m2", "--low", "2",
+                     "--high", "4", "--rng", "0")
+    assert code == 0, out
+    assert "default size(s) 50, 100 left out, since only 40 texts" in out
+    assert "meta-correlation and correlation design skipped: two.csv has 2 system(s)" in out
+
+
+def test_diagnose_ks_thresholds_error_names_low_and_high(tmp_path):
+    """`diagnose FILE` without --low/--high said "give the group thresholds low= and high=": the
+    Python keywords, not the options."""
+    path = _context_file(tmp_path)
+    code, out = _run("diagnose", str(path), "--human", "coherence", "--metrics", "m1,m2")
+    assert code == 2 and "--low L --high H" in out

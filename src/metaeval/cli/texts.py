@@ -58,7 +58,26 @@ def _local_average(ctx, param, value):
     return value
 
 def _sample_size(dg, ds, humans, **kw):
-    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes."""
+    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes.  Without --sizes the
+    default sizes that fit the fewest texts a (human, metric) pair has scores on are used (a note
+    names those left out; None when none fits), as the report does."""
+    import numpy as np
+
+    if kw.get("sizes") is None:
+        kw.pop("sizes", None)
+        default = tuple(signature("diagnostics:sample_size")["sizes"].default)
+        mets = kw.get("metrics") or list(ds.metrics)
+        n = min((int(np.sum(np.isfinite(ds.scores(h)) & np.isfinite(ds.scores(m)))) for h in humans for m in mets),
+                default=0)
+        fit = [k for k in default if k < n]
+        if len(fit) < len(default):
+            click.get_current_context().meta.setdefault("metaeval.notes", []).append(
+                f"sample size: default size(s) {', '.join(str(k) for k in default if k not in fit)} left out, "
+                f"since only {n} texts have both a human and a metric score"
+                + ("" if fit else "; the sample-size study is skipped") + " (choose with --sizes)")
+        if not fit:
+            return None
+        kw["sizes"] = fit
     try:
         return dg.sample_size(ds, humans, **kw)
     except ParameterError as exc:
@@ -176,17 +195,29 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
     design = {k: api.pop(k) for k in ("alpha", "correction") if k in api}
     refs = {k: api.pop(k) for k in _REF_KEYWORDS if k in api}
     refs = {"n_resamples" if k == "reference_draws" else k: v for k, v in refs.items()}
-    if len(ds.systems) < 3:
-        raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
-                                 "correlates across systems and needs at least 3", param_hint="DATA")
-    results = {
-        "ks": dg.ks_score(ds, humans, metrics=mets, **ks),
-        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, **method, **meta),
-        "sample_size": _sample_size(dg, ds, humans, metrics=mets, **api),
-        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], **method, **design,
-                                                    **{k: v for k, v in meta.items() if k == "alternative"},
-                                                    system_scores=_system_level()),
-    }
+    try:
+        results = {"ks": dg.ks_score(ds, humans, metrics=mets, **ks)}
+    except ParameterError as exc:
+        if "low" in ks or "high" in ks:
+            raise
+        raise click.BadParameter(f"{str(exc).splitlines()[0]} (command line: --low L --high H)",
+                                 param_hint="--low/--high") from None
+    # the meta-correlation and the correlation design's system level correlate across systems:
+    # with fewer than 3 they are left out with a note, and the other diagnostics still run
+    few = len(ds.systems) < 3
+    if few:
+        click.get_current_context().meta.setdefault("metaeval.notes", []).append(
+            f"meta-correlation and correlation design skipped: {os.path.basename(data)} has "
+            f"{len(ds.systems)} system(s), and both correlate across systems (at least 3)")
+    else:
+        results["meta_correlation"] = dg.meta_correlation(ds, humans, metrics=mets, **method, **meta)
+    sizes = _sample_size(dg, ds, humans, metrics=mets, **api)
+    if sizes is not None:
+        results["sample_size"] = sizes
+    if not few:
+        results["correlation_design"] = dg.correlation_design(
+            ds, columns=[*humans, *mets], **method, **design,
+            **{k: v for k, v in meta.items() if k == "alternative"}, system_scores=_system_level())
     if scored is not None:
         per_ref = {c: scored.reference_scores[c] for c in scored.columns}
         results["reference_sensitivity"] = dg.reference_sensitivity(
@@ -197,10 +228,12 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
             _write_csv(res.to_frame(), os.path.join(out, f"{name}.csv"))
         _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "diagnostics.json"))
         _save_figure(lambda: _figures().plot_ks(results["ks"]), os.path.join(out, "ks.png"))
-        _save_figure(lambda: _figures().plot_meta_correlation(results["meta_correlation"]),
-                     os.path.join(out, "meta_correlation.png"))
-        _save_figure(lambda: _figures().plot_correlation_design(results["correlation_design"]),
-                     os.path.join(out, "correlation_design.png"))
+        if "meta_correlation" in results:
+            _save_figure(lambda: _figures().plot_meta_correlation(results["meta_correlation"]),
+                         os.path.join(out, "meta_correlation.png"))
+        if "correlation_design" in results:
+            _save_figure(lambda: _figures().plot_correlation_design(results["correlation_design"]),
+                         os.path.join(out, "correlation_design.png"))
         if "reference_sensitivity" in results:
             _save_figure(lambda: _figures().plot_reference_sensitivity(results["reference_sensitivity"]),
                          os.path.join(out, "reference_sensitivity.png"))
