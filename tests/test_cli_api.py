@@ -364,16 +364,16 @@ def test_judge_passes_only_the_given_keywords(monkeypatch):
     assert backends == [(("m",), {"decoding": "rating"})]
     # an option of the other backend is refused, also when --backend is left out (openai)
     res = CliRunner().invoke(main, base + ["--decoding", "rating"])
-    assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output
+    assert res.exit_code == 2 and "--decoding applies to --backend local, not openai" in res.output
     res = CliRunner().invoke(main, base + ["--backend", "local", "--timeout", "3"])
-    assert res.exit_code == 2 and "--timeout apply to --backend openai, not local" in res.output
+    assert res.exit_code == 2 and "--timeout applies to --backend openai, not local" in res.output
     # --pairwise: the pattern is the verdict parser, the rating options are refused
     judges.clear()
     res = CliRunner().invoke(main, base + ["--pairwise", "--pattern", "V: (A|B)"])
     assert isinstance(res.exception, _Stop), res.output
     assert judges[0][1].get("preference_pattern") == "V: (A|B)" and "pattern" not in judges[0][1]
     res = CliRunner().invoke(main, base + ["--pairwise", "--samples", "2"])
-    assert res.exit_code == 2 and "--samples apply to ratings, not to --pairwise" in res.output
+    assert res.exit_code == 2 and "--samples applies to ratings, not to --pairwise" in res.output
 
 
 def test_a_class_target_reads_init_and_the_class_docstring():

@@ -121,7 +121,8 @@ def test_diagnose_options_reach_their_analyses(monkeypatch):
 def test_diagnose_reference_options_need_reference_metrics():
     res = run("diagnose", "summeval", "--human", "coherence", "--coverage", "0.9", "--level", "system")
     assert res.exit_code == 2
-    assert "--level, --coverage set the reference-sensitivity study: give --reference-metrics" in res.output
+    assert "--level, --coverage set the reference-sensitivity study only" in res.output
+    assert "give --reference-metrics too" in res.output
 
 
 def test_diagnose_reference_level_and_coverage_reach_reference_sensitivity(monkeypatch):

@@ -79,11 +79,11 @@ def test_local_backend_keywords_reach_the_backend(recorded):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["--device", "cpu"], "--device apply to --backend local, not openai"),
-    (["--chat-template"], "--chat-template apply to --backend local, not openai"),
+    (["--device", "cpu"], "--device applies to --backend local, not openai"),
+    (["--chat-template"], "--chat-template applies to --backend local, not openai"),
     (["--backend", "local", "--jitter", "0.1", "--headers", "{}"],
      "--jitter, --headers apply to --backend openai, not local"),
-    (["--pairwise", "--top-logprobs", "3"], "--top-logprobs apply to ratings, not to --pairwise"),
+    (["--pairwise", "--top-logprobs", "3"], "--top-logprobs applies to ratings, not to --pairwise"),
     (["--extra-body", "[1]"], "is a JSON list: give an object"),
     (["--headers", "X-Org: o1"], "is not JSON"),
 ])

@@ -1340,7 +1340,7 @@ def test_judge_command(server, files, tmp_path, monkeypatch):
     assert SECRET not in res.output
     # options of the other backend are refused, not ignored (review)
     res = CliRunner().invoke(main, args + ["--decoding", "rating"])
-    assert res.exit_code == 2 and "--decoding apply to --backend local, not openai" in res.output
+    assert res.exit_code == 2 and "--decoding applies to --backend local, not openai" in res.output
 
 
 def test_judge_command_pairwise(server, tmp_path, monkeypatch):
@@ -1375,4 +1375,4 @@ def test_judge_command_pairwise(server, tmp_path, monkeypatch):
     got = json.loads(res.stdout)
     assert got["n_cached"] == 8 and len(got["rows"]) == 12 and got["rows"][0]["order"] == "ab"
     res = CliRunner().invoke(main, args + ["--scale", "1-10"])
-    assert res.exit_code == 2 and "--scale apply to ratings, not to --pairwise" in res.output
+    assert res.exit_code == 2 and "--scale applies to ratings, not to --pairwise" in res.output

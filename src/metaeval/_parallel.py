@@ -158,9 +158,20 @@ class Checkpoint:
             if not isinstance(old, dict):
                 old = {}
             diff = sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+            shown = []
+            for k in diff:
+                a, b = old.get(k), new.get(k)
+                if isinstance(a, str) and isinstance(b, str) and "|" in a + b:
+                    # a signature: name the fields that differ (e.g. the seed), not the whole string
+                    pa, pb = a.split("|"), b.split("|")
+                    was = [x for x in pa if x not in pb]
+                    now = [x for x in pb if x not in pa]
+                    shown.append(f"{k}: {'|'.join(was) or '-'} in the folder, {'|'.join(now) or '-'} now")
+                else:
+                    shown.append(k)
             raise ParameterError(
                 f"checkpoint folder {self.folder} holds a run with other arguments "
-                f"(differing: {', '.join(diff)}); use another output folder, or delete "
+                f"(differing: {'; '.join(shown)}); use another output folder, or delete "
                 "this one to start over"
             )
 

@@ -241,7 +241,11 @@ class _Source:
         if self.kind == "file":
             rows = self.table[self.table["dataset"] == dsname]
             if rows.empty:
-                return None, f"no scores for dataset {dsname!r} in {self.spec.path}"
+                found = sorted(map(str, self.table["dataset"].dropna().unique()))
+                shown = ", ".join(map(repr, found[:8])) + (f" and {len(found) - 8} more" if len(found) > 8 else "")
+                return None, (f"no scores for dataset {dsname!r} in {self.spec.path}, whose dataset column has "
+                              f"{shown or 'no label'} (the dataset column takes the registry names of "
+                              "`metaeval datasets`; option --scores)")
             unknown = sorted(set(rows["system"]) - set(ds.systems))[:3] + \
                 sorted(set(rows["input"]) - set(ds.inputs))[:3]
             if unknown:
@@ -590,6 +594,7 @@ def bench(
     t0 = time.perf_counter()
     skipped = []
     units = []
+    unknown_base = {b.name: [] for b in base_src}  # baseline -> metric columns of the datasets it is not in
     for dsname in names:
         ds, dims, meaningful = _load(dsname, data_dir, base_url, quiet)
         cols = {}
@@ -602,8 +607,13 @@ def bench(
             bc, bwhy = b.column(ds, dsname)
             if bc is None:
                 skipped.append((dsname, f"baseline {b.name!r}: {bwhy}"))
+                if b.name in unknown_base and "is neither a metric column" in bwhy:
+                    unknown_base[b.name].extend(ds.metrics)
+                else:
+                    unknown_base.pop(b.name, None)
             else:
                 cols[b.name] = bc
+                unknown_base.pop(b.name, None)
         cols = {c: (-v if c in negated else v) for c, v in cols.items()}
         work = ds.subset(metrics=[]) if ds.metrics else ds
         work = _attach(work, cols)
@@ -617,6 +627,16 @@ def bench(
         units.append((dsname, work, dims, list(cols), lv, opt))
     if not units:
         raise DataError("bench: no dataset left to score; " + "; ".join(f"{d}: {w}" for d, w in skipped))
+    typos = unknown_base  # left: baselines found in no dataset that was scored
+    if typos:
+        # a baseline that is a column of no scored dataset and no text metric is a typo, not a skip
+        import difflib
+
+        name, cands = next(iter(typos.items()))
+        close = difflib.get_close_matches(name, list(dict.fromkeys(cands)), n=3, cutoff=0.6)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else ""
+        raise ParameterError(f"baseline {name!r} is neither a metric column of the datasets scored "
+                             f"({', '.join(u[0] for u in units)}) nor a text metric{hint} (option --baselines)")
     outs = run_units(_bench_unit, units, n_jobs=n_jobs, dask=dask)
     results = tuple(r for res, _ in outs for r in res)
     tasks = TaskSetResults(results)

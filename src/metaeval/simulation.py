@@ -214,9 +214,15 @@ def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, la
         for pair in _axis(pairs, "sizes"):
             if not _is_axis(pair) or len(pair) != 2:
                 raise ParameterError(f"sizes: {pair!r} is not an (n_systems, n_inputs) pair")
-            size_list.append(
-                (check_int(pair[0], "n_systems", 2), check_int(pair[1], "n_inputs", 2))
-            )
+            # the pair is named: sizes=[(1, 200)] is where n_systems=1 came from
+            where = f"sizes {tuple(pair)!r}: "
+            try:
+                size_list.append(
+                    (check_int(pair[0], "n_systems", 2, option="--sizes NxM"),
+                     check_int(pair[1], "n_inputs", 2, option="--sizes NxM"))
+                )
+            except ParameterError as exc:
+                raise ParameterError(where + str(exc)) from None
         size_list = list(dict.fromkeys(size_list))
     else:
         ns = [

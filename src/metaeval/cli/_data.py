@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import os
+import warnings
 
 import click
 
 from .. import _choices
-from ..errors import DataError, ParameterError
+from ..errors import DataError, FailureCodeWarning, ParameterError
 from ..report.tables import literal as _literal
 from ._api import ApiOption
 from ._sysscores import _attach_system_scores, _system_level, _system_score_options  # noqa: F401  (commands import them here)
@@ -153,6 +154,14 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
         raise click.BadParameter("a data file needs --texts (JSONL with the texts) or --text-cols (text "
                                  "columns of DATA, e.g. --text-cols hypothesis=output,reference=ref)",
                                  param_hint="--texts")
+    if need_texts and metrics is None:
+        # commands that score texts (score, judge, perturb) read no metric column of the file and
+        # need no human one: with --human only that column is read, without it the file's score
+        # columns are kept as they are (a Dataset needs one) and none is taken as human
+        if human:
+            metrics = []
+        elif not layout["rater_cols"]:
+            human = []
     kw = dict(system=system, input=input_, human=human)
     for key, v in (("metrics", metrics), ("contexts", contexts)):
         if v is not None:
@@ -161,9 +170,21 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
         if v:
             kw[key] = v
     kw.update(_scale_values(ctx))
-    with option_names(_option_flags(ctx)):
+    with option_names(_option_flags(ctx)), warnings.catch_warnings():
+        if need_texts and kw.get("human") == [] and metrics is None:
+            # the file's score columns are kept only because a Dataset needs one: the command reads
+            # none of them, so a failure code in one of them is no concern of this run
+            warnings.simplefilter("ignore", FailureCodeWarning)
         if texts is not None:
-            kw["texts"] = _read_texts(texts, system, input_)
+            try:
+                kw["texts"] = _read_texts(texts, system, input_)
+            except DataError as exc:
+                # the texts file is not DATA: name the option that reads it
+                msg = str(exc)
+                name = os.path.basename(texts)
+                msg = msg[len(name) + 2:] if msg.startswith(name + ": ") else msg
+                raise DataError(f"--texts {name}: {msg} (--texts takes a JSONL file, one text record "
+                                "per line)") from None
         try:
             if any(layout.values()):
                 ds = _read_selected(data, kw, layout)
@@ -175,10 +196,20 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
             if base in str(exc):
                 raise
             raise DataError(f"{base}: {exc}") from None
-    if metrics is None:
-        # commands that score texts do not read the file's metric columns: flag them, refuse nothing
-        ds = _announce_metrics(ds, data, infer=not need_texts)
+    if metrics is None and not need_texts:
+        ds = _announce_metrics(ds, data)
     return _attach_system_scores(ds, ctx, layout, system)
+
+
+def _contexts_with(data, context, context_cols):
+    """--contexts as a list, with the --context column added for a data file: ``--context domain``
+    names the column to compare across, so it need not be declared twice (``--contexts domain``);
+    system and input are always contexts, and a bundled dataset declares its own."""
+    cols = _split(context_cols) or []
+    if (context is None or context in ("system", "input") or context in cols
+            or not os.path.isfile(str(data))):
+        return cols or None
+    return [*cols, context]
 
 
 #: Click parameter names of the layout options (see :func:`_layout_options`); their values
@@ -247,6 +278,15 @@ def _layout_options(texts=False, rater_col=False, run_col=False, bounds=True):
     return deco
 
 
+#: How each KEY=VALUE option is written, for its one-line error (the --where wording about
+#: expressions does not fit the others).
+_PAIR_SYNTAX = {
+    "--raters": "expected HUMAN=COL,COL[,...] or HUMAN='PATTERN*', e.g. coherence=coh_r1,coh_r2 or "
+                "coherence='coh_r*'",
+    "--missing-values": "expected COL=CODE[,CODE], e.g. judge=-1,0",
+}
+
+
 def _pairs(values, flag, *, several=True):
     """``("a=x,y", "b=z")`` -> ``{"a": ["x", "y"], "b": ["z"]}``; a one-line error naming ``flag``."""
     out = {}
@@ -255,8 +295,9 @@ def _pairs(values, flag, *, several=True):
         key = key.strip()
         vals = [v.strip() for v in rest.split(",")] if several else [rest.strip()]
         if not sep or not key or not all(vals) or any(op in item for op in ("==", "!=", "<", ">")):
-            raise ParameterError(f"{flag} {item!r}: expected COLUMN=VALUE[,VALUE], plain equality "
-                                 "(no expression such as dataset == 'x'; write dataset=x)")
+            raise ParameterError(f"{flag} {item!r}: " + _PAIR_SYNTAX.get(
+                flag, "expected COLUMN=VALUE[,VALUE], plain equality (no expression such as dataset == 'x'; "
+                      "write dataset=x)"))
         if key in out:
             raise ParameterError(f"{flag}: {key!r} is given twice")
         out[key] = vals
@@ -484,8 +525,9 @@ _API_PARAMS = {"system": "system", "input": "input_", "human": "human", "metrics
                "raters": "rater_cols", "bounds": "scale_bounds", "missing_values": "missing_values"}
 
 
-#: --rater/--run when :func:`_layout_options` adds them (subcommands without their own).
-_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run"}
+#: --rater/--run when :func:`_layout_options` adds them (subcommands without their own), and
+#: simulate's own --bounds (it sets the scales of --from-data, passed to the reader as well).
+_LAYOUT_AXES = {"rater": "layout_rater", "run": "layout_run", "bounds": "bounds"}
 
 
 def _long_option(p):

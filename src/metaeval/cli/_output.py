@@ -148,11 +148,18 @@ def _run_seed(seed, out):
     recorded there (so a restarted run continues with the same streams) or
     fresh entropy recorded for the next start; else None (fresh, and shown
     in the signature)."""
-    if seed is not None or out is None:
+    if out is None:
+        return seed
+    path = os.path.join(out, "seed.txt")
+    if seed is not None:
+        if not os.path.exists(path):
+            # recorded as well: a restart without --rng continues the run with this seed
+            os.makedirs(out, exist_ok=True)
+            with open(path, "w") as f:
+                f.write(f"{seed}\n")
         return seed
     import numpy as np
 
-    path = os.path.join(out, "seed.txt")
     if os.path.exists(path):
         with open(path) as f:
             return int(f.read().strip())

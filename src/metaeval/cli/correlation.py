@@ -53,6 +53,15 @@ def _level_list(ctx, param, value):
     return _split(_levels_option(ctx, param, value))
 
 
+def _one_human(human, cmd):
+    """--human of a command that takes one human column: a comma-separated list is named as such
+    (it was looked up as one column name, 'coherence,fluency')."""
+    names = [h for h in str(human).split(",") if h.strip()]
+    if len(names) > 1:
+        raise click.BadParameter(f"`metaeval {cmd}` takes one human column (got {len(names)}: "
+                                 f"{', '.join(names)}); run it once per column", param_hint="--human")
+
+
 @command(epilog="Example: metaeval correlate summeval --human coherence --metrics ROUGE.1,ROUGE.L "
                       "--level system,input --n-resamples 200 --rng 0")
 @_layout_options(texts=False, run_col=True)
@@ -71,6 +80,7 @@ def correlate(data, human, metrics, system, input_, rater, fmt, **api):
     from ..correlation import correlate as _correlate
 
     mets = _some_metrics(metrics, "correlate")
+    _one_human(human, "correlate")
     ds = _load(data, system, input_, human, mets, rater)
     total = len(mets or ds.metrics) * len(api.get("level") or [1]) * len(api.get("method") or [1])
     with _progress(total, "correlating") as prog:
@@ -118,6 +128,7 @@ def compare(data, human, metrics, system, input_, rater, fmt, **api):
     from ..compare import compare as _compare
     from ..compare import compare_all as _compare_all
 
+    _one_human(human, "compare")
     ds = _load(data, system, input_, human, _metrics(metrics), rater)
     mets = _metrics(metrics)
     mets = list(ds.metrics) if mets is None else mets  # --metrics none: no metric (an error below)
@@ -191,6 +202,7 @@ def measures(data, human, metrics, system, input_, rater, measures_, levels, met
     """Discriminative power and ranking consistency of correlation measures (seed paper 000)."""
     from ..measures import discriminative_power, measure_table, ranking_consistency
 
+    _one_human(human, "measures")
     ds = _load(data, system, input_, human, _metrics(metrics), rater)
     mets = _metrics(metrics)
     mets = list(ds.metrics) if mets is None else mets  # --metrics none: no metric (an error below)

@@ -64,13 +64,13 @@ def _lower_is_better(ctx, param, value):
 @command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
                          "--n-resamples 50 --rng 0")
 @click.option("--metric", default=None, metavar="SPEC",
-              help="The metric: a text-metric name (metaeval score --list), a metric column of the datasets, "
+              help="The metric: a text-metric name (listed by metaeval score --help), a metric column of the datasets, "
                    "or module:function (a Python function taking a list of records, returning one score each).")
 @click.option("--command", "command", default=None, metavar="CMD",
               help="The metric as a shell command: records as JSON Lines on stdin, one score per line on stdout.")
 @click.option("--scores", "scores_file", default=None, type=click.Path(exists=True, dir_okay=False),
               help="The metric's scores computed elsewhere: CSV/TSV/JSONL with dataset, system, input, score.")
-@api_option(_BENCH, "name", when_absent="the function, command or file name")
+@api_option(_BENCH, "name", when_absent="the function's name, the --scores file's name, or 'command' for --command")
 @api_option(_BENCH, "baselines", type=list, metavar="NAME[,NAME]",
             help="Comma-separated baselines to rank beside the metric: text metrics, metric columns of the "
                  "datasets (e.g. ROUGE.L where a dataset has it), module:function.")

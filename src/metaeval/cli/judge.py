@@ -136,6 +136,10 @@ def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human
     if os.path.isfile(aspect):
         with open(aspect, encoding="utf8") as f:
             aspect = f.read().strip()
+    elif " " not in aspect.strip() and (os.sep in aspect or aspect.lower().endswith((".txt", ".md"))):
+        # a file name that is not there would otherwise become the criterion sent to the model
+        raise click.BadParameter(f"{aspect!r} looks like a file name but there is no such file; give the "
+                                 "criterion as text or the path of an existing file", param_hint="--aspect")
     api = given(api)
     if template_path is not None:
         with open(template_path, encoding="utf8") as f:
@@ -145,8 +149,9 @@ def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human
         wrong = [n for n in names if other != backend and n in api]
         if wrong:
             flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
-            raise click.BadParameter(f"{flags} apply to --backend {other}, not {backend}",
-                                     param_hint="--backend")
+            raise click.BadParameter(f"{flags} appl{'ies' if len(wrong) == 1 else 'y'} to --backend {other}, "
+                                     f"not {backend}: give --backend {other} or leave "
+                                     f"{'it' if len(wrong) == 1 else 'them'} out", param_hint="--backend")
     pairs = {"pairs": api.pop("pairs")} if "pairs" in api else {}
     if pairs and not pairwise:
         raise click.BadParameter("--pairs chooses the system pairs of --pairwise: give --pairwise too",
@@ -155,7 +160,8 @@ def judge(data, aspect, model, template_path, cache, no_cache, texts_path, human
         wrong = [n for n in _RATING_KEYWORDS if n in api]
         if wrong:
             flags = ", ".join("--" + n.replace("_", "-") for n in wrong)
-            raise click.BadParameter(f"{flags} apply to ratings, not to --pairwise verdicts",
+            raise click.BadParameter(f"{flags} appl{'ies' if len(wrong) == 1 else 'y'} to ratings, not to "
+                                     "--pairwise verdicts",
                                      param_hint="--pairwise")
         if "template" in api:
             api["pairwise_template"] = api.pop("template")

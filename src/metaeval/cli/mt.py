@@ -221,8 +221,9 @@ def spa_cmd(data, human, metrics, system, input_, rater, pair, fmt, **api):
         cmp_keys = set(signature(_COMPARE_SPA))
         wrong = [k for k in api if k not in cmp_keys]
         if wrong:
-            raise click.BadParameter(f"{', '.join('--' + k.replace('_', '-') for k in wrong)} apply to the SPA "
-                                     "of every metric, not to --compare", param_hint="--compare")
+            raise click.BadParameter(f"{', '.join('--' + k.replace('_', '-') for k in wrong)} "
+                                     f"appl{'ies' if len(wrong) == 1 else 'y'} to the SPA of every metric, not to "
+                                     "--compare", param_hint="--compare")
         res = compare_spa(ds, human, names[0], names[1], **api)
         if fmt == "json":
             _emit_json(_nan_to_none(res.to_dict()))

@@ -19,6 +19,7 @@ from ._data import (
     _levels_option,
     _load,
     _metrics,
+    _contexts_with,
     _split,
     _system_level,
     _system_score_options,
@@ -135,7 +136,7 @@ def report(data, human, metrics, out, levels, system, input_, rater, run, contex
     bundled = data in {d["name"] for d in list_datasets()}
     if not bundled and os.path.isfile(data) and not human:
         raise click.BadParameter("a data file needs --human (its human score columns)", param_hint="--human")
-    load = dict(texts=texts_path, run=run, contexts=_split(context_cols),
+    load = dict(texts=texts_path, run=run, contexts=_contexts_with(data, api.get("context"), context_cols),
                 file_only={"--contexts": context_cols, "--texts": texts_path, "--rater": rater,
                            "--run": run})
     ds = _load(data, system, input_, _split(human), _metrics(metrics), rater, **load)

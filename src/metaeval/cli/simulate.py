@@ -83,6 +83,12 @@ def _simulate_run(sim, from_data, human, metrics, grid, given, common, bounds=No
         if "sizes" in given:
             raise click.BadParameter("--sizes cannot be combined with --from-data (N and M come from the data)",
                                      param_hint="--sizes")
+        ctx = click.get_current_context(silent=True)
+        if bounds and ctx is not None and os.path.isfile(from_data):
+            # a file's declared scales are the reader's too: a failure-code warning that says
+            # "declare the scale: --bounds judge=-1:5" is silenced by doing so (a bundled
+            # dataset's scales are known; --bounds then only sets the 0-1 normalization)
+            ctx.meta.setdefault("metaeval.layout", {})["scale_bounds"] = bounds
         ds = _load(from_data, labels[0], labels[1], [human], _metrics(metrics), None)
         mets = _metrics(metrics) or list(ds.metrics)
         overrides = {k: given.pop(k) for k in _MODEL if k in given}
@@ -175,8 +181,19 @@ def simulate(grid, levels, methods, from_data, human, metrics, bounds, out, fmt,
                   **{k: api.pop(k) for k in ("rng", "n_jobs", "dask") if k in api})
     with _progress(None, "simulating (work units)") as prog:
         common["progress"] = prog
-        if bounds and not from_data:
-            raise click.BadParameter("--bounds applies to --from-data only", param_hint="--bounds")
+        if not from_data:
+            # the data options describe the --from-data file: without it they would be ignored
+            layout = click.get_current_context().meta.get("metaeval.layout") or {}
+            stray = [flag for flag, v in (("--human", human), ("--metrics", metrics), ("--bounds", bounds)) if v]
+            stray += [flag for key, flag in (("sel_systems", "--systems"), ("sel_exclude", "--exclude-systems"),
+                                             ("sel_where", "--where"), ("rater_cols", "--raters"),
+                                             ("missing_values", "--missing-values"), ("layout_rater", "--rater"),
+                                             ("layout_run", "--run")) if layout.get(key)]
+            if stray:
+                raise click.BadParameter(
+                    f"{', '.join(stray)} appl{'ies' if len(stray) == 1 else 'y'} to --from-data only (the data "
+                    "the model's parameters are estimated from); give --from-data DATA or leave "
+                    f"{'it' if len(stray) == 1 else 'them'} out", param_hint=stray[0])
         res, estimates = _simulate_run(sim, from_data, human, metrics, grid, api, common, bounds,
                                        labels=(system, input_))
     frame = res.to_frame()

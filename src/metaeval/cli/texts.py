@@ -20,6 +20,7 @@ from ._data import (
     _load,
     _metrics,
     _one_level_option,
+    _contexts_with,
     _split,
     _system_level,
     _system_score_options,
@@ -57,7 +58,26 @@ def _local_average(ctx, param, value):
     return value
 
 def _sample_size(dg, ds, humans, **kw):
-    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes."""
+    """diagnostics.sample_size; its 'sizes ... exceed' error names --sizes.  Without --sizes the
+    default sizes that fit the fewest texts a (human, metric) pair has scores on are used (a note
+    names those left out; None when none fits), as the report does."""
+    import numpy as np
+
+    if kw.get("sizes") is None:
+        kw.pop("sizes", None)
+        default = tuple(signature("diagnostics:sample_size")["sizes"].default)
+        mets = kw.get("metrics") or list(ds.metrics)
+        n = min((int(np.sum(np.isfinite(ds.scores(h)) & np.isfinite(ds.scores(m)))) for h in humans for m in mets),
+                default=0)
+        fit = [k for k in default if k < n]
+        if len(fit) < len(default):
+            click.get_current_context().meta.setdefault("metaeval.notes", []).append(
+                f"sample size: default size(s) {', '.join(str(k) for k in default if k not in fit)} left out, "
+                f"since only {n} texts have both a human and a metric score"
+                + ("" if fit else "; the sample-size study is skipped") + " (choose with --sizes)")
+        if not fit:
+            return None
+        kw["sizes"] = fit
     try:
         return dg.sample_size(ds, humans, **kw)
     except ParameterError as exc:
@@ -143,10 +163,14 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
     from .. import diagnostics as dg
 
     if not reference_metrics and any(api.get(k) is not None for k in _REF_KEYWORDS):
-        flags = ", ".join("--" + k.replace("_", "-") for k in _REF_KEYWORDS if api.get(k) is not None)
-        raise click.BadParameter(f"{flags} set the reference-sensitivity study: give --reference-metrics too",
-                                 param_hint="--reference-metrics")
-    ref_adapters = _text_adapters(reference_metrics, model) if reference_metrics else None
+        named = ["--" + k.replace("_", "-") for k in _REF_KEYWORDS if api.get(k) is not None]
+        one = len(named) == 1
+        raise click.BadParameter(
+            f"{', '.join(named)} set{'s' if one else ''} the reference-sensitivity study only (the other "
+            f"diagnostics take no level: KS and sample size use all cells, the meta-correlation the item level, "
+            f"the correlation design system and global): give --reference-metrics too, or leave "
+            f"{'it' if one else 'them'} out", param_hint=named[0])
+    ref_adapters = _text_adapters(reference_metrics, model, "--reference-metrics") if reference_metrics else None
     humans = _split(human)  # several human columns: COL[,COL] (issue 14.9)
     ds = _load(data, system, input_, humans, _metrics(metrics), rater, texts=texts_path,
                need_texts=ref_adapters is not None)
@@ -171,17 +195,29 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
     design = {k: api.pop(k) for k in ("alpha", "correction") if k in api}
     refs = {k: api.pop(k) for k in _REF_KEYWORDS if k in api}
     refs = {"n_resamples" if k == "reference_draws" else k: v for k, v in refs.items()}
-    if len(ds.systems) < 3:
-        raise click.BadParameter(f"{os.path.basename(data)} has {len(ds.systems)} system(s); the meta-correlation "
-                                 "correlates across systems and needs at least 3", param_hint="DATA")
-    results = {
-        "ks": dg.ks_score(ds, humans, metrics=mets, **ks),
-        "meta_correlation": dg.meta_correlation(ds, humans, metrics=mets, **method, **meta),
-        "sample_size": _sample_size(dg, ds, humans, metrics=mets, **api),
-        "correlation_design": dg.correlation_design(ds, columns=[*humans, *mets], **method, **design,
-                                                    **{k: v for k, v in meta.items() if k == "alternative"},
-                                                    system_scores=_system_level()),
-    }
+    try:
+        results = {"ks": dg.ks_score(ds, humans, metrics=mets, **ks)}
+    except ParameterError as exc:
+        if "low" in ks or "high" in ks:
+            raise
+        raise click.BadParameter(f"{str(exc).splitlines()[0]} (command line: --low L --high H)",
+                                 param_hint="--low/--high") from None
+    # the meta-correlation and the correlation design's system level correlate across systems:
+    # with fewer than 3 they are left out with a note, and the other diagnostics still run
+    few = len(ds.systems) < 3
+    if few:
+        click.get_current_context().meta.setdefault("metaeval.notes", []).append(
+            f"meta-correlation and correlation design skipped: {os.path.basename(data)} has "
+            f"{len(ds.systems)} system(s), and both correlate across systems (at least 3)")
+    else:
+        results["meta_correlation"] = dg.meta_correlation(ds, humans, metrics=mets, **method, **meta)
+    sizes = _sample_size(dg, ds, humans, metrics=mets, **api)
+    if sizes is not None:
+        results["sample_size"] = sizes
+    if not few:
+        results["correlation_design"] = dg.correlation_design(
+            ds, columns=[*humans, *mets], **method, **design,
+            **{k: v for k, v in meta.items() if k == "alternative"}, system_scores=_system_level())
     if scored is not None:
         per_ref = {c: scored.reference_scores[c] for c in scored.columns}
         results["reference_sensitivity"] = dg.reference_sensitivity(
@@ -192,10 +228,12 @@ def diagnose(data, human, metrics, system, input_, rater, reference_metrics, tex
             _write_csv(res.to_frame(), os.path.join(out, f"{name}.csv"))
         _write_json({k: v.to_dict() for k, v in results.items()}, os.path.join(out, "diagnostics.json"))
         _save_figure(lambda: _figures().plot_ks(results["ks"]), os.path.join(out, "ks.png"))
-        _save_figure(lambda: _figures().plot_meta_correlation(results["meta_correlation"]),
-                     os.path.join(out, "meta_correlation.png"))
-        _save_figure(lambda: _figures().plot_correlation_design(results["correlation_design"]),
-                     os.path.join(out, "correlation_design.png"))
+        if "meta_correlation" in results:
+            _save_figure(lambda: _figures().plot_meta_correlation(results["meta_correlation"]),
+                         os.path.join(out, "meta_correlation.png"))
+        if "correlation_design" in results:
+            _save_figure(lambda: _figures().plot_correlation_design(results["correlation_design"]),
+                         os.path.join(out, "correlation_design.png"))
         if "reference_sensitivity" in results:
             _save_figure(lambda: _figures().plot_reference_sensitivity(results["reference_sensitivity"]),
                          os.path.join(out, "reference_sensitivity.png"))
@@ -230,12 +268,24 @@ def _dash_unset_recommended(table, threshold):
 _MODEL_METRICS = _choices.MODEL_METRICS
 
 
-def _text_adapters(metrics, model):
+def _text_adapters(metrics, model, flag="--metrics"):
     """The text-metric adapters named in --metrics (model-based ones need --model)."""
     from .. import textmetrics as tm
 
     adapters = []
-    for n in _split(metrics) or []:
+    names = _split(metrics) or []
+    if model is not None and names and not any(n in _MODEL_METRICS for n in names):
+        # --model would be silently unused
+        raise click.BadParameter(f"--model sets the model of {', '.join(_MODEL_METRICS)}; {flag} "
+                                 f"{','.join(names)} take{'s' if len(names) == 1 else ''} none: leave --model "
+                                 "out or add a model-based metric", param_hint="--model")
+    for n in names:
+        if n == "llm_judge":
+            raise click.BadParameter("llm_judge is an LLM judge, configured by its own command: "
+                                     "metaeval judge DATA --aspect TEXT --model NAME", param_hint=flag)
+        if n not in _SCORABLE:
+            raise click.BadParameter(f"unknown text metric {n!r}; choose from {', '.join(_SCORABLE)}",
+                                     param_hint=flag)
         if n in _MODEL_METRICS:
             if model is None:
                 what = "a local COMET model or a model name" if n in ("comet", "bleurt") else "a local model folder"
@@ -430,7 +480,7 @@ _HUMAN_PAIR_KEYWORDS = ("pair_context", "lower_is_better", "human_atol")
 @_layout_options(texts=True, rater_col=True, run_col=True)
 @click.argument("data")
 @click.option("--context", required=True,
-              help="The context category: system, input, or a context column (--contexts).")
+              help="The context category: system, input, or a column of a data file (declared as a context; --contexts is not needed for it).")
 @click.option("--perturbation", default=None, type=Registry(_choices.PERTURBATIONS),
               help="Perturbation pairs (paper 004): degrade every output with this perturbation "
                    "(" + ", ".join(_choices.PERTURBATIONS) + ") and score both with the --metrics text metrics.")
@@ -493,20 +543,21 @@ def local(data, context, perturbation, human, metrics, options, context_cols, te
     pairs_kw = {k: api.pop(k) for k in ("pair_context", "lower_is_better", "atol", "human_atol") if k in api}
     scoring_kw = {k: api.pop(k) for k in ("multi_ref",) if k in api}
     if perturbation is not None and any(k in pairs_kw for k in _HUMAN_PAIR_KEYWORDS):
-        flags = " and ".join("--" + k.replace("_", "-") for k in _HUMAN_PAIR_KEYWORDS if k in pairs_kw)
-        raise click.BadParameter(f"{flags} apply to human pairs (perturbation pairs take each text metric's "
-                                 "own direction)", param_hint="--perturbation")
+        named = ["--" + k.replace("_", "-") for k in _HUMAN_PAIR_KEYWORDS if k in pairs_kw]
+        raise click.BadParameter(f"{' and '.join(named)} appl{'ies' if len(named) == 1 else 'y'} to human pairs "
+                                 "(perturbation pairs take each text metric's own direction)",
+                                 param_hint="--perturbation")
     if perturbation is None and scoring_kw:
         raise click.BadParameter("--multi-ref applies to perturbation pairs (the text metrics scored against "
                                  "references), not to human pairs", param_hint="--multi-ref")
     seed = _run_seed(api.pop("rng", None), out)
     jobs = {k: api.pop(k) for k in ("n_jobs",) if k in api}
     if perturbation is not None:
-        met_cols = []  # the text metrics are scored below
+        met_cols = None  # the text metrics are scored below; _load reads no metric column of the file
     else:
         met_cols = _metrics(metrics)
     ds = _load(data, system, input_, _split(human) or [], met_cols, None, texts=texts_path,
-               need_texts=perturbation is not None, contexts=_split(context_cols),
+               need_texts=perturbation is not None, contexts=_contexts_with(data, context, context_cols),
                file_only={"--contexts": context_cols})
     if context not in ds.context_names:
         raise click.BadParameter(f"{context!r} is not a context of the data; available: "

@@ -496,6 +496,18 @@ class _Builder:
             # misspelt name was unused there and read as a missing extra otherwise
             raise ParameterError(f"text_metrics: unknown text metric(s) {', '.join(map(repr, unknown))}; "
                                  f"choose from {', '.join(_TEXT_METRICS)}")
+        # levels the design cannot have: one system has no system or input level (both correlate
+        # across systems), one input no item level (per system, across its inputs); they are left
+        # out with a note instead of failing every pairwise section
+        n_sys, n_inp = len(ds.systems), len(ds.inputs)
+        why = {"system": n_sys < 2 and f"{n_sys} system", "input": n_sys < 2 and f"{n_sys} system",
+               "item": n_inp < 2 and f"{n_inp} input"}
+        self.dropped_levels = [(lv, why[lv]) for lv in self.levels if why.get(lv)]
+        self.levels = [lv for lv in self.levels if not why.get(lv)]
+        if not self.levels:
+            lv, n = self.dropped_levels[0]
+            raise DataError(f"levels {', '.join(lv for lv, _ in self.dropped_levels)}: the data has {n} only, "
+                            "so none of them can be computed; add the global level (command line: --level global)")
         if cfg.context is not None and cfg.context not in ds.context_names:
             raise DataError(f"context {cfg.context!r} is not a context of the data; available: "
                             f"{', '.join(ds.context_names)}")
@@ -503,7 +515,9 @@ class _Builder:
         if isinstance(k, (tuple, list)):
             missing = [m for m in k if m not in self.metrics]
             if missing:
-                raise DataError(f"pairwise metric(s) not in the report's metrics: {', '.join(missing)}")
+                shown = ", ".join(map(repr, self.metrics[:20])) + (" ..." if len(self.metrics) > 20 else "")
+                raise DataError(f"pairwise names {', '.join(map(repr, missing))}, not among the report's metrics "
+                                f"({shown}); check the names (command line: --pairwise-metrics)")
             if len(set(k)) < 2:
                 raise ParameterError("the pairwise set needs at least 2 metrics")
         elif k != "all" and (not isinstance(k, int) or k < 2):
@@ -628,6 +642,9 @@ class _Builder:
         s = self.sec("correlations", "Correlations with the human scores", rd.intro("correlations"))
         if "metaeval.correlate" not in s.functions:
             s.functions.append("metaeval.correlate")
+            for lv, n in self.dropped_levels:
+                s.skip(f"level {lv} left out: the data has {n} only, and the {lv} level correlates across "
+                       f"{'inputs' if lv == 'item' else 'systems'}", part=True)
         cap = self.cfg.value("ci_metrics")
         ci_set = list(self.metrics)
         if cap is not None and len(self.metrics) > cap:  # the --quick rule (MODES): intervals for `cap` metrics
@@ -1027,7 +1044,10 @@ class _Builder:
             s.functions.append("metaeval.meta_correlation")
         else:
             s.skip("meta-correlation needs at least 3 systems and 3 inputs", part=True)
-        n_cells = len(ds.systems) * len(ds.inputs)
+        # the sizes must fit the fewest texts any (human, metric) pair has scores on: on sparse data
+        # a size below the number of cells but above one metric's scored texts failed the section
+        n_cells = min((int(np.sum(np.isfinite(ds.scores(h)) & np.isfinite(ds.scores(m))))
+                       for h in humans for m in mets), default=len(ds.systems) * len(ds.inputs))
         sizes = [k for k in (20, 50, 100) if k < n_cells]
         if sizes:
             results["sample_size"] = self._timed(s, lambda: dg.sample_size(
@@ -1035,7 +1055,8 @@ class _Builder:
                 rng=self.seed))
             s.functions.append("metaeval.sample_size")
         else:
-            s.skip(f"sample-size study skipped: {n_cells} cells, fewer than the smallest size (20)", part=True)
+            s.skip(f"sample-size study skipped: {n_cells} texts with both a human and a metric score, not more "
+                   "than the smallest size (20)", part=True)
         focus = [m for m in mets if any(m in sub for sub in self.state["subset"].values())] or mets
         if len(ds.systems) >= 3:
             results["correlation_design"] = self._timed(s, lambda: dg.correlation_design(
@@ -1257,6 +1278,10 @@ class _Builder:
                    "scores of the individual raters (the preference of each rater between two outputs of an input)"
                    + (f"; {', '.join(others)} {'has' if len(others) == 1 else 'have'} raters (--human)"
                       if others else ""))
+            return
+        if len(self.ds.systems) < 2:
+            s.skip(f"pairwise preferences compare the outputs of two systems on an input; the data has "
+                   f"{len(self.ds.systems)} system")
             return
         from .. import preferences as pf
 

@@ -673,8 +673,12 @@ def bench_ranking_table(res, digits=3):
     fr = res.ranking()
     rows = [[str(r["metric"]), f"{r['avg_corr']:.{digits}f}", f"{r['avg_rank']:.2f}"] for r in fr.to_dict("records")]
     n_ds = len({r.task.data for r in res.tasks.results})
+    # avg corr is on mt-metrics-eval's [0, 1] scale, not the statistics' own: said under the table,
+    # or 0.757 beside task statistics of 0.35-0.64 reads as a wrong mean
+    note = ("avg corr: weighted mean over the tasks of (statistic + 1) / 2 (mt-metrics-eval's AverageCorrs; "
+            "0.5 = no correlation); avg rank: weighted mean significance-cluster rank")
     return TextTable(f"ranking over {n_ds} dataset(s), {len(res.tasks.results)} tasks (weights: {res.weighting})",
-                     ["metric", "avg corr", "avg rank"], rows, res.signature)
+                     ["metric", "avg corr", "avg rank"], rows, f"{note}\n{res.signature}")
 
 
 def bench_tasks_table(res, digits=3):

@@ -121,7 +121,9 @@ def get_metric(metric, /, **options: Any) -> TextMetric:
     try:
         sig.bind(**kwargs)
     except TypeError as exc:
-        shown = ", ".join(str(p) for p in sig.parameters.values())
+        # names only: a default such as a prompt template spans many lines
+        shown = ", ".join(p.name + (" (required)" if p.default is p.empty else "")
+                          for p in sig.parameters.values())
         raise ParameterError(f"text metric {metric!r}: {exc}; its options are ({shown})") from None
     return entry.factory(**kwargs)
 
