@@ -222,7 +222,7 @@ def test_bench_options_reach_the_keywords(monkeypatch):
                                     "--lower-is-better", "none", "--n-jobs", "2"])
     assert isinstance(res.exception, _Stop), res.output
     assert seen["levels"] == ["system", "item"] and seen["weighting"] == "equal" and seen["cache_dir"] is False
-    assert seen["needs"] == ["hypothesis", "source"] and seen["lower_is_better"] == "none" and seen["n_jobs"] == 2
+    assert seen["needs"] == ["hypothesis", "source"] and seen["lower_is_better"] == () and seen["n_jobs"] == 2
     seen.clear()
     res = CliRunner().invoke(main, ["bench", "--metric", "ROUGE.L", "--level", "item"])
     assert isinstance(res.exception, _Stop) and seen["levels"] == ["item"]  # the name outputs print

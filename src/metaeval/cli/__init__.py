@@ -42,7 +42,7 @@ COMMANDS = {
     "datasets": "datasets:datasets",
     "diagnose": "texts:diagnose",
     "judge": "judge:judge",
-    "local": "texts:local",
+    "local": "local:local",
     "measures": "correlation:measures",
     "perturb": "texts:perturb",
     "preferences": "preferences:preferences",

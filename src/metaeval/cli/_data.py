@@ -201,6 +201,12 @@ def _load(data, system, input_, human, metrics, rater, runs=False, texts=None, n
     return _attach_system_scores(ds, ctx, layout, system)
 
 
+def _lower_is_better(ctx, param, value):
+    """--lower-is-better: comma-separated columns, or none (no column) -> the API's tuple
+    (``()``: nothing is negated, not even the text metrics the direction rule knows)."""
+    return () if value.strip().lower() == "none" else tuple(_split(value) or ())
+
+
 def _contexts_with(data, context, context_cols):
     """--contexts as a list, with the --context column added for a data file: ``--context domain``
     names the column to compare across, so it need not be declared twice (``--contexts domain``);

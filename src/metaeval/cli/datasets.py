@@ -7,7 +7,7 @@ import click
 from .. import _choices
 from ..report import tables as _tables
 from ._api import api_option, api_options, command, given
-from ._data import _LEVELS_HELP, FORMATS, _split, FORMAT_HELP
+from ._data import _LEVELS_HELP, FORMATS, _lower_is_better, _split, FORMAT_HELP
 from ._output import _emit_csv, _emit_json, _show
 
 
@@ -57,10 +57,6 @@ def _bench_levels(ctx, param, value):
     return _split(_levels_option(ctx, param, value))
 
 
-def _lower_is_better(ctx, param, value):
-    return "none" if value.strip().lower() == "none" else _split(value)
-
-
 @command("bench", epilog="Example: metaeval bench --metric chrf --baselines bleu --datasets summeval "
                          "--n-resamples 50 --rng 0")
 @click.option("--metric", default=None, metavar="SPEC",
@@ -78,7 +74,7 @@ def _lower_is_better(ctx, param, value):
             when_absent="every bundled and downloadable dataset")
 @api_option(_BENCH, "needs", type=list, choices=_choices.BENCH_TEXTS)
 @api_option(_BENCH, "levels", name="level", aliases=("--levels",), type=list, callback=_bench_levels,
-            metavar="LEVEL[,LEVEL]", when_absent="every level each dataset supports",
+            metavar="LEVEL[,LEVEL]", when_absent="every level each dataset supports", complete=tuple(_choices.LEVELS),
             help="Comma-separated grouping levels: " + _LEVELS_HELP + ".")
 @api_option(_BENCH, "method", choices=_choices.METHODS, when_absent=_choices.DEFAULT_METHOD)
 @api_options(_BENCH, "n_resamples", "confidence_level", "alpha", "clusters", "weighting",

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 import click
 
 from .. import _choices
-from ._api import ApiOption, api_option, api_options, command, given
+from ._api import ApiOption, Registry, api_option, api_options, command, given
 from ._data import (
     SYSTEM_HELP,
     INPUT_HELP,
@@ -100,7 +100,8 @@ def _positive(ctx, param, value):
 @api_option(_REPORT, "rng")
 @api_option(_REPORT, "method", strict_choices=_choices.REPORT_METHODS)
 @click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS,
-              show_default=True, callback=_levels_option, help="Comma-separated: " + _LEVELS_HELP + ".")
+              show_default=True, callback=_levels_option, type=Registry(_choices.LEVELS, many=True),
+              help="Comma-separated: " + _LEVELS_HELP + ".")
 @api_options(_REPORT, "n_resamples", "n_splits",
              n_resamples=dict(callback=_positive, when_absent="1000; --quick: 100"),
              n_splits=dict(aliases=("--splits",), callback=_positive, when_absent="1000; --quick: 100"))
@@ -109,7 +110,8 @@ def _positive(ctx, param, value):
                  "column: a number K, all, or comma-separated names.", when_absent="10; --quick: 5")
 @api_option(_REPORT, "context", when_absent="none, the section is skipped")
 @api_option(_REPORT, "text", when_absent="yes; --quick: no")
-@api_option(_REPORT, "text_metrics", metavar="NAME[,NAME]")
+@api_option(_REPORT, "text_metrics", metavar="NAME[,NAME]",
+            complete=tuple(m for m in _choices.TEXT_METRICS if m != "llm_judge"))
 @api_options(_REPORT, "low", "high",
              low=dict(aliases=("--ks-low",), when_absent="seed paper 001's for a known dataset, else no KS score"),
              high=dict(aliases=("--ks-high",), when_absent="seed paper 001's for a known dataset, else no KS score"))

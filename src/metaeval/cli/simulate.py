@@ -143,9 +143,10 @@ def _axis_option(name):
             when_absent="15x200")
 @api_options(_SIM, "n_iterations", "n_discretizations", "average", average=dict(strict_choices=_choices.AVERAGES))
 @click.option("--level", "--levels", "levels", cls=ApiOption, aliases=("--levels",), default=_ALL_LEVELS,
-              show_default=True, callback=_levels_option, help="Comma-separated: " + _LEVELS_HELP + ".")
+              show_default=True, callback=_levels_option, type=Registry(_choices.LEVELS, many=True),
+              help="Comma-separated: " + _LEVELS_HELP + ".")
 @click.option("--method", "--methods", "methods", cls=ApiOption, aliases=("--methods",),
-              default=",".join(_choices.MEASURE_METHODS), show_default=True,
+              default=",".join(_choices.MEASURE_METHODS), show_default=True, type=Registry(_choices.METHODS, many=True),
               help="Comma-separated coefficients: " + ", ".join(_choices.METHODS) + ".")
 @click.option("--from-data", "from_data", default=None,
               help="Simulate at the parameters estimated from this dataset (file or bundled name); the model "
