@@ -76,6 +76,7 @@ from .stats.generative import (
     model_scores,
     thresholds_from_uniforms,
     truncated_normal_ppf,
+    with_item_sigmas,
 )
 from .stats.levels import LEVELS, check_average, check_level
 
@@ -243,10 +244,7 @@ def _expand_grid(params: dict, sizes, scale, n_iterations, n_discretizations, la
         if not _scale_ok(p["c_m"], p["c_h"], scale):
             continue
         p["n_systems"], p["n_inputs"] = N, M
-        if p["sigma_item_m"] is None:
-            p["sigma_item_m"] = p["sigma_m"]
-        if p["sigma_item_h"] is None:
-            p["sigma_item_h"] = p["sigma_h"]
+        with_item_sigmas(p)
         p["n_iterations"] = T1
         discrete = p["c_m"] is not None or p["c_h"] is not None
         p["n_discretizations"] = T2 if discrete else 1

@@ -340,12 +340,17 @@ def warn_undeclared(arrays: Mapping[str, np.ndarray], columns: Sequence[str]) ->
             f"{_missing_hint(c, list(codes))}; or, if they are points of the scale, declare it: "
             f"{_bounds_hint(c, min(lo, *codes), max(hi, *codes))})"
         )
-    rest = len(found) - MAX_SHOWN
+    _warn_columns("possible failure codes", parts, len(found), OutOfScaleWarning)
+
+
+def _warn_columns(what: str, parts: list, n_columns: int, category) -> None:
+    """One warning naming the first :data:`MAX_SHOWN` columns' ``parts`` and how many more there are."""
+    rest = n_columns - MAX_SHOWN
     warnings.warn(
-        "possible failure codes in score column(s), used as scores as they are: "
+        f"{what} in score column(s), used as scores as they are: "
         + "; ".join(parts)
         + (f"; and {rest} more column(s)" if rest > 0 else ""),
-        OutOfScaleWarning,
+        category,
         stacklevel=user_stacklevel(),
     )
 
@@ -367,14 +372,7 @@ def _warn_frequent(frequent) -> None:
             f"{_missing_hint(c, list(codes))}; or, if they are scores, declare the scale: "
             f"{_bounds_hint(c, scale_lo, scale_hi)})"
         )
-    rest = len(frequent) - MAX_SHOWN
-    warnings.warn(
-        "failure codes in score column(s), used as scores as they are: "
-        + "; ".join(parts)
-        + (f"; and {rest} more column(s)" if rest > 0 else ""),
-        FailureCodeWarning,
-        stacklevel=user_stacklevel(),
-    )
+    _warn_columns("failure codes", parts, len(frequent), FailureCodeWarning)
 
 
 __all__ = [

@@ -41,6 +41,7 @@ __all__ = [
     "model_scores",
     "thresholds_from_uniforms",
     "truncated_normal_ppf",
+    "with_item_sigmas",
 ]
 
 
@@ -287,6 +288,16 @@ def correlation_stats(x, z):
     return out
 
 
+def with_item_sigmas(p: dict) -> dict:
+    """The point ``p`` with the within-system standard deviations it leaves unset (None) equal to
+    those of the system means, ``sigma_m``/``sigma_h`` (paper 000 section 4.2)."""
+    if p["sigma_item_m"] is None:
+        p["sigma_item_m"] = p["sigma_m"]
+    if p["sigma_item_h"] is None:
+        p["sigma_item_h"] = p["sigma_h"]
+    return p
+
+
 # --------------------------------------------------------------------------
 # the scores of one iteration
 
@@ -339,12 +350,8 @@ def draw_scores(
     for k, v in params.items():
         if isinstance(v, (list, tuple, range, np.ndarray)):
             raise ParameterError(f"draw_scores: {k} must be a single value, not a list")
-    p = {k: PARAMETER_CHECKS[k](v) for k, v in params.items()}
+    p = with_item_sigmas({k: PARAMETER_CHECKS[k](v) for k, v in params.items()})
     T2 = check_int(n_discretizations, "n_discretizations", 1)
-    if p["sigma_item_m"] is None:
-        p["sigma_item_m"] = p["sigma_m"]
-    if p["sigma_item_h"] is None:
-        p["sigma_item_h"] = p["sigma_h"]
     t = check_int(iteration, "iteration", 0)
     ss, _ = seed_sequence(rng)
     x, z = model_scores(p, *draw_standard(ss, p["n_systems"], p["n_inputs"], t))
